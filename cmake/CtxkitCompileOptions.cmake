@@ -1,0 +1,15 @@
+# Warning and sanitizer flags shared by every ctxkit target, as an interface
+# library so that they never leak into consumers' targets.
+add_library(ctxkit_compile_options INTERFACE)
+target_compile_options(ctxkit_compile_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+  $<$<BOOL:${CTXKIT_WERROR}>:-Werror>)
+
+if(CTXKIT_SANITIZE)
+  set(CTXKIT_SANITIZER_FLAGS -fsanitize=${CTXKIT_SANITIZE} -fno-omit-frame-pointer
+      -fno-sanitize-recover=all)
+  # Applied to the whole build (not just ctxkit's targets) so that the test
+  # consumers and any code linked with ctxkit agree on the runtime.
+  add_compile_options(${CTXKIT_SANITIZER_FLAGS})
+  add_link_options(-fsanitize=${CTXKIT_SANITIZE})
+endif()

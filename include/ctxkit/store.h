@@ -1,0 +1,342 @@
+// ctxkit::Store: the one LMDB environment in which ctxkit persists everything.
+//
+// A Store is a directory holding an LMDB environment (data.mdb, lock.mdb).
+// Each part of ctxkit (conversations, cache, graph, ...) registers its own
+// named sub-database with OpenDatabase() and reads and writes it through
+// transactions:
+//
+//   auto store = ctxkit::Store::Open("/path/to/dir");
+//   if (!store.ok()) return store.status();
+//   auto db = (*store)->OpenDatabase("notes");
+//   ctxkit::Status s = (*store)->Update([&](ctxkit::WriteTransaction& txn) {
+//     return txn.Put(*db, "key", "value");
+//   });
+//   auto read = (*store)->BeginRead();
+//   auto value = read->Get(*db, "key");  // std::string_view into the map
+//
+// Durability: a write acknowledged by Update() returning OK has been synced to
+// disk and survives a killed process or a power loss.
+//
+// Growth: the memory map starts at StoreOptions::map_size. When a write does
+// not fit, Update() aborts the attempt, doubles the map (never beyond
+// StoreOptions::max_map_size) and runs the write again from the start, so a
+// write is applied whole or not at all. At the ceiling it fails with
+// RESOURCE_EXHAUSTED and the store is unchanged.
+//
+// Concurrency: one Store object per directory per process (LMDB requires it).
+// Several processes may open the same directory; each sees the others'
+// committed writes in transactions begun after the commit. Within a process
+// there is one writer at a time; readers never block writers or each other.
+
+#ifndef CTXKIT_STORE_H_
+#define CTXKIT_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/export.h"
+#include "ctxkit/status.h"
+
+// LMDB's handle types, named only so the transaction classes can hold them;
+// including this header does not require lmdb.h.
+struct MDB_txn;
+struct MDB_cursor;
+
+namespace ctxkit {
+
+namespace internal {
+class StoreImpl;
+}  // namespace internal
+
+// How to open a Store. Validated by Store::Open, which names the offending
+// field in an INVALID_ARGUMENT error.
+struct StoreOptions {
+  // Initial size of the memory map, in bytes; at least kMinMapSize. An
+  // existing store whose map is already larger keeps its size.
+  uint64_t map_size = uint64_t{64} << 20;  // 64 MiB
+  // Ceiling for automatic growth, in bytes; at least map_size. Address space
+  // is reserved lazily, so a large ceiling costs nothing until used.
+  uint64_t max_map_size = uint64_t{64} << 30;  // 64 GiB
+  // Open for reading only: no write transaction can be begun, nothing is
+  // created, and the store must already exist.
+  bool read_only = false;
+  // Create the store's directory if it is missing (never its parents).
+  // Ignored when read_only.
+  bool create_if_missing = true;
+  // Most read transactions open at once across all processes sharing the
+  // store; 1..32767.
+  uint32_t max_readers = 126;
+
+  static constexpr uint64_t kMinMapSize = uint64_t{1} << 20;  // 1 MiB
+};
+
+// A handle to a named sub-database of one Store. A cheap value; valid for the
+// life of the Store that returned it and only with that Store.
+class Database {
+ public:
+  // An invalid handle; operations on it fail with INVALID_ARGUMENT.
+  Database() = default;
+  bool valid() const { return owner_ != nullptr; }
+
+ private:
+  friend class internal::StoreImpl;
+  friend class Transaction;
+  Database(const internal::StoreImpl* owner, uint32_t dbi)
+      : owner_(owner), dbi_(dbi) {}
+
+  const internal::StoreImpl* owner_ = nullptr;
+  uint32_t dbi_ = 0;
+};
+
+// Ordered iteration over one sub-database (keys compare as unsigned bytes,
+// shorter first), in the manner of leveldb::Iterator.
+//
+// A Cursor must be destroyed before its transaction ends. Not thread-safe:
+// use one Cursor from one thread at a time.
+class CTXKIT_EXPORT Cursor {
+ public:
+  Cursor(Cursor&& other) noexcept;
+  Cursor& operator=(Cursor&& other) noexcept;
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
+  ~Cursor();
+
+  // True when positioned at an entry. False past either end or after an
+  // error (see status()).
+  bool Valid() const { return valid_; }
+  void SeekToFirst();
+  void SeekToLast();
+  // Positions at the first entry whose key is >= `target`.
+  void Seek(std::string_view target);
+  // Precondition: Valid().
+  void Next();
+  void Prev();
+
+  // The current entry. Precondition: Valid(). The views point into the map
+  // and stay valid until the transaction ends or, in a write transaction,
+  // until the next write.
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+
+  // OK unless a move failed for a reason other than running off the end.
+  const Status& status() const { return status_; }
+
+ private:
+  friend class Transaction;
+  Cursor(MDB_cursor* cursor, bool owned);
+  void Move(int op, std::string_view target);
+
+  MDB_cursor* cursor_ = nullptr;
+  bool owned_ = false;  // read-transaction cursors are closed by us
+  bool valid_ = false;
+  std::string_view key_;
+  std::string_view value_;
+  Status status_;
+};
+
+// Reads shared by read and write transactions.
+//
+// Keys are 1..kMaxKeySize bytes; values may be empty and up to 4 GiB. A
+// transaction sees one consistent snapshot of the whole store.
+class CTXKIT_EXPORT Transaction {
+ public:
+  // LMDB's compiled-in key size limit.
+  static constexpr size_t kMaxKeySize = 511;
+
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  // The value stored under `key`. NOT_FOUND if there is none; INVALID_ARGUMENT
+  // for a bad handle or key. The view points into the map and stays valid
+  // until the transaction ends or, in a write transaction, until the next
+  // write.
+  StatusOr<std::string_view> Get(Database db, std::string_view key) const;
+
+  // Number of entries in `db`, without scanning.
+  StatusOr<uint64_t> Count(Database db) const;
+
+  // A cursor over `db`, not yet positioned. It must be destroyed before this
+  // transaction ends.
+  StatusOr<Cursor> NewCursor(Database db) const;
+
+ protected:
+  Transaction(internal::StoreImpl* store, MDB_txn* txn, bool read_only)
+      : store_(store), txn_(txn), read_only_(read_only) {}
+  ~Transaction() = default;
+  Transaction(Transaction&& other) noexcept;
+  Transaction& operator=(Transaction&& other) noexcept;
+  Status CheckUsable(Database db) const;
+
+  internal::StoreImpl* store_ = nullptr;
+  MDB_txn* txn_ = nullptr;
+  bool read_only_ = true;
+};
+
+// A read-only snapshot, from Store::BeginRead. Ends (and releases its reader
+// slot) when destroyed or moved from.
+//
+// Thread safety: may be used from any thread and moved between threads, but
+// by one thread at a time. Do not keep one open for long: it pins the pages
+// of its snapshot, so the file cannot reuse them, and map growth waits for it.
+class CTXKIT_EXPORT ReadTransaction : public Transaction {
+ public:
+  ReadTransaction(ReadTransaction&& other) noexcept;
+  ReadTransaction& operator=(ReadTransaction&& other) noexcept;
+  ~ReadTransaction();
+
+ private:
+  friend class internal::StoreImpl;
+  ReadTransaction(internal::StoreImpl* store, MDB_txn* txn)
+      : Transaction(store, txn, /*read_only=*/true) {}
+  void End();
+};
+
+// The write transaction handed to the function given to Store::Update.
+// It exists only during that call.
+class CTXKIT_EXPORT WriteTransaction : public Transaction {
+ public:
+  // Stores `value` under `key`, replacing any previous value. INVALID_ARGUMENT
+  // for a bad key; RESOURCE_EXHAUSTED when the map is full (Update then grows
+  // the map and runs the function again, so just return the error).
+  Status Put(Database db, std::string_view key, std::string_view value);
+
+  // Removes `key`. Returns true if it was present, false if not.
+  StatusOr<bool> Delete(Database db, std::string_view key);
+
+  // Removes every entry of `db`; the database itself stays registered.
+  Status Clear(Database db);
+
+ private:
+  friend class internal::StoreImpl;
+  WriteTransaction(internal::StoreImpl* store, MDB_txn* txn)
+      : Transaction(store, txn, /*read_only=*/false) {}
+  // Records why this attempt must be retried or failed, whatever the user's
+  // function returns, so a swallowed error can never be committed.
+  Status Fail(int mdb_rc, std::string_view what);
+
+  bool map_full_ = false;
+  int fatal_rc_ = 0;
+};
+
+// One sub-database in StoreInfo.
+struct DatabaseInfo {
+  std::string name;
+  uint64_t entries = 0;
+  // Pages it occupies: branch + leaf + overflow.
+  uint64_t pages = 0;
+  uint32_t depth = 0;
+};
+
+// A snapshot of a store's vital figures, from Store::Info.
+struct StoreInfo {
+  std::string path;
+  uint32_t format_version = 0;
+  bool read_only = false;
+  uint64_t map_size = 0;
+  uint64_t max_map_size = 0;
+  uint32_t page_size = 0;
+  // Pages in use up to the high-water mark (including free-listed pages).
+  uint64_t used_pages = 0;
+  uint64_t last_transaction_id = 0;
+  uint32_t max_readers = 0;
+  uint32_t readers_in_use = 0;
+  // Every named sub-database, sorted by name, including ctxkit's own
+  // "__meta".
+  std::vector<DatabaseInfo> databases;
+};
+
+// `info` as a JSON document:
+//   {"schema_version":1,"path":...,"format_version":...,"read_only":...,
+//    "map_size":...,"max_map_size":...,"page_size":...,"used_pages":...,
+//    "used_bytes":...,"last_transaction_id":...,"max_readers":...,
+//    "readers_in_use":...,"databases":[{"name":...,"entries":...,
+//    "pages":...,"depth":...},...]}
+// INVALID_ARGUMENT if a string in it is not valid UTF-8 (a sub-database
+// created by another program may have any bytes as its name).
+CTXKIT_EXPORT StatusOr<std::string> StoreInfoToJson(const StoreInfo& info);
+
+// An open store. Create with Store::Open; destroy to close. Every method is
+// thread-safe. All transactions and cursors must be gone before the Store is
+// destroyed.
+class CTXKIT_EXPORT Store {
+ public:
+  // The on-disk format this build writes. A store with a newer format is
+  // refused; an older one is migrated on a read-write open.
+  static constexpr uint32_t kFormatVersion = 1;
+
+  // Opens (or, unless read_only or !create_if_missing, creates) the store in
+  // directory `path`. Stale reader slots left by killed processes are cleared.
+  //
+  // Errors:
+  //   INVALID_ARGUMENT    bad options, or an empty path
+  //   NOT_FOUND           the directory (or, for read-only, the store) or its
+  //                       parent does not exist
+  //   PERMISSION_DENIED   the directory or its files cannot be written or read
+  //   FAILED_PRECONDITION the path is not a directory; it holds a file that is
+  //                       not an LMDB environment, or an LMDB environment
+  //                       that is not a ctxkit store; the store's format is
+  //                       newer than kFormatVersion (the message names both
+  //                       versions), or older and the open is read-only
+  //                       or the directory is already open in this process
+  //                       (LMDB forbids two environments on one directory in
+  //                       one process: share the Store instead)
+  //   RESOURCE_EXHAUSTED  out of memory, or of address space for the map
+  //   DATA_LOSS           the environment is corrupted
+  static StatusOr<std::unique_ptr<Store>> Open(std::string_view path,
+                                               const StoreOptions& options = {});
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Registers sub-database `name`, creating it if needed (read-write stores),
+  // and returns its handle. Calling it again with the same name returns the
+  // same handle. `name` is 1..255 bytes of UTF-8 without NUL; names starting
+  // with "__" are reserved for ctxkit. Errors: INVALID_ARGUMENT for a bad
+  // name; NOT_FOUND on a read-only store that lacks it; FAILED_PRECONDITION
+  // if the name exists but is a plain key rather than a sub-database.
+  StatusOr<Database> OpenDatabase(std::string_view name);
+
+  // Begins a read-only snapshot. RESOURCE_EXHAUSTED when max_readers
+  // transactions are already open.
+  StatusOr<ReadTransaction> BeginRead() const;
+
+  // Runs `fn` in a write transaction and commits it if `fn` returns OK;
+  // otherwise aborts it and returns `fn`'s status. Writers are serialized
+  // across threads and processes.
+  //
+  // `fn` may run more than once: when the map fills up, the attempt is
+  // aborted, the map grows and `fn` runs again on the original data. So `fn`
+  // must not have effects outside the transaction that a second run would
+  // repeat wrongly.
+  //
+  // Errors: FAILED_PRECONDITION on a read-only store, or when the map must
+  // grow while this thread holds a ReadTransaction of this store (growth
+  // needs every reader of this process to finish, so waiting would deadlock);
+  // RESOURCE_EXHAUSTED when the data cannot fit under max_map_size (nothing
+  // is written); any error `fn` returns.
+  Status Update(const std::function<Status(WriteTransaction&)>& fn);
+
+  // Current figures of the store and of every sub-database.
+  StatusOr<StoreInfo> Info() const;
+
+  // The path as given to Open.
+  const std::string& path() const;
+  bool read_only() const;
+  // Reader slots of dead processes that Open cleared.
+  int stale_readers_cleared() const;
+
+ private:
+  explicit Store(std::unique_ptr<internal::StoreImpl> impl);
+  friend class internal::StoreImpl;
+
+  std::unique_ptr<internal::StoreImpl> impl_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_STORE_H_

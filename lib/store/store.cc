@@ -1,0 +1,52 @@
+// ctxkit::Store: the public face of StoreImpl. Converts statuses at the
+// boundary and nothing else.
+
+#include "ctxkit/store.h"
+
+#include <utility>
+
+#include "lib/status/status_internal.h"
+#include "lib/store/format.h"
+#include "lib/store/store_impl.h"
+
+namespace ctxkit {
+
+using internal::ToAbsl;
+using internal::ToPublic;
+
+StatusOr<std::unique_ptr<Store>> Store::Open(std::string_view path,
+                                             const StoreOptions& options) {
+  auto impl =
+      internal::StoreImpl::Open(path, options, internal::DefaultFormat());
+  if (!impl.ok()) return ToPublic(impl.status());
+  return std::unique_ptr<Store>(new Store(std::move(*impl)));
+}
+
+Store::Store(std::unique_ptr<internal::StoreImpl> impl)
+    : impl_(std::move(impl)) {}
+
+Store::~Store() = default;
+
+StatusOr<Database> Store::OpenDatabase(std::string_view name) {
+  return ToPublic(impl_->OpenDatabase(name));
+}
+
+StatusOr<ReadTransaction> Store::BeginRead() const {
+  return ToPublic(impl_->BeginRead());
+}
+
+Status Store::Update(const std::function<Status(WriteTransaction&)>& fn) {
+  if (!fn) return Status(StatusCode::kInvalidArgument, "Update needs a function");
+  return ToPublic(impl_->Update(
+      [&](WriteTransaction& txn) { return ToAbsl(fn(txn)); }));
+}
+
+StatusOr<StoreInfo> Store::Info() const { return ToPublic(impl_->Info()); }
+
+const std::string& Store::path() const { return impl_->path(); }
+bool Store::read_only() const { return impl_->read_only(); }
+int Store::stale_readers_cleared() const {
+  return impl_->stale_readers_cleared();
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,42 @@
+// Helpers shared by ctxkit's C++ unit tests.
+
+#ifndef CTXKIT_TESTS_UNIT_TEST_UTIL_H_
+#define CTXKIT_TESTS_UNIT_TEST_UTIL_H_
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+namespace ctxkit::testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents when
+// this object is destroyed.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") +
+                       "/ctxkit-test-XXXXXX";
+    if (mkdtemp(tmpl.data()) == nullptr) abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace ctxkit::testing
+
+#endif  // CTXKIT_TESTS_UNIT_TEST_UTIL_H_

@@ -1,0 +1,269 @@
+/* The C API, tested from C: every function, every error path.
+ *
+ * Prints "N passed, M failed" and exits non-zero on any failure. */
+#define _XOPEN_SOURCE 700
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctxkit/c.h"
+
+static int passed = 0;
+static int failed = 0;
+
+#define CHECK(cond)                                                    \
+  do {                                                                 \
+    if (cond) {                                                        \
+      ++passed;                                                        \
+    } else {                                                           \
+      ++failed;                                                        \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+              #cond);                                                  \
+    }                                                                  \
+  } while (0)
+
+static int contains(const char* haystack, const char* needle) {
+  return haystack != NULL && strstr(haystack, needle) != NULL;
+}
+
+/* Checks a failed call: its code, that it produced a message mentioning
+ * `needle`, and frees the message. */
+static void expect_error(int rc, int want, char* error, const char* needle,
+                         int line) {
+  if (rc != want) {
+    fprintf(stderr, "line %d: got %s (%s), want %s\n", line,
+            ctxkit_status_name(rc), error ? error : "no message",
+            ctxkit_status_name(want));
+  }
+  CHECK(rc == want);
+  CHECK(error != NULL);
+  if (needle != NULL && !contains(error, needle)) {
+    fprintf(stderr, "line %d: message \"%s\" lacks \"%s\"\n", line,
+            error ? error : "", needle);
+    CHECK(0);
+  }
+  ctxkit_free(error);
+}
+/* The call is sequenced before `error` is read: function arguments are
+ * evaluated in unspecified order. */
+#define EXPECT_ERROR(call, want, error, needle)               \
+  do {                                                        \
+    const int rc_ = (call);                                   \
+    expect_error(rc_, (want), (error), (needle), __LINE__);   \
+  } while (0)
+
+static int remove_entry(const char* path, const struct stat* st, int flag,
+                        struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static char temp_root[256];
+
+static void path_in_temp(char* out, size_t size, const char* name) {
+  snprintf(out, size, "%s/%s", temp_root, name);
+}
+
+static void test_version_and_names(void) {
+  static const char* const names[] = {
+      "OK",           "CANCELLED",          "UNKNOWN",
+      "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+      "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+      "FAILED_PRECONDITION", "ABORTED",     "OUT_OF_RANGE",
+      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",
+      "DATA_LOSS",    "UNAUTHENTICATED"};
+  char expected[32];
+  int code;
+  CHECK(ctxkit_version_number() == CTXKIT_VERSION_NUMBER);
+  CHECK(strcmp(ctxkit_version_string(), CTXKIT_VERSION_STRING) == 0);
+  snprintf(expected, sizeof expected, "%d.%d.%d", CTXKIT_VERSION_MAJOR,
+           CTXKIT_VERSION_MINOR, CTXKIT_VERSION_PATCH);
+  CHECK(strcmp(ctxkit_version_string(), expected) == 0);
+  for (code = 0; code <= CTXKIT_UNAUTHENTICATED; ++code) {
+    CHECK(strcmp(ctxkit_status_name(code), names[code]) == 0);
+  }
+  CHECK(strcmp(ctxkit_status_name(-1), "UNKNOWN_CODE") == 0);
+  CHECK(strcmp(ctxkit_status_name(17), "UNKNOWN_CODE") == 0);
+  ctxkit_free(NULL); /* a no-op */
+}
+
+static void test_options(void) {
+  ctxkit_store_options* options = NULL;
+  char* error = (char*)"garbage that must be overwritten";
+
+  EXPECT_ERROR(ctxkit_store_options_create(NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "out_options");
+  CHECK(ctxkit_store_options_create(NULL, NULL) == CTXKIT_INVALID_ARGUMENT);
+
+  error = (char*)"garbage";
+  CHECK(ctxkit_store_options_create(&options, &error) == CTXKIT_OK);
+  CHECK(options != NULL);
+  CHECK(error == NULL); /* success clears out_error */
+
+  EXPECT_ERROR(ctxkit_store_options_set_map_size(NULL, 1 << 20, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "options");
+  EXPECT_ERROR(ctxkit_store_options_set_map_size(options, 1000, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "1 MiB");
+  CHECK(ctxkit_store_options_set_map_size(options, 1 << 20, &error) ==
+        CTXKIT_OK);
+  CHECK(error == NULL);
+
+  EXPECT_ERROR(ctxkit_store_options_set_max_map_size(NULL, 1 << 20, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "options");
+  EXPECT_ERROR(ctxkit_store_options_set_max_map_size(options, 10, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "1 MiB");
+  CHECK(ctxkit_store_options_set_max_map_size(options, 1 << 24, NULL) ==
+        CTXKIT_OK);
+
+  EXPECT_ERROR(ctxkit_store_options_set_read_only(NULL, 1, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "options");
+  CHECK(ctxkit_store_options_set_read_only(options, 0, &error) == CTXKIT_OK);
+
+  ctxkit_store_options_free(options);
+  ctxkit_store_options_free(NULL); /* a no-op */
+}
+
+static void test_store(void) {
+  char path[512];
+  char file_path[512];
+  char missing_parent[512];
+  char not_lmdb[512];
+  char data_path[600];
+  char* error = NULL;
+  char* json = NULL;
+  size_t json_len = 0;
+  ctxkit_store* store = NULL;
+  ctxkit_store* second = NULL;
+  ctxkit_store_options* options = NULL;
+  FILE* f;
+  int i;
+
+  path_in_temp(path, sizeof path, "store");
+  path_in_temp(file_path, sizeof file_path, "a-file");
+  path_in_temp(missing_parent, sizeof missing_parent, "no/such/dir/store");
+  path_in_temp(not_lmdb, sizeof not_lmdb, "not-lmdb");
+
+  /* Argument errors. */
+  EXPECT_ERROR(ctxkit_store_open(path, strlen(path), NULL, NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "out_store");
+  store = (ctxkit_store*)&error; /* must be reset to NULL on failure */
+  EXPECT_ERROR(ctxkit_store_open(NULL, 5, NULL, &store, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NULL");
+  CHECK(store == NULL);
+  EXPECT_ERROR(ctxkit_store_open("", 0, NULL, &store, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "empty");
+  EXPECT_ERROR(ctxkit_store_open(NULL, 0, NULL, &store, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "empty");
+  EXPECT_ERROR(ctxkit_store_open("ab\0cd", 5, NULL, &store, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NUL");
+  CHECK(ctxkit_store_options_create(&options, NULL) == CTXKIT_OK);
+  CHECK(ctxkit_store_options_set_map_size(options, 1 << 22, NULL) == CTXKIT_OK);
+  CHECK(ctxkit_store_options_set_max_map_size(options, 1 << 21, NULL) ==
+        CTXKIT_OK);
+  EXPECT_ERROR(ctxkit_store_open(path, strlen(path), options, &store, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "max_map_size");
+  CHECK(store == NULL);
+
+  /* Filesystem errors. */
+  EXPECT_ERROR(ctxkit_store_open(missing_parent, strlen(missing_parent), NULL,
+                                 &store, &error),
+               CTXKIT_NOT_FOUND, error, "does not exist");
+  CHECK(store == NULL);
+  f = fopen(file_path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("not a directory", f);
+    fclose(f);
+  }
+  EXPECT_ERROR(
+      ctxkit_store_open(file_path, strlen(file_path), NULL, &store, &error),
+      CTXKIT_FAILED_PRECONDITION, error, "not a directory");
+  CHECK(mkdir(not_lmdb, 0700) == 0);
+  snprintf(data_path, sizeof data_path, "%s/data.mdb", not_lmdb);
+  f = fopen(data_path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    for (i = 0; i < 2000; ++i) fputs("definitely not lmdb\n", f);
+    fclose(f);
+  }
+  EXPECT_ERROR(ctxkit_store_open(not_lmdb, strlen(not_lmdb), NULL, &store,
+                                 &error),
+               CTXKIT_FAILED_PRECONDITION, error, "not an LMDB data file");
+
+  /* Read-only needs an existing store. */
+  CHECK(ctxkit_store_options_set_map_size(options, 1 << 20, NULL) == CTXKIT_OK);
+  CHECK(ctxkit_store_options_set_read_only(options, 1, NULL) == CTXKIT_OK);
+  EXPECT_ERROR(ctxkit_store_open(path, strlen(path), options, &store, &error),
+               CTXKIT_NOT_FOUND, error, "no store");
+
+  /* A real store; the path need not be NUL-terminated. */
+  {
+    char unterminated[600];
+    size_t n = strlen(path);
+    memcpy(unterminated, path, n);
+    unterminated[n] = 'X';
+    CHECK(ctxkit_store_open(unterminated, n, NULL, &store, &error) ==
+          CTXKIT_OK);
+  }
+  CHECK(store != NULL);
+  CHECK(error == NULL);
+  EXPECT_ERROR(ctxkit_store_open(path, strlen(path), NULL, &second, &error),
+               CTXKIT_FAILED_PRECONDITION, error, "already open");
+  CHECK(second == NULL);
+
+  EXPECT_ERROR(ctxkit_store_info_json(NULL, &json, &json_len, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NULL");
+  CHECK(json == NULL);
+  CHECK(json_len == 0);
+  EXPECT_ERROR(ctxkit_store_info_json(store, NULL, &json_len, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NULL");
+  EXPECT_ERROR(ctxkit_store_info_json(store, &json, NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NULL");
+  CHECK(ctxkit_store_info_json(store, &json, &json_len, &error) == CTXKIT_OK);
+  CHECK(error == NULL);
+  CHECK(json != NULL);
+  if (json) {
+    CHECK(strlen(json) == json_len);
+    CHECK(contains(json, "\"schema_version\":1"));
+    CHECK(contains(json, "\"format_version\":1"));
+    CHECK(contains(json, "\"read_only\":false"));
+    CHECK(contains(json, "\"name\":\"__meta\""));
+    CHECK(contains(json, path));
+  }
+  ctxkit_free(json);
+  json = NULL;
+  ctxkit_store_close(store);
+  ctxkit_store_close(NULL); /* a no-op */
+
+  /* Reopened read-only: now it exists. */
+  store = NULL;
+  CHECK(ctxkit_store_open(path, strlen(path), options, &store, &error) ==
+        CTXKIT_OK);
+  CHECK(ctxkit_store_info_json(store, &json, &json_len, NULL) == CTXKIT_OK);
+  CHECK(contains(json, "\"read_only\":true"));
+  ctxkit_free(json);
+  ctxkit_store_close(store);
+  ctxkit_store_options_free(options);
+}
+
+int main(void) {
+  const char* base = getenv("TMPDIR");
+  snprintf(temp_root, sizeof temp_root, "%s/ctxkit-capi-XXXXXX",
+           base && *base ? base : "/tmp");
+  if (mkdtemp(temp_root) == NULL) {
+    perror("mkdtemp");
+    return 2;
+  }
+  test_version_and_names();
+  test_options();
+  test_store();
+  nftw(temp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,487 @@
+#!/usr/bin/env bash
+# Tests of the ctxkit program.
+#
+# Usage: program_test.sh CTXKIT VERSION FORMAT_VERSION CASE
+#   CTXKIT          the program to test
+#   VERSION         the version it must report (from version.h, via CMake)
+#   FORMAT_VERSION  the on-disk format it must report (Store::kFormatVersion)
+#   CASE            version | help | usage_errors | store_info_errors | demo |
+#                   demo_cleanup | default_location
+#
+# Every case works in its own temporary directory, removed on exit, and runs
+# the program in a clean environment (env -i) whose HOME and TMPDIR point
+# inside it, so cases can run in parallel, as root, and never touch the real
+# home directory. Every check reports what it saw when it fails; the script
+# exits 1 if any check failed.
+
+set -u
+
+if [[ $# -ne 4 ]]; then
+  echo "usage: $0 CTXKIT VERSION FORMAT_VERSION CASE" >&2
+  exit 2
+fi
+ctxkit=$1
+version=$2
+format_version=$3
+case_name=$4
+
+# Absolute, because the cases run inside their temporary directory.
+if [[ $ctxkit != /* ]]; then ctxkit=$PWD/$ctxkit; fi
+if [[ ! -x $ctxkit || -d $ctxkit ]]; then
+  echo "FAIL: $ctxkit is not an executable program" >&2
+  exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ctxkit-program-test.XXXXXX") || exit 1
+trap 'rm -rf -- "$work"' EXIT
+# Modes of created directories are checked below; fix the umask they pass.
+umask 022
+
+failures=0
+status=0
+last_command=
+
+fail() {
+  echo "FAIL: $*" >&2
+  echo "  command: $last_command" >&2
+  echo "  exit status: $status" >&2
+  echo "  stdout:" >&2
+  sed 's/^/    | /' "$work/out" >&2
+  echo "  stderr:" >&2
+  sed 's/^/    | /' "$work/err" >&2
+  failures=$((failures + 1))
+}
+
+# Variables that must survive env -i for the program to run at all (odd
+# library paths, sanitizer settings).
+passthrough=()
+for name in PATH LD_LIBRARY_PATH ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS \
+            LSAN_OPTIONS; do
+  if [[ -n ${!name+set} ]]; then passthrough+=("$name=${!name}"); fi
+done
+
+# run_env [VAR=value...] -- ARGS...: runs the program with only the given
+# variables (plus the pass-through ones), capturing its output in $work/out
+# and $work/err and its exit status in $status.
+run_env() {
+  local -a vars=()
+  while [[ $# -gt 0 && $1 != -- ]]; do vars+=("$1"); shift; done
+  shift
+  last_command="env -i ${vars[*]} ctxkit $*"
+  env -i "${passthrough[@]}" "${vars[@]}" "$ctxkit" "$@" \
+    >"$work/out" 2>"$work/err"
+  status=$?
+}
+
+# run ARGS...: runs the program with HOME and TMPDIR inside $work.
+run() {
+  run_env HOME="$work/home" TMPDIR="$work/tmp" -- "$@"
+}
+
+expect_status() {
+  [[ $status -eq $1 ]] || fail "exit status $status, expected $1"
+}
+expect_out_empty() {
+  [[ ! -s $work/out ]] || fail "expected nothing on stdout"
+}
+expect_err_empty() {
+  [[ ! -s $work/err ]] || fail "expected nothing on stderr"
+}
+expect_out_contains() {
+  grep -qF -- "$1" "$work/out" || fail "stdout lacks: $1"
+}
+expect_err_contains() {
+  grep -qF -- "$1" "$work/err" || fail "stderr lacks: $1"
+}
+expect_out_line() {  # an extended regular expression matching a whole line
+  grep -qE -- "^($1)\$" "$work/out" || fail "no stdout line matches: $1"
+}
+expect_out_first_line() {
+  [[ $(head -n 1 "$work/out") == "$1" ]] ||
+    fail "first stdout line is not: $1"
+}
+expect_err_first_line() {
+  [[ $(head -n 1 "$work/err") == "$1" ]] ||
+    fail "first stderr line is not: $1"
+}
+expect_err_first_line_prefix() {
+  [[ $(head -n 1 "$work/err") == "$1"* ]] ||
+    fail "first stderr line does not start with: $1"
+}
+# A usage error: exit 2, the message first on stderr, usage after it,
+# nothing on stdout.
+expect_usage_error() {
+  expect_status 2
+  expect_out_empty
+  expect_err_first_line "$1"
+  expect_err_contains "Usage: ctxkit"
+}
+expect_missing() {
+  [[ ! -e $1 && ! -L $1 ]] || fail "$1 exists but must not"
+}
+expect_directory() {
+  [[ -d $1 ]] || fail "$1 is not a directory"
+}
+expect_empty_directory() {
+  if [[ ! -d $1 ]]; then
+    fail "$1 is not a directory"
+  elif [[ -n $(find "$1" -mindepth 1 -maxdepth 1 -print -quit) ]]; then
+    fail "$1 is not empty: $(find "$1" -mindepth 1 -maxdepth 1 -printf '%f ')"
+  fi
+}
+expect_mode() {
+  local mode
+  mode=$(stat -c %a "$1" 2>/dev/null)
+  [[ $mode == "$2" ]] || fail "$1 has mode '$mode', expected $2"
+}
+# `store info --json` of the current output names `path`.
+expect_json_path() {
+  expect_out_contains "\"path\":\"$1\""
+}
+
+mkdir -p "$work/home" "$work/tmp"
+touch "$work/out" "$work/err"
+
+case_version() {
+  run --version
+  expect_status 0
+  expect_err_empty
+  [[ $(cat "$work/out") == "ctxkit $version (on-disk format $format_version)" ]] ||
+    fail "--version output is not: ctxkit $version (on-disk format $format_version)"
+  [[ $(wc -l <"$work/out") -eq 1 ]] || fail "--version printed more than one line"
+
+  run --version extra
+  expect_usage_error "ctxkit: unexpected argument 'extra' after '--version'"
+}
+
+case_help() {
+  local program_help
+  for flag in --help -h help; do
+    run "$flag"
+    expect_status 0
+    expect_err_empty
+    expect_out_first_line "Usage: ctxkit <command> [flags] [arguments]"
+    expect_out_line "  store info +show the figures and sub-databases of a store"
+    expect_out_line "  demo +write 1000 records to a store and read them back"
+    expect_out_contains "\$CTXKIT_DB"
+    expect_out_contains "\$XDG_DATA_HOME/ctxkit"
+    expect_out_contains "\$HOME/.local/share/ctxkit"
+    if [[ -z ${program_help+set} ]]; then
+      program_help=$(cat "$work/out")
+    elif [[ $(cat "$work/out") != "$program_help" ]]; then
+      fail "'ctxkit $flag' differs from 'ctxkit --help'"
+    fi
+  done
+
+  # No arguments: the same usage, but on stderr, and exit 2.
+  run
+  expect_status 2
+  expect_out_empty
+  [[ $(cat "$work/err") == "$program_help" ]] ||
+    fail "without arguments stderr is not the --help text"
+
+  run store info --help
+  expect_status 0
+  expect_err_empty
+  expect_out_first_line "Usage: ctxkit store info [--db PATH] [--json]"
+  expect_out_contains "Store location"
+  expect_out_line "  --json +print one JSON document \(one line\) instead of text"
+  local info_help
+  info_help=$(cat "$work/out")
+
+  # `help store info`, and --help after other flags (even wrong ones).
+  for args in "help store info" "store info --db x --help" \
+              "store info --jsn -h"; do
+    # shellcheck disable=SC2086  # split on purpose
+    run $args
+    expect_status 0
+    [[ $(cat "$work/out") == "$info_help" ]] ||
+      fail "'ctxkit $args' is not the help of 'store info'"
+  done
+
+  run demo --help
+  expect_status 0
+  expect_out_first_line "Usage: ctxkit demo [--db PATH]"
+  expect_out_contains "removed when the demo ends"
+
+  run store --help
+  expect_status 0
+  expect_out_first_line "Usage: ctxkit store <subcommand> [flags] [arguments]"
+  expect_out_line "  store info +.*"
+  expect_out_line "  store init +.*"
+  if grep -q "^  demo" "$work/out"; then fail "'store --help' lists demo"; fi
+}
+
+case_usage_errors() {
+  run frobnicate
+  expect_usage_error "ctxkit: unknown command 'frobnicate'"
+  expect_err_contains "  store info"
+
+  run --frobnicate
+  expect_usage_error "ctxkit: unknown flag '--frobnicate'"
+
+  run store info --jsn
+  expect_usage_error "ctxkit: unknown flag '--jsn' for 'store info'"
+
+  run demo --json
+  expect_usage_error "ctxkit: unknown flag '--json' for 'demo'"
+
+  run store info --db
+  expect_usage_error "ctxkit: missing value for flag '--db' of 'store info'"
+
+  run store info --db --json
+  expect_usage_error "ctxkit: missing value for flag '--db' of 'store info'"
+
+  run store info --db=
+  expect_usage_error "ctxkit: empty value for flag '--db' of 'store info'"
+
+  run store info --json=yes
+  expect_usage_error "ctxkit: flag '--json' of 'store info' takes no value"
+
+  run store info --db a --db=b
+  expect_usage_error "ctxkit: flag '--db' given twice for 'store info'"
+
+  run store info extra
+  expect_usage_error "ctxkit: unexpected argument 'extra' for 'store info'"
+
+  run store info -- --json
+  expect_usage_error "ctxkit: unexpected argument '--json' for 'store info'"
+
+  run store
+  expect_usage_error "ctxkit: 'store' needs a subcommand"
+  expect_err_contains "  store info"
+
+  run store frob
+  expect_usage_error "ctxkit: unknown command 'store frob'"
+
+  run store --db x info
+  expect_usage_error "ctxkit: expected a subcommand of 'store', got '--db'"
+
+  run help frob
+  expect_usage_error "ctxkit: unknown command 'frob'"
+
+  # Control characters in arguments are escaped, not echoed raw.
+  run $'fro\x1b[2Jb'
+  expect_usage_error "ctxkit: unknown command 'fro\\x1B[2Jb'"
+}
+
+case_store_info_errors() {
+  # A missing store: NOT_FOUND, and nothing is created.
+  run store info --db "$work/missing"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_missing "$work/missing"
+
+  run store info --db "$work/missing" --json
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_missing "$work/missing"
+
+  # An empty directory holds no store either, and stays empty.
+  mkdir "$work/empty"
+  run store info --db "$work/empty"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_empty_directory "$work/empty"
+
+  # A regular file is not a store directory.
+  echo "not a store" >"$work/file"
+  run store info --db "$work/file"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: "
+  [[ $(cat "$work/file") == "not a store" ]] || fail "$work/file was changed"
+
+  # Commands that write never create the parents of an explicit --db.
+  run store init --db "$work/no/parent/db"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_missing "$work/no"
+
+  run demo --db "$work/no/parent/db"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_missing "$work/no"
+}
+
+case_demo() {
+  local db=$work/db
+  run demo --db "$db"
+  expect_status 0
+  expect_err_empty
+  expect_out_first_line "demo store: $db"
+  expect_out_contains "wrote 1000 records note:0001 .. note:1000"
+  expect_out_line "  Count +1000 records"
+  expect_out_line "  Get\(\"note:0042\"\) +\"note 42: .*\""
+  expect_out_line "  Seek\(\"note:050\"\) +10 records with that prefix.*"
+  expect_out_line "    note:0500 +\"note 500: .*\""
+  expect_out_line "demo +1000 +[0-9]+ +[0-9]+"
+  local lines
+  lines=$(wc -l <"$work/out")
+  [[ $lines -le 30 ]] || fail "demo printed $lines lines, more than 30"
+  expect_directory "$db"
+
+  run store info --db "$db"
+  expect_status 0
+  expect_err_empty
+  expect_out_line "path +$db"
+  expect_out_line "format version +$format_version"
+  expect_out_line "map size +[0-9]+ bytes \([0-9.]+ [KMGT]?i?B\)"
+  expect_out_line "page size +[0-9]+ bytes"
+  expect_out_line "used pages +[0-9]+ \([0-9]+ bytes, .*\)"
+  expect_out_line "readers +[0-9]+ in use of [0-9]+"
+  expect_out_line "database +entries +pages +depth"
+  expect_out_line "demo +1000 +[1-9][0-9]* +[1-9][0-9]*"
+
+  for args in "--db $db --json" "--json --db=$db"; do
+    # shellcheck disable=SC2086  # split on purpose; $work has no spaces
+    run store info $args
+    expect_status 0
+    expect_err_empty
+    [[ $(wc -l <"$work/out") -eq 1 ]] || fail "--json printed not exactly one line"
+    [[ $(tail -c 1 "$work/out" | od -An -c | tr -d ' ') == '\n' ]] ||
+      fail "--json output does not end with a newline"
+    expect_out_contains '"schema_version":1'
+    expect_out_contains '"name":"demo"'
+    expect_out_contains '"entries":1000'
+    expect_out_contains "\"format_version\":$format_version"
+    expect_out_contains '"read_only":true'
+    expect_json_path "$db"
+    # The entries belong to "demo", not to some other database.
+    grep -qE '"name":"demo","entries":1000[,}]' "$work/out" ||
+      fail "JSON has no {\"name\":\"demo\",\"entries\":1000...}"
+  done
+
+  # A second run rewrites the same records: still 1000.
+  run demo --db "$db"
+  expect_status 0
+  run store info --db "$db" --json
+  expect_status 0
+  grep -qE '"name":"demo","entries":1000[,}]' "$work/out" ||
+    fail "after a second demo, \"demo\" does not hold 1000 entries"
+
+  # store init on the existing store shows the same figures.
+  run store init --db "$db"
+  expect_status 0
+  expect_out_line "demo +1000 +[0-9]+ +[0-9]+"
+}
+
+case_demo_cleanup() {
+  # Without --db the demo works in $TMPDIR and leaves nothing behind, not in
+  # TMPDIR, not in HOME, not at $CTXKIT_DB.
+  local tmp=$work/tmpdir home=$work/cleanhome
+  mkdir "$tmp" "$home"
+  run_env HOME="$home" TMPDIR="$tmp" CTXKIT_DB="$work/envdb" -- demo
+  expect_status 0
+  expect_err_empty
+  # It did work under $TMPDIR (else an empty $TMPDIR would prove nothing).
+  [[ $(head -n 1 "$work/out") == "demo store: $tmp/ctxkit-demo-"??????"  (temporary, removed when the demo ends)" ]] ||
+    fail "the demo's store was not a temporary directory under \$TMPDIR"
+  expect_out_line "demo +1000 +[0-9]+ +[0-9]+"
+  expect_empty_directory "$tmp"
+  expect_empty_directory "$home"
+  expect_missing "$work/envdb"
+
+  # A TMPDIR that does not exist is a runtime error, not a crash.
+  run_env HOME="$home" TMPDIR="$work/nonexistent" -- demo
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_missing "$work/nonexistent"
+}
+
+case_default_location() {
+  # $CTXKIT_DB wins over XDG_DATA_HOME and HOME.
+  local home=$work/h1
+  mkdir "$home"
+  run_env HOME="$home" XDG_DATA_HOME="$work/xdg1" CTXKIT_DB="$work/envdb" -- \
+    store init
+  expect_status 0
+  expect_out_line "path +$work/envdb"
+  run_env HOME="$home" XDG_DATA_HOME="$work/xdg1" CTXKIT_DB="$work/envdb" -- \
+    store info --json
+  expect_status 0
+  expect_json_path "$work/envdb"
+  expect_missing "$work/xdg1"
+  expect_empty_directory "$home"
+
+  # $CTXKIT_DB is used as given: its missing parents are not created.
+  run_env HOME="$home" CTXKIT_DB="$work/envparent/db" -- store init
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_err_contains "(store location from \$CTXKIT_DB)"
+  expect_missing "$work/envparent"
+
+  # An empty CTXKIT_DB counts as unset; XDG_DATA_HOME is next, created with
+  # its missing parents (0700).
+  home=$work/h2
+  mkdir "$home"
+  run_env HOME="$home" CTXKIT_DB= XDG_DATA_HOME="$work/xdg2/data" -- store init
+  expect_status 0
+  expect_directory "$work/xdg2/data/ctxkit"
+  expect_mode "$work/xdg2" 700
+  expect_mode "$work/xdg2/data" 700
+  run_env HOME="$home" XDG_DATA_HOME="$work/xdg2/data" -- store info --json
+  expect_status 0
+  expect_json_path "$work/xdg2/data/ctxkit"
+  expect_empty_directory "$home"
+
+  # Only HOME: $HOME/.local/share/ctxkit, parents created 0700.
+  home=$work/h3
+  mkdir "$home"
+  run_env HOME="$home" -- store init
+  expect_status 0
+  expect_directory "$home/.local/share/ctxkit"
+  expect_mode "$home/.local" 700
+  expect_mode "$home/.local/share" 700
+  run_env HOME="$home" -- store info --json
+  expect_status 0
+  expect_json_path "$home/.local/share/ctxkit"
+
+  # A relative XDG_DATA_HOME is ignored, as the XDG spec says.
+  run_env HOME="$home" XDG_DATA_HOME=relative/data -- store info --json
+  expect_status 0
+  expect_json_path "$home/.local/share/ctxkit"
+  expect_missing relative
+
+  # store info at a default location that holds no store: NOT_FOUND, saying
+  # where the path came from, and nothing created.
+  home=$work/h4
+  mkdir "$home"
+  run_env HOME="$home" -- store info
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_err_contains "(store location from \$HOME)"
+  expect_empty_directory "$home"
+
+  # A HOME that does not exist is reported, not created.
+  run_env HOME="$work/nohome" -- store init
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  expect_missing "$work/nohome"
+
+  # Nothing to go by: a clear runtime error.
+  for command in "store info" "store init"; do
+    # shellcheck disable=SC2086  # split on purpose
+    run_env -- $command
+    expect_status 1
+    expect_out_empty
+    expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: no store location"
+    expect_err_contains "HOME"
+  done
+}
+
+if [[ $(type -t "case_$case_name") != function ]]; then
+  echo "unknown case '$case_name'" >&2
+  exit 2
+fi
+cd "$work" || exit 1  # so a stray relative path lands in the trash
+"case_$case_name"
+if [[ $failures -gt 0 ]]; then
+  echo "$case_name: $failures check(s) failed" >&2
+  exit 1
+fi
+echo "$case_name: all checks passed"

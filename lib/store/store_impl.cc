@@ -358,12 +358,12 @@ absl::Status StoreImpl::CheckFormat(const FormatSpec& format) {
   EnterTxn();
   int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
   if (rc != 0) {
-    ExitTxn(std::this_thread::get_id());
+    ExitTxn();
     return LmdbStatus(rc, "reading the store's format version");
   }
   absl::Cleanup end = [&] {
     mdb_txn_abort(txn);
-    ExitTxn(std::this_thread::get_id());
+    ExitTxn();
   };
   MDB_dbi meta;
   rc = mdb_dbi_open(txn, std::string(kMetaDatabaseName).c_str(), 0, &meta);
@@ -502,7 +502,7 @@ absl::StatusOr<Database> StoreImpl::OpenDatabase(std::string_view name) {
     } else {
       mdb_txn_abort(txn);
     }
-    ExitTxn(std::this_thread::get_id());
+    ExitTxn();
     if (rc == MDB_NOTFOUND) {
       return absl::NotFoundError(
           absl::StrCat("store '", path_, "' has no database '", AV(name),
@@ -542,7 +542,7 @@ absl::Status StoreImpl::BeginRawRead(MDB_txn** out) {
     EnterTxn();
     const int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, out);
     if (rc == 0) return absl::OkStatus();
-    ExitTxn(std::this_thread::get_id());
+    ExitTxn();
     if (rc == MDB_MAP_RESIZED) {
       // Another process grew the map past ours: adopt its size and retry.
       if (absl::Status s = ResizeMap(/*grow=*/false); !s.ok()) return s;
@@ -577,15 +577,14 @@ absl::StatusOr<ReadTransaction> StoreImpl::BeginRead() {
 
 void StoreImpl::EndRead(MDB_txn* txn) {
   mdb_txn_abort(txn);
-  std::thread::id owner;
   {
     std::lock_guard lock(txn_mu_);
     auto it = reader_threads_.find(txn);
-    owner = it->second;
+    const std::thread::id owner = it->second;
     reader_threads_.erase(it);
     if (--read_txns_by_thread_[owner] == 0) read_txns_by_thread_.erase(owner);
   }
-  ExitTxn(owner);
+  ExitTxn();
 }
 
 void StoreImpl::EnterTxn() {
@@ -600,7 +599,7 @@ void StoreImpl::EnterTxn() {
   ++open_txns_;
 }
 
-void StoreImpl::ExitTxn(std::thread::id /*owner*/) {
+void StoreImpl::ExitTxn() {
   std::lock_guard lock(txn_mu_);
   if (--open_txns_ == 0) txn_cv_.notify_all();
 }
@@ -667,7 +666,7 @@ absl::Status StoreImpl::Update(
     MDB_txn* raw = nullptr;
     int rc = mdb_txn_begin(env_, nullptr, 0, &raw);
     if (rc != 0) {
-      ExitTxn(self);
+      ExitTxn();
       if (rc == MDB_MAP_RESIZED) {
         if (absl::Status s = ResizeMap(/*grow=*/false); !s.ok()) return s;
         continue;
@@ -688,20 +687,20 @@ absl::Status StoreImpl::Update(
     }
     if (txn.map_full_) {
       mdb_txn_abort(raw);
-      ExitTxn(self);
+      ExitTxn();
       if (absl::Status s = ResizeMap(/*grow=*/true); !s.ok()) return s;
       continue;
     }
     if (txn.fatal_rc_ != 0 || !status.ok()) {
       mdb_txn_abort(raw);
-      ExitTxn(self);
+      ExitTxn();
       if (!status.ok()) return status;
       return LmdbStatus(txn.fatal_rc_,
                         "a write in this transaction failed, so it was not "
                         "committed");
     }
     rc = mdb_txn_commit(raw);
-    ExitTxn(self);
+    ExitTxn();
     if (rc == MDB_MAP_FULL) {
       if (absl::Status s = ResizeMap(/*grow=*/true); !s.ok()) return s;
       continue;
@@ -740,7 +739,7 @@ absl::StatusOr<StoreInfo> StoreImpl::Info() {
   bool committed = false;
   absl::Cleanup end = [&] {
     if (!committed) mdb_txn_abort(txn);
-    ExitTxn(std::this_thread::get_id());
+    ExitTxn();
   };
 
   MDB_envinfo env_info;

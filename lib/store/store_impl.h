@@ -78,7 +78,7 @@ class StoreImpl {
   // Counts a transaction as open, waiting while the map is being resized
   // (unless this thread already holds one: the resize waits for that one).
   void EnterTxn();
-  void ExitTxn(std::thread::id owner);
+  void ExitTxn();
   // Once no transaction of this process is open, doubles the map (grow, up
   // to max_map_size) or adopts the size another process set (!grow). Fails
   // rather than deadlocks if this thread itself holds a transaction.

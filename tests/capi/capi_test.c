@@ -1,13 +1,17 @@
 /* The C API, tested from C: every function, every error path.
  *
  * Prints "N passed, M failed" and exits non-zero on any failure. */
+#define _DEFAULT_SOURCE /* setgroups */
 #define _XOPEN_SOURCE 700
 
 #include <ftw.h>
+#include <grp.h>
+#include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctxkit/c.h"
@@ -252,6 +256,99 @@ static void test_store(void) {
   ctxkit_store_options_free(options);
 }
 
+/* Opens `path` as an unprivileged user when running as root (root ignores
+ * permission bits), else as ourselves. Returns the status code, or -1. */
+static int open_unprivileged(const char* path) {
+  pid_t pid;
+  int status = 0;
+  if (geteuid() != 0) {
+    ctxkit_store* store = NULL;
+    char* error = NULL;
+    int rc = ctxkit_store_open(path, strlen(path), NULL, &store, &error);
+    if (rc == CTXKIT_OK) ctxkit_store_close(store);
+    if (rc != CTXKIT_OK) CHECK(contains(error, path));
+    ctxkit_free(error);
+    return rc;
+  }
+  pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ctxkit_store* store = NULL;
+    char* error = NULL;
+    int rc;
+    if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) {
+      _exit(100);
+    }
+    rc = ctxkit_store_open(path, strlen(path), NULL, &store, &error);
+    if (rc != CTXKIT_OK && !contains(error, path)) _exit(101);
+    _exit(rc);
+  }
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+static void test_permission_denied(void) {
+  char locked[512];
+  char inside[600];
+  path_in_temp(locked, sizeof locked, "locked");
+  snprintf(inside, sizeof inside, "%s/store", locked);
+  CHECK(chmod(temp_root, 0755) == 0);
+  CHECK(mkdir(locked, 0555) == 0);
+  CHECK(open_unprivileged(inside) == CTXKIT_PERMISSION_DENIED);
+  chmod(temp_root, 0700);
+}
+
+/* Rewrites the store's recorded on-disk format version with raw LMDB, as a
+ * future ctxkit would have written it. */
+static int set_format_version(const char* path, unsigned version) {
+  MDB_env* env = NULL;
+  MDB_txn* txn = NULL;
+  MDB_dbi dbi;
+  MDB_val key, value;
+  unsigned char bytes[4];
+  int rc;
+  bytes[0] = (unsigned char)(version & 0xff);
+  bytes[1] = (unsigned char)((version >> 8) & 0xff);
+  bytes[2] = (unsigned char)((version >> 16) & 0xff);
+  bytes[3] = (unsigned char)((version >> 24) & 0xff);
+  key.mv_size = strlen("format_version");
+  key.mv_data = (void*)"format_version";
+  value.mv_size = 4;
+  value.mv_data = bytes;
+  rc = mdb_env_create(&env);
+  if (rc == 0) rc = mdb_env_set_maxdbs(env, 4);
+  if (rc == 0) rc = mdb_env_open(env, path, 0, 0600);
+  if (rc == 0) rc = mdb_txn_begin(env, NULL, 0, &txn);
+  if (rc == 0) rc = mdb_dbi_open(txn, "__meta", 0, &dbi);
+  if (rc == 0) rc = mdb_put(txn, dbi, &key, &value, 0);
+  if (rc == 0) {
+    rc = mdb_txn_commit(txn);
+  } else if (txn != NULL) {
+    mdb_txn_abort(txn);
+  }
+  mdb_env_close(env);
+  return rc;
+}
+
+static void test_newer_format(void) {
+  char path[512];
+  char* error = NULL;
+  ctxkit_store* store = NULL;
+  path_in_temp(path, sizeof path, "future");
+  CHECK(ctxkit_store_open(path, strlen(path), NULL, &store, NULL) == CTXKIT_OK);
+  ctxkit_store_close(store);
+  store = NULL;
+  CHECK(set_format_version(path, 99) == 0);
+  {
+    const int rc = ctxkit_store_open(path, strlen(path), NULL, &store, &error);
+    CHECK(rc == CTXKIT_FAILED_PRECONDITION);
+    CHECK(store == NULL);
+    CHECK(contains(error, "format version 99"));
+    CHECK(contains(error, "format version 1 "));
+    ctxkit_free(error);
+  }
+}
+
 int main(void) {
   const char* base = getenv("TMPDIR");
   snprintf(temp_root, sizeof temp_root, "%s/ctxkit-capi-XXXXXX",
@@ -263,6 +360,8 @@ int main(void) {
   test_version_and_names();
   test_options();
   test_store();
+  test_permission_denied();
+  test_newer_format();
   nftw(temp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -4,6 +4,12 @@ add_library(ctxkit_compile_options INTERFACE)
 target_compile_options(ctxkit_compile_options INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
   $<$<BOOL:${CTXKIT_WERROR}>:-Werror>)
+# GCC 12 at -O2/-O3 reports -Wrestrict on ordinary std::string concatenation
+# ("a" + s), a false positive inside libstdc++ (GCC bug 105651, fixed in 13).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12
+   AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(ctxkit_compile_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Wno-restrict>)
+endif()
 
 if(CTXKIT_SANITIZE)
   set(CTXKIT_SANITIZER_FLAGS -fsanitize=${CTXKIT_SANITIZE} -fno-omit-frame-pointer

@@ -30,9 +30,9 @@ std::string_view View(const MDB_val& v) {
 std::string Quote(std::string_view key) {
   constexpr size_t kShown = 64;
   const std::string_view shown = key.substr(0, kShown);
-  std::string out =
-      "'" + absl::CHexEscape(absl::string_view(shown.data(), shown.size())) +
-      "'";
+  std::string out = absl::StrCat(
+      "'", absl::CHexEscape(absl::string_view(shown.data(), shown.size())),
+      "'");
   if (key.size() > kShown) absl::StrAppend(&out, "... (", key.size(), " bytes)");
   return out;
 }

@@ -237,7 +237,8 @@ JsonWriter& JsonWriter::String(std::string_view value) {
   return *this;
 }
 
-JsonWriter& JsonWriter::Int(int64_t value) {
+template <typename Integer>
+JsonWriter& JsonWriter::WriteInteger(Integer value) {
   if (!ValueAllowed("integer")) return *this;
   StartValue();
   char buffer[24];
@@ -247,15 +248,9 @@ JsonWriter& JsonWriter::Int(int64_t value) {
   return *this;
 }
 
-JsonWriter& JsonWriter::Uint(uint64_t value) {
-  if (!ValueAllowed("integer")) return *this;
-  StartValue();
-  char buffer[24];
-  const std::to_chars_result result =
-      std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out_.append(buffer, result.ptr);
-  return *this;
-}
+JsonWriter& JsonWriter::Int(int64_t value) { return WriteInteger(value); }
+
+JsonWriter& JsonWriter::Uint(uint64_t value) { return WriteInteger(value); }
 
 JsonWriter& JsonWriter::Double(double value) {
   if (!ValueAllowed("number")) return *this;

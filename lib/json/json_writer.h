@@ -122,6 +122,8 @@ class JsonWriter {
   bool ValueAllowed(const char* kind);
   // Writes the separator before an allowed value and accounts for it.
   void StartValue();
+  template <typename Integer>
+  JsonWriter& WriteInteger(Integer value);
   void BeginContainer(bool is_object);
   void EndContainer(bool is_object);
   void WriteEscaped(std::string_view text);

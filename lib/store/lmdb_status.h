@@ -10,8 +10,9 @@
 
 namespace ctxkit::internal {
 
-// The status for LMDB return code `rc` (an MDB_* code or an errno value)
-// from operation `what`, e.g. "opening /data/store". OK when rc == 0.
+// The status for `rc`, an MDB_* code or an errno value (LMDB returns errno
+// values for system errors, so this serves for both), from operation `what`,
+// e.g. "cannot open store '/data/store'". OK when rc == 0.
 absl::Status LmdbStatus(int rc, std::string_view what);
 
 }  // namespace ctxkit::internal

@@ -45,25 +45,6 @@ std::vector<OpenStoreEntry>& Registry() {
   return *entries;
 }
 
-absl::Status ErrnoStatus(int err, std::string_view what) {
-  const std::string message = absl::StrFormat("%s: %s", what, std::strerror(err));
-  switch (err) {
-    case ENOENT:
-      return absl::NotFoundError(message);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return absl::PermissionDeniedError(message);
-    case ENOTDIR:
-      return absl::FailedPreconditionError(message);
-    case ENOMEM:
-    case ENOSPC:
-      return absl::ResourceExhaustedError(message);
-    default:
-      return absl::InternalError(message);
-  }
-}
-
 // "a/b/c" -> "a/b", "c" -> ".", "/c" -> "/".
 std::string ParentOf(std::string_view path) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
@@ -232,7 +213,7 @@ absl::Status StoreImpl::OpenEnvironment() {
   if (stat(path_.c_str(), &st) != 0) {
     const int err = errno;
     if (err != ENOENT) {
-      return ErrnoStatus(err, absl::StrCat("cannot access store '", path_, "'"));
+      return LmdbStatus(err, absl::StrCat("cannot access store '", path_, "'"));
     }
     if (read_only || !options_.create_if_missing) {
       return absl::NotFoundError(absl::StrCat(
@@ -248,7 +229,7 @@ absl::Status StoreImpl::OpenEnvironment() {
                          "': its parent directory '", AV(parent),
                          "' does not exist"));
       }
-      return ErrnoStatus(perr, absl::StrCat("cannot create store '", path_,
+      return LmdbStatus(perr, absl::StrCat("cannot create store '", path_,
                                             "': checking '", AV(parent), "'"));
     }
     if (!S_ISDIR(parent_st.st_mode)) {
@@ -258,11 +239,11 @@ absl::Status StoreImpl::OpenEnvironment() {
     }
     // 0700: a store holds users' conversations.
     if (mkdir(path_.c_str(), 0700) != 0 && errno != EEXIST) {
-      return ErrnoStatus(errno, absl::StrCat("cannot create store directory '",
+      return LmdbStatus(errno, absl::StrCat("cannot create store directory '",
                                              path_, "'"));
     }
     if (stat(path_.c_str(), &st) != 0) {
-      return ErrnoStatus(errno, absl::StrCat("cannot access store '", path_, "'"));
+      return LmdbStatus(errno, absl::StrCat("cannot access store '", path_, "'"));
     }
   }
   if (!S_ISDIR(st.st_mode)) {
@@ -272,7 +253,7 @@ absl::Status StoreImpl::OpenEnvironment() {
         "and lock.mdb"));
   }
   if (access(path_.c_str(), R_OK | X_OK | (read_only ? 0 : W_OK)) != 0) {
-    return ErrnoStatus(errno, absl::StrCat("cannot ",
+    return LmdbStatus(errno, absl::StrCat("cannot ",
                                            read_only ? "read" : "write",
                                            " store directory '", path_, "'"));
   }
@@ -337,7 +318,7 @@ absl::Status StoreImpl::OpenEnvironment() {
             "is not an LMDB lock file"));
       default:
         if (rc > 0) {
-          return ErrnoStatus(rc, absl::StrCat("cannot open store '", path_, "'"));
+          return LmdbStatus(rc, absl::StrCat("cannot open store '", path_, "'"));
         }
         return LmdbStatus(rc, absl::StrCat("cannot open store '", path_, "'"));
     }

@@ -17,13 +17,9 @@ set -euo pipefail
 die() { echo "install.pc_flags: FAIL: $*" >&2; exit 1; }
 
 declare -A opt=([pc-file]="" [pkg-config]="" [shared]="" [version]="")
-while (($#)); do
-  key=${1#--}
-  [[ $1 == --* && -v opt[$key] ]] || die "unknown argument '$1'"
-  (($# >= 2)) || die "option $1 needs a value"
-  opt[$key]=$2
-  shift 2
-done
+# shellcheck source=SCRIPTDIR/parse_options.sh
+source "$(dirname "${BASH_SOURCE[0]}")/parse_options.sh"
+parse_options "$@"
 pc=${opt[pc-file]}
 pkg_config=${opt[pkg-config]}
 shared=${opt[shared]}

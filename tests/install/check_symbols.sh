@@ -24,13 +24,9 @@ die() { echo "install.exported_symbols: FAIL: $*" >&2; exit 1; }
 declare -A opt=([library]="" [symbols-file]="" [header]="" [soname]=""
                 [nm]="nm" [readelf]="" [objdump]="" [cxxfilt]="c++filt"
                 [perl]="perl")
-while (($#)); do
-  key=${1#--}
-  [[ $1 == --* && -v opt[$key] ]] || die "unknown argument '$1'"
-  (($# >= 2)) || die "option $1 needs a value"
-  opt[$key]=$2
-  shift 2
-done
+# shellcheck source=SCRIPTDIR/parse_options.sh
+source "$(dirname "${BASH_SOURCE[0]}")/parse_options.sh"
+parse_options "$@"
 [[ -n ${opt[header]} && -f ${opt[header]} ]] || die "no --header c.h"
 [[ -n ${opt[library]} || -n ${opt[symbols-file]} ]] ||
   die "give --library or --symbols-file"

@@ -9,13 +9,9 @@ set -euo pipefail
 die() { echo "install.exported_symbols_checker: FAIL: $*" >&2; exit 1; }
 
 declare -A opt=([checker]="" [header]="" [cxxfilt]="c++filt" [perl]="perl")
-while (($#)); do
-  key=${1#--}
-  [[ $1 == --* && -v opt[$key] ]] || die "unknown argument '$1'"
-  (($# >= 2)) || die "option $1 needs a value"
-  opt[$key]=$2
-  shift 2
-done
+# shellcheck source=SCRIPTDIR/parse_options.sh
+source "$(dirname "${BASH_SOURCE[0]}")/parse_options.sh"
+parse_options "$@"
 [[ -f ${opt[checker]} && -f ${opt[header]} ]] || die "need --checker and --header"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctxkit-symbols-selftest.XXXXXX")

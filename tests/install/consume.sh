@@ -17,13 +17,9 @@ declare -A opt=(
   [shared]="" [version]="" [compat-version]="" [incompatible-version]=""
   [libdir]="" [includedir]="" [bindir]="" [program]="0" [pkg-config]=""
   [prefix-path]="")
-while (($#)); do
-  key=${1#--}
-  [[ $1 == --* && -v opt[$key] ]] || die "unknown argument '$1'"
-  (($# >= 2)) || die "option $1 needs a value"
-  opt[$key]=$2
-  shift 2
-done
+# shellcheck source=SCRIPTDIR/parse_options.sh
+source "$(dirname "${BASH_SOURCE[0]}")/parse_options.sh"
+parse_options "$@"
 for key in build-dir source-dir cmake generator c-compiler cxx-compiler shared \
            version compat-version incompatible-version libdir includedir bindir; do
   [[ -n ${opt[$key]} ]] || die "missing --$key"

@@ -1,0 +1,158 @@
+// A byte-pair-encoding vocabulary: the mergeable tokens of an encoding (byte
+// strings) and their ranks, which are also their token ids.
+//
+// A Vocabulary comes from one of two forms:
+//   - the compact binary form that ctxkit builds into the library for its
+//     built-in vocabularies (lib/tokenizer/data/*.ctxvocab, see
+//     embedded_vocabularies.h), read by FromCompact;
+//   - the tiktoken text form, one "<base64 of the token bytes> <rank>" line
+//     per token, as in OpenAI's *.tiktoken files, read by FromTiktoken.
+//
+// The compact form also records the encoding's pre-tokenization pattern,
+// special tokens and explicit vocabulary size as its source published them;
+// the tiktoken form carries none of these, so they are empty for it.
+//
+// Ranks need not be contiguous: a rank that no token has (the legacy Claude
+// vocabulary leaves ranks 0..4 to its special tokens) is "unused".
+//
+// Thread safety: a Vocabulary is immutable once constructed; any number of
+// threads may call its const methods concurrently without synchronization.
+// It is move-only because it holds several megabytes: share one by pointer.
+// A moved-from Vocabulary is empty: size() is 0 and every lookup misses.
+
+#ifndef CTXKIT_LIB_TOKENIZER_VOCABULARY_H_
+#define CTXKIT_LIB_TOKENIZER_VOCABULARY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace ctxkit::internal {
+
+// A special token as recorded in a compact vocabulary: its text and rank.
+struct SpecialToken {
+  std::string text;
+  uint32_t rank = 0;
+
+  friend bool operator==(const SpecialToken&, const SpecialToken&) = default;
+};
+
+class Vocabulary {
+ public:
+  // No rank of any vocabulary reaches this: it bounds the memory a crafted
+  // file can make a loader allocate (a rank table of 4 bytes per rank).
+  static constexpr uint32_t kMaxRank = (1u << 24) - 1;
+
+  // Parses the compact binary form (layout documented in vocabulary.cc and in
+  // lib/tokenizer/data/generate_vocabularies.mjs, which writes it). Every
+  // field is validated, so any input, however truncated or corrupted, yields
+  // either a Vocabulary or an error, never undefined behaviour:
+  //   INVALID_ARGUMENT  not a compact vocabulary (bad magic) or a format
+  //                     version this build does not read;
+  //   DATA_LOSS         truncated, checksum mismatch, or inconsistent content
+  //                     (bad varint, counts or lengths that do not add up,
+  //                     duplicate token bytes, a rank above kMaxRank, ...).
+  // `data` is copied; it need not outlive the call.
+  static absl::StatusOr<Vocabulary> FromCompact(std::string_view data);
+
+  // Parses the tiktoken text form: lines "<base64> <rank>" separated by "\n"
+  // ("\r\n" is accepted; empty lines are skipped, as tiktoken does). The
+  // base64 must be standard, padded and canonical, and decode to at least one
+  // byte; the rank is decimal digits, at most kMaxRank. Ranks may come in any
+  // order and may leave gaps. Errors are INVALID_ARGUMENT with a message that
+  // names the 1-based line number (and, for duplicates, the earlier line):
+  // bad base64, missing or non-numeric rank, duplicate token bytes, duplicate
+  // rank, or no token at all. `text` is not retained.
+  static absl::StatusOr<Vocabulary> FromTiktoken(std::string_view text);
+
+  Vocabulary(Vocabulary&&) noexcept;
+  Vocabulary& operator=(Vocabulary&&) noexcept;
+  Vocabulary(const Vocabulary&) = delete;
+  Vocabulary& operator=(const Vocabulary&) = delete;
+  ~Vocabulary();
+
+  // The rank of the token whose bytes are exactly `token_bytes`, or nullopt
+  // when no token has them (including the empty string). This is the BPE
+  // merge loop's lookup, so it allocates nothing and probes a flat table.
+  std::optional<uint32_t> Rank(std::string_view token_bytes) const;
+
+  // The bytes of the token of rank `rank`; empty for an unused rank and for
+  // rank >= size(). The view stays valid as long as this Vocabulary lives
+  // (a move keeps it valid: the bytes do not move).
+  std::string_view Bytes(uint32_t rank) const;
+
+  // One past the highest rank that has a token (0 for no token, which no
+  // constructor produces).
+  uint32_t size() const { return size_; }
+
+  // The number of tokens, which is size() minus the unused ranks.
+  uint32_t token_count() const { return token_count_; }
+
+  // Approximate number of heap bytes this vocabulary holds.
+  size_t MemoryUsage() const;
+
+  // The encoding's pre-tokenization regular expression as published by the
+  // vocabulary's source, or empty (always empty after FromTiktoken).
+  const std::string& pattern() const { return pattern_; }
+
+  // The source's special tokens in rank order (empty after FromTiktoken).
+  // Their ranks are never those of mergeable tokens.
+  const std::vector<SpecialToken>& special_tokens() const {
+    return special_tokens_;
+  }
+
+  // The source's explicit_n_vocab (mergeable plus special tokens), when it
+  // gives one. Recorded as published, not checked: the legacy Claude
+  // vocabulary states 64739 although it has 65000 ranks.
+  std::optional<uint32_t> explicit_n_vocab() const { return explicit_n_vocab_; }
+
+  // The canonical tiktoken text: for each token in rank order, standard
+  // padded base64 of its bytes, a space, the decimal rank and "\n". For the
+  // OpenAI vocabularies this is byte for byte the published .tiktoken file.
+  std::string ToTiktoken() const;
+
+  // The compact binary form of this vocabulary, byte for byte what the
+  // generator writes for the same content, so
+  // FromCompact(x)->ToCompact() == x for every canonical x.
+  std::string ToCompact() const;
+
+ private:
+  struct Slot;
+
+  Vocabulary();
+
+  // Builds the hash index over the tokens in blob_/offsets_. On duplicate
+  // token bytes returns the two ranks that share them and leaves the index
+  // incomplete; the caller then discards the object.
+  std::optional<std::pair<uint32_t, uint32_t>> BuildIndex();
+
+  // Token bytes of all ranks, concatenated in rank order.
+  std::unique_ptr<char[]> blob_;
+  size_t blob_size_ = 0;
+  // offsets_[r]..offsets_[r+1] delimit rank r's bytes in blob_; size_+1
+  // entries, equal neighbours for unused ranks.
+  std::vector<uint32_t> offsets_;
+  // Open addressing, linear probing, power-of-two capacity, load <= 1/2.
+  std::unique_ptr<Slot[]> slots_;
+  uint64_t slot_mask_ = 0;
+  uint32_t size_ = 0;
+  uint32_t token_count_ = 0;
+  std::string pattern_;
+  std::vector<SpecialToken> special_tokens_;
+  std::optional<uint32_t> explicit_n_vocab_;
+};
+
+// The checksum stored in a compact vocabulary's header, over its payload.
+// Exposed so that tests can build structurally corrupt data that still has a
+// valid checksum, and so that the generator's copy can be checked against it.
+uint32_t CompactChecksum(std::string_view payload);
+
+}  // namespace ctxkit::internal
+
+#endif  // CTXKIT_LIB_TOKENIZER_VOCABULARY_H_

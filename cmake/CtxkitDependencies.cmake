@@ -18,11 +18,12 @@ message(STATUS "ctxkit: LMDB via ${CTXKIT_lmdb_TARGET}, xxHash via ${CTXKIT_xxha
 # libraries, the test library and the package files stay in step.
 set(CTXKIT_PRIVATE_DEPS
   absl::status absl::statusor absl::strings absl::str_format
+  absl::flat_hash_map absl::hash
   simdjson::simdjson ${CTXKIT_lmdb_TARGET} ${CTXKIT_xxhash_TARGET}
   Threads::Threads)
 # The same, as pkg-config modules, for the Requires.private of a static build.
 set(CTXKIT_PC_REQUIRES_PRIVATE
-  "absl_status absl_statusor absl_strings absl_str_format simdjson lmdb libxxhash")
+  "absl_status absl_statusor absl_strings absl_str_format absl_flat_hash_map absl_hash simdjson lmdb libxxhash")
 
 if(CTXKIT_BUILD_TESTS)
   find_package(doctest CONFIG REQUIRED)

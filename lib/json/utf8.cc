@@ -97,7 +97,58 @@ std::optional<Utf8Error> FindUtf8Error(std::string_view s) {
   return std::nullopt;
 }
 
+// The length of the maximal subpart at the start of `p` (which begins an
+// ill-formed sequence): a lead byte that could start a sequence and the
+// continuation bytes that still fit it, or 1 for a byte that starts nothing.
+// Unicode's recommended practice replaces each maximal subpart with one
+// U+FFFD, as Python's errors="replace" and the WHATWG decoder do.
+size_t MaximalSubpart(const unsigned char* p, size_t n) {
+  const unsigned char lead = p[0];
+  size_t length;
+  unsigned char second_min = 0x80;
+  unsigned char second_max = 0xBF;
+  if (lead >= 0xC2 && lead < 0xE0) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead < 0xF0) {
+    length = 3;
+    if (lead == 0xE0) second_min = 0xA0;
+    if (lead == 0xED) second_max = 0x9F;
+  } else if (lead >= 0xF0 && lead < 0xF5) {
+    length = 4;
+    if (lead == 0xF0) second_min = 0x90;
+    if (lead == 0xF4) second_max = 0x8F;
+  } else {
+    return 1;
+  }
+  size_t k = 1;
+  for (; k < length && k < n; ++k) {
+    const unsigned char lo = k == 1 ? second_min : 0x80;
+    const unsigned char hi = k == 1 ? second_max : 0xBF;
+    if (p[k] < lo || p[k] > hi) break;
+  }
+  return k;
+}
+
 }  // namespace
+
+std::string ReplaceInvalidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t i = 0;
+  while (i < s.size()) {
+    const std::optional<Utf8Error> error = FindUtf8Error(s.substr(i));
+    if (!error.has_value()) {
+      out.append(s.substr(i));
+      break;
+    }
+    out.append(s.substr(i, error->offset));
+    out.append("\xEF\xBF\xBD");  // U+FFFD
+    i += error->offset;
+    i += MaximalSubpart(p + i, s.size() - i);
+  }
+  return out;
+}
 
 bool IsValidUtf8(std::string_view s) {
   if (s.size() >= kSimdThreshold) {

@@ -14,6 +14,7 @@
 #ifndef CTXKIT_LIB_JSON_UTF8_H_
 #define CTXKIT_LIB_JSON_UTF8_H_
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -32,6 +33,11 @@ bool IsValidUtf8(std::string_view s);
 // The offset is that of the first byte of the first ill-formed sequence.
 // Neither `s` nor `what` is retained.
 absl::Status ValidateUtf8(std::string_view s, std::string_view what);
+
+// `s` with each maximal subpart of an ill-formed sequence replaced by U+FFFD
+// (Unicode's recommended practice; what Python's errors="replace" does), so
+// the result is valid UTF-8. Valid text comes back unchanged.
+std::string ReplaceInvalidUtf8(std::string_view s);
 
 }  // namespace ctxkit::internal
 

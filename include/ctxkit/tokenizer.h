@@ -1,0 +1,163 @@
+// ctxkit::Tokenizer: exact byte-pair encoding for the vocabularies LLMs use.
+//
+// Token ids are exactly those of OpenAI's tiktoken for the same encoding and
+// special-token settings (verified against golden ids from tiktoken's own
+// Rust core). Built-in encodings need no file at run time:
+//
+//   r50k_base, p50k_base, p50k_edit   GPT-3 era models
+//   cl100k_base                       gpt-4, gpt-3.5-turbo, text-embedding-3
+//   o200k_base, o200k_harmony         gpt-4o, gpt-4.1, gpt-5, o-series,
+//                                     gpt-oss (harmony special tokens)
+//
+//   auto tok = ctxkit::Tokenizer::ForEncoding("o200k_base");
+//   if (!tok.ok()) return tok.status();
+//   auto n = (*tok)->Count("hello world");           // 2
+//   auto ids = (*tok)->Encode("hello world");        // {24912, 2375}
+//   auto text = (*tok)->Decode(*ids);                // "hello world"
+//
+// Text must be UTF-8. By default invalid UTF-8 is an INVALID_ARGUMENT error
+// naming the byte offset; EncodeOptions::replace_invalid_utf8 substitutes
+// U+FFFD for each ill-formed sequence first.
+//
+// Thread safety: a Tokenizer is immutable; any number of threads may use one
+// at the same time.
+
+#ifndef CTXKIT_TOKENIZER_H_
+#define CTXKIT_TOKENIZER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/export.h"
+#include "ctxkit/status.h"
+
+namespace ctxkit {
+
+namespace internal {
+class Encoding;
+}  // namespace internal
+
+// A set of special tokens, by their text (e.g. "<|endoftext|>"), as in
+// tiktoken's allowed_special / disallowed_special: none, all, or a list.
+class SpecialTokenSet {
+ public:
+  static SpecialTokenSet None() { return SpecialTokenSet(Kind::kNone, {}); }
+  static SpecialTokenSet All() { return SpecialTokenSet(Kind::kAll, {}); }
+  static SpecialTokenSet Of(std::vector<std::string> tokens) {
+    return SpecialTokenSet(Kind::kList, std::move(tokens));
+  }
+
+  bool is_none() const { return kind_ == Kind::kNone; }
+  bool is_all() const { return kind_ == Kind::kAll; }
+  // The listed tokens; empty unless built with Of().
+  const std::vector<std::string>& tokens() const { return tokens_; }
+
+ private:
+  enum class Kind { kNone, kAll, kList };
+  SpecialTokenSet(Kind kind, std::vector<std::string> tokens)
+      : kind_(kind), tokens_(std::move(tokens)) {}
+
+  Kind kind_;
+  std::vector<std::string> tokens_;
+};
+
+// How Encode and Count treat special-token text and invalid UTF-8.
+struct EncodeOptions {
+  // Special-token text encoded as its special token. Text of a special token
+  // that is not allowed is ordinary text, unless it is also disallowed.
+  SpecialTokenSet allowed_special = SpecialTokenSet::None();
+  // Special-token text that makes the call fail with INVALID_ARGUMENT naming
+  // the token and its byte offset. All() means every special token that is
+  // not allowed (tiktoken's default).
+  SpecialTokenSet disallowed_special = SpecialTokenSet::All();
+  // Replace each ill-formed UTF-8 sequence by U+FFFD instead of failing.
+  bool replace_invalid_utf8 = false;
+};
+
+// The result of Tokenizer::Truncate.
+struct Truncation {
+  // The longest prefix of the input whose tokens fit, ending on a token
+  // boundary that is also a UTF-8 character boundary. Points into the input.
+  std::string_view text;
+  // How many tokens `text` is (its tokens are the input's first `tokens`).
+  size_t tokens = 0;
+  // Whether anything was cut off.
+  bool truncated = false;
+};
+
+class CTXKIT_EXPORT Tokenizer {
+ public:
+  // The tokenizer of built-in encoding `name`. It is built on first use
+  // (loading the vocabulary takes milliseconds) and shared afterwards: every
+  // call with the same name returns the same object. NOT_FOUND for an
+  // unknown name, listing the known ones.
+  static StatusOr<std::shared_ptr<const Tokenizer>> ForEncoding(
+      std::string_view name);
+
+  // Names of the built-in encodings.
+  static std::vector<std::string> EncodingNames();
+
+  ~Tokenizer();
+  Tokenizer(const Tokenizer&) = delete;
+  Tokenizer& operator=(const Tokenizer&) = delete;
+
+  // The encoding's name, e.g. "cl100k_base".
+  const std::string& name() const;
+  // One past the highest token id, special tokens included.
+  uint32_t vocabulary_size() const;
+
+  // The token ids of `text`. Errors: INVALID_ARGUMENT for invalid UTF-8
+  // (unless replaced) or disallowed special-token text, or for a token named
+  // in `options` that is not a special token of this encoding.
+  StatusOr<std::vector<uint32_t>> Encode(std::string_view text,
+                                         const EncodeOptions& options = {}) const;
+
+  // Encode with no special tokens at all: their text is ordinary text.
+  StatusOr<std::vector<uint32_t>> EncodeOrdinary(std::string_view text) const;
+
+  // The number of tokens Encode would return, without building the list.
+  StatusOr<size_t> Count(std::string_view text,
+                         const EncodeOptions& options = {}) const;
+
+  // Counts each of `texts` using up to `threads` threads (0: one per core).
+  // The result has one count per text, in order. Fails with the first
+  // error, naming the index of the text that caused it.
+  StatusOr<std::vector<size_t>> CountMany(std::span<const std::string_view> texts,
+                                          unsigned threads = 0,
+                                          const EncodeOptions& options = {}) const;
+
+  // Cuts `text` to at most `max_tokens` tokens, never inside a UTF-8
+  // character: when the last token that fits ends inside a character (a
+  // token boundary can fall within one), the cut moves back to the last
+  // boundary that is also a character boundary. Invalid UTF-8 is an
+  // INVALID_ARGUMENT error here even with replace_invalid_utf8, since the
+  // result must point into `text`.
+  StatusOr<Truncation> Truncate(std::string_view text, size_t max_tokens,
+                                const EncodeOptions& options = {}) const;
+
+  // The bytes that `ids` stand for, concatenated. Token boundaries may fall
+  // inside a UTF-8 character, so the result need not be valid UTF-8.
+  // INVALID_ARGUMENT names the first id that is not a token.
+  StatusOr<std::string> Decode(std::span<const uint32_t> ids) const;
+
+  // Decode, with every ill-formed UTF-8 sequence replaced by U+FFFD.
+  StatusOr<std::string> DecodeUtf8(std::span<const uint32_t> ids) const;
+
+  // The bytes of one token. The view is valid as long as this Tokenizer.
+  // INVALID_ARGUMENT if `id` is not a token.
+  StatusOr<std::string_view> TokenBytes(uint32_t id) const;
+
+ private:
+  explicit Tokenizer(std::unique_ptr<const internal::Encoding> encoding);
+
+  std::unique_ptr<const internal::Encoding> encoding_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_TOKENIZER_H_

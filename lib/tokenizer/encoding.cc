@@ -1,0 +1,238 @@
+#include "lib/tokenizer/encoding.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "lib/base/absl_string_view.h"
+#include "lib/json/utf8.h"
+#include "lib/tokenizer/bpe.h"
+
+namespace ctxkit::internal {
+
+absl::StatusOr<std::unique_ptr<Encoding>> Encoding::Create(
+    std::string name, std::shared_ptr<const Vocabulary> vocabulary,
+    PretokenPattern pattern, std::vector<SpecialToken> specials) {
+  // Merging starts from single bytes, so every byte must be a token.
+  for (int b = 0; b < 256; ++b) {
+    const char byte = static_cast<char>(b);
+    if (!vocabulary->Rank(std::string_view(&byte, 1)).has_value()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "encoding %s: byte 0x%02X is not a token, so some text could not "
+          "be encoded",
+          name, b));
+    }
+  }
+  std::unique_ptr<Encoding> e(new Encoding(std::move(vocabulary)));
+  e->name_ = std::move(name);
+  e->vocabulary_size_ = e->vocabulary_->size();
+  for (size_t i = 0; i < specials.size(); ++i) {
+    const SpecialToken& special = specials[i];
+    if (special.text.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("encoding %s: empty special token", e->name_));
+    }
+    if (!e->special_index_.emplace(special.text, static_cast<int>(i)).second) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "encoding %s: special token '%s' listed twice", e->name_, special.text));
+    }
+    if (!e->vocabulary_->Bytes(special.rank).empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "encoding %s: special token '%s' has id %u, which is a regular token",
+          e->name_, special.text, special.rank));
+    }
+    // Two texts may share an id (o200k_harmony's reserved range covers
+    // <|endofprompt|>); decoding uses the first one listed.
+    e->special_by_id_.emplace(special.rank, static_cast<int>(i));
+    e->vocabulary_size_ = std::max(e->vocabulary_size_, special.rank + 1);
+    e->special_first_byte_[static_cast<unsigned char>(special.text[0])] = true;
+    e->special_lengths_.push_back(special.text.size());
+  }
+  int first_bytes = 0;
+  for (int b = 0; b < 256; ++b) {
+    if (e->special_first_byte_[b]) {
+      ++first_bytes;
+      e->single_first_byte_ = b;
+    }
+  }
+  if (first_bytes != 1) e->single_first_byte_ = -1;
+  std::sort(e->special_lengths_.begin(), e->special_lengths_.end(),
+            std::greater<size_t>());
+  e->special_lengths_.erase(
+      std::unique(e->special_lengths_.begin(), e->special_lengths_.end()),
+      e->special_lengths_.end());
+  e->pattern_ = pattern;
+  e->specials_ = std::move(specials);
+  return e;
+}
+
+absl::StatusOr<std::vector<bool>> Encoding::Resolve(
+    const SpecialTokenSet& set, std::string_view option) const {
+  std::vector<bool> marked(specials_.size(), set.is_all());
+  for (const std::string& text : set.tokens()) {
+    auto it = special_index_.find(text);
+    if (it == special_index_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s names '%s', which is not a special token of %s",
+                          option, text, name_));
+    }
+    marked[it->second] = true;
+  }
+  return marked;
+}
+
+std::pair<int, size_t> Encoding::FindSpecial(
+    std::string_view text, size_t from, const std::vector<bool>& wanted) const {
+  for (size_t pos = from; pos < text.size(); ++pos) {
+    if (single_first_byte_ >= 0) {
+      // Every special token starts with the same byte (for the built-in
+      // encodings, '<'): let memchr skip to the next one.
+      const void* hit = std::memchr(text.data() + pos, single_first_byte_,
+                                    text.size() - pos);
+      if (hit == nullptr) break;
+      pos = static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+    } else if (!special_first_byte_[static_cast<unsigned char>(text[pos])]) {
+      continue;
+    }
+    // Longest first, so a special token that extends another one wins.
+    for (size_t length : special_lengths_) {
+      if (length > text.size() - pos) continue;
+      auto it = special_index_.find(AV(text.substr(pos, length)));
+      if (it != special_index_.end() && wanted[it->second]) {
+        return {it->second, pos};
+      }
+    }
+  }
+  return {-1, std::string_view::npos};
+}
+
+template <typename Sink>
+absl::Status Encoding::EncodeValid(std::string_view text,
+                                   const EncodeOptions& options,
+                                   Sink&& sink) const {
+  absl::StatusOr<std::vector<bool>> allowed =
+      Resolve(options.allowed_special, "allowed_special");
+  if (!allowed.ok()) return allowed.status();
+  absl::StatusOr<std::vector<bool>> disallowed =
+      Resolve(options.disallowed_special, "disallowed_special");
+  if (!disallowed.ok()) return disallowed.status();
+  // As in tiktoken, "all" disallowed means all that are not allowed.
+  bool any_allowed = false;
+  bool any_disallowed = false;
+  for (size_t i = 0; i < specials_.size(); ++i) {
+    if ((*allowed)[i]) (*disallowed)[i] = false;
+    any_allowed = any_allowed || (*allowed)[i];
+    any_disallowed = any_disallowed || (*disallowed)[i];
+  }
+  if (any_disallowed) {
+    const auto [index, offset] = FindSpecial(text, 0, *disallowed);
+    if (index >= 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "the text contains the special token '%s' at byte offset %u, which "
+          "is disallowed: allow it to encode it as a special token, or "
+          "exclude it from disallowed_special to encode it as plain text",
+          specials_[index].text, offset));
+    }
+  }
+
+  auto encode_ordinary = [&](std::string_view segment) {
+    size_t pos = 0;
+    while (pos < segment.size()) {
+      const size_t end = NextPiece(pattern_, segment, pos);
+      sink(segment.substr(pos, end - pos));
+      pos = end;
+    }
+  };
+  size_t start = 0;
+  while (any_allowed) {
+    const auto [index, offset] = FindSpecial(text, start, *allowed);
+    if (index < 0) break;
+    // tiktoken pre-tokenizes each stretch between special tokens on its
+    // own: a piece never reaches across a special token.
+    encode_ordinary(text.substr(start, offset - start));
+    sink(specials_[index].rank);
+    start = offset + specials_[index].text.size();
+  }
+  encode_ordinary(text.substr(start));
+  return absl::OkStatus();
+}
+
+template <typename Sink>
+absl::Status Encoding::EncodeAny(std::string_view text,
+                                 const EncodeOptions& options,
+                                 Sink&& sink) const {
+  if (IsValidUtf8(text)) return EncodeValid(text, options, sink);
+  if (!options.replace_invalid_utf8) return ValidateUtf8(text, "text");
+  const std::string replaced = ReplaceInvalidUtf8(text);
+  return EncodeValid(replaced, options, sink);
+}
+
+namespace {
+
+// Sinks receive either a piece to merge or a special token's id.
+struct EncodeSink {
+  const Vocabulary& vocabulary;
+  std::vector<uint32_t>* out;
+  void operator()(std::string_view piece) const {
+    BytePairEncode(vocabulary, piece, out);
+  }
+  void operator()(uint32_t special_id) const { out->push_back(special_id); }
+};
+
+struct CountSink {
+  const Vocabulary& vocabulary;
+  size_t* count;
+  void operator()(std::string_view piece) const {
+    *count += BytePairCount(vocabulary, piece);
+  }
+  void operator()(uint32_t) const { ++*count; }
+};
+
+}  // namespace
+
+absl::Status Encoding::Encode(std::string_view text,
+                              const EncodeOptions& options,
+                              std::vector<uint32_t>* out) const {
+  // Roughly four bytes a token for prose; one reservation beats regrowth.
+  out->reserve(out->size() + text.size() / 4 + 1);
+  const size_t before = out->size();
+  absl::Status status = EncodeAny(text, options, EncodeSink{*vocabulary_, out});
+  if (!status.ok()) out->resize(before);
+  return status;
+}
+
+absl::StatusOr<size_t> Encoding::Count(std::string_view text,
+                                       const EncodeOptions& options) const {
+  size_t count = 0;
+  absl::Status status = EncodeAny(text, options, CountSink{*vocabulary_, &count});
+  if (!status.ok()) return status;
+  return count;
+}
+
+absl::StatusOr<std::string_view> Encoding::TokenBytes(uint32_t id) const {
+  std::string_view bytes = vocabulary_->Bytes(id);
+  if (!bytes.empty()) return bytes;
+  if (auto it = special_by_id_.find(id); it != special_by_id_.end()) {
+    return std::string_view(specials_[it->second].text);
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "token id %u is not a token of %s (ids run to %u)", id, name_,
+      vocabulary_size_ - 1));
+}
+
+absl::StatusOr<std::string> Encoding::Decode(std::span<const uint32_t> ids) const {
+  std::string out;
+  out.reserve(ids.size() * 4);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    absl::StatusOr<std::string_view> bytes = TokenBytes(ids[i]);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "ids[%u]: %s", i, bytes.status().message()));
+    }
+    out.append(*bytes);
+  }
+  return out;
+}
+
+}  // namespace ctxkit::internal

@@ -1,0 +1,156 @@
+// ctxkit::Tokenizer: the public face of Encoding, and the per-process cache
+// of built-in tokenizers.
+
+#include "ctxkit/tokenizer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+
+#include "lib/json/utf8.h"
+#include "lib/status/status_internal.h"
+#include "lib/tokenizer/builtin_encodings.h"
+#include "lib/tokenizer/encoding.h"
+
+namespace ctxkit {
+
+using internal::ToPublic;
+
+StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::ForEncoding(
+    std::string_view name) {
+  // Built once per process, on first use, then shared: an encoding is
+  // immutable and costs megabytes.
+  static std::mutex* mu = new std::mutex;
+  static auto* cache =
+      new std::map<std::string, std::shared_ptr<const Tokenizer>, std::less<>>;
+  std::lock_guard lock(*mu);
+  if (auto it = cache->find(name); it != cache->end()) return it->second;
+  auto encoding = internal::BuildBuiltinEncoding(name);
+  if (!encoding.ok()) return ToPublic(encoding.status());
+  std::shared_ptr<const Tokenizer> tokenizer(
+      new Tokenizer(std::move(*encoding)));
+  cache->emplace(std::string(name), tokenizer);
+  return tokenizer;
+}
+
+std::vector<std::string> Tokenizer::EncodingNames() {
+  return internal::BuiltinEncodingNames();
+}
+
+Tokenizer::Tokenizer(std::unique_ptr<const internal::Encoding> encoding)
+    : encoding_(std::move(encoding)) {}
+
+Tokenizer::~Tokenizer() = default;
+
+const std::string& Tokenizer::name() const { return encoding_->name(); }
+
+uint32_t Tokenizer::vocabulary_size() const {
+  return encoding_->vocabulary_size();
+}
+
+StatusOr<std::vector<uint32_t>> Tokenizer::Encode(
+    std::string_view text, const EncodeOptions& options) const {
+  std::vector<uint32_t> ids;
+  absl::Status status = encoding_->Encode(text, options, &ids);
+  if (!status.ok()) return ToPublic(status);
+  return ids;
+}
+
+StatusOr<std::vector<uint32_t>> Tokenizer::EncodeOrdinary(
+    std::string_view text) const {
+  EncodeOptions options;
+  options.disallowed_special = SpecialTokenSet::None();
+  return Encode(text, options);
+}
+
+StatusOr<size_t> Tokenizer::Count(std::string_view text,
+                                  const EncodeOptions& options) const {
+  return ToPublic(encoding_->Count(text, options));
+}
+
+StatusOr<std::vector<size_t>> Tokenizer::CountMany(
+    std::span<const std::string_view> texts, unsigned threads,
+    const EncodeOptions& options) const {
+  std::vector<size_t> counts(texts.size());
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(
+      std::min<size_t>(threads, std::max<size_t>(texts.size(), 1)));
+  // Texts are handed out one at a time, so a few long texts do not leave
+  // the other threads idle.
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> first_error{texts.size()};
+  std::mutex error_mu;
+  absl::Status error;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < texts.size();) {
+      if (first_error.load() < i) return;
+      absl::StatusOr<size_t> n = encoding_->Count(texts[i], options);
+      if (n.ok()) {
+        counts[i] = *n;
+        continue;
+      }
+      std::lock_guard lock(error_mu);
+      if (i < first_error.load()) {
+        first_error.store(i);
+        error = absl::Status(n.status().code(),
+                             absl::StrFormat("texts[%u]: %s", i, n.status().message()));
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (!error.ok()) return ToPublic(error);
+  return counts;
+}
+
+StatusOr<Truncation> Tokenizer::Truncate(std::string_view text,
+                                         size_t max_tokens,
+                                         const EncodeOptions& options) const {
+  if (!internal::IsValidUtf8(text)) {
+    return ToPublic(internal::ValidateUtf8(text, "text"));
+  }
+  std::vector<uint32_t> ids;
+  if (absl::Status s = encoding_->Encode(text, options, &ids); !s.ok()) {
+    return ToPublic(s);
+  }
+  if (ids.size() <= max_tokens) return Truncation{text, ids.size(), false};
+  // Decoding the ids gives back the text, so the first k tokens are a
+  // prefix of it; find the largest k <= max_tokens ending on a character.
+  size_t bytes = 0;
+  size_t tokens = 0;
+  size_t end = 0;
+  for (size_t k = 0; k < max_tokens; ++k) {
+    end += encoding_->TokenBytes(ids[k])->size();
+    const bool boundary =
+        end == text.size() || (static_cast<unsigned char>(text[end]) & 0xC0) != 0x80;
+    if (boundary) {
+      bytes = end;
+      tokens = k + 1;
+    }
+  }
+  return Truncation{text.substr(0, bytes), tokens, true};
+}
+
+StatusOr<std::string> Tokenizer::Decode(std::span<const uint32_t> ids) const {
+  return ToPublic(encoding_->Decode(ids));
+}
+
+StatusOr<std::string> Tokenizer::DecodeUtf8(std::span<const uint32_t> ids) const {
+  auto bytes = encoding_->Decode(ids);
+  if (!bytes.ok()) return ToPublic(bytes.status());
+  if (internal::IsValidUtf8(*bytes)) return std::move(*bytes);
+  return internal::ReplaceInvalidUtf8(*bytes);
+}
+
+StatusOr<std::string_view> Tokenizer::TokenBytes(uint32_t id) const {
+  return ToPublic(encoding_->TokenBytes(id));
+}
+
+}  // namespace ctxkit

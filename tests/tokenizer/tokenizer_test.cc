@@ -1,0 +1,223 @@
+// ctxkit::Tokenizer's contract: built-in encodings, special-token rules as in
+// tiktoken, UTF-8 handling, decoding, and use from many threads.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ctxkit/tokenizer.h"
+
+namespace ctxkit {
+namespace {
+
+std::shared_ptr<const Tokenizer> Get(const std::string& name) {
+  auto t = Tokenizer::ForEncoding(name);
+  REQUIRE_MESSAGE(t.ok(), t.status().ToString());
+  return *t;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+using Ids = std::vector<uint32_t>;
+
+TEST_CASE("every built-in encoding loads and round-trips text") {
+  const std::vector<std::string> names = Tokenizer::EncodingNames();
+  CHECK(names == std::vector<std::string>{"r50k_base", "p50k_base", "p50k_edit",
+                                          "cl100k_base", "o200k_base",
+                                          "o200k_harmony"});
+  const std::string text =
+      "Hello, world! Ünïcödé ✓ 你好 🤖 'll don't  \n\n\tx = f(42);";
+  for (const std::string& name : names) {
+    auto tok = Get(name);
+    CHECK(tok->name() == name);
+    auto ids = tok->Encode(text);
+    REQUIRE(ids.ok());
+    CHECK(*tok->Decode(*ids) == text);
+    CHECK(*tok->Count(text) == ids->size());
+  }
+  CHECK(Get("cl100k_base")->vocabulary_size() == 100277);
+  CHECK(Get("o200k_base")->vocabulary_size() == 200019);
+  CHECK(Get("o200k_harmony")->vocabulary_size() == 201088);
+  CHECK(Get("r50k_base")->vocabulary_size() == 50257);
+  CHECK(Get("p50k_edit")->vocabulary_size() == 50284);
+}
+
+TEST_CASE("known ids") {
+  CHECK(*Get("cl100k_base")->Encode("hello world") == Ids{15339, 1917});
+  CHECK(*Get("o200k_base")->Encode("hello world") == Ids{24912, 2375});
+  CHECK(*Get("r50k_base")->Encode("hello world") == Ids{31373, 995});
+}
+
+TEST_CASE("a tokenizer is built once and shared") {
+  CHECK(Get("cl100k_base").get() == Get("cl100k_base").get());
+  auto unknown = Tokenizer::ForEncoding("cl200k_base");
+  CHECK(unknown.status().code() == StatusCode::kNotFound);
+  CHECK(Contains(unknown.status().message(), "o200k_base"));
+}
+
+TEST_CASE("special tokens follow tiktoken's rules") {
+  auto tok = Get("cl100k_base");
+  const std::string text = "a<|endoftext|>b";
+
+  // By default special-token text is an error naming token and offset.
+  auto refused = tok->Encode(text);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(refused.status().message(), "<|endoftext|>"));
+  CHECK(Contains(refused.status().message(), "offset 1"));
+  CHECK(tok->Count(text).status().code() == StatusCode::kInvalidArgument);
+
+  EncodeOptions all;
+  all.allowed_special = SpecialTokenSet::All();
+  auto special = tok->Encode(text, all);
+  REQUIRE(special.ok());
+  REQUIRE(special->size() == 3);
+  CHECK((*special)[1] == 100257);
+  CHECK(*tok->Count(text, all) == 3);
+
+  // encode_ordinary: the text is plain text.
+  auto ordinary = tok->EncodeOrdinary(text);
+  REQUIRE(ordinary.ok());
+  CHECK(ordinary->size() > 3);
+  CHECK(*tok->Decode(*ordinary) == text);
+
+  // A list: only the listed token is special; others are still refused.
+  EncodeOptions list;
+  list.allowed_special = SpecialTokenSet::Of({"<|fim_prefix|>"});
+  auto mixed = tok->Encode("<|fim_prefix|>x", list);
+  REQUIRE(mixed.ok());
+  CHECK(mixed->front() == 100258);
+  CHECK_FALSE(tok->Encode("<|fim_prefix|>x<|endoftext|>", list).ok());
+  // Allowed nothing, disallowed nothing: all special text is plain.
+  EncodeOptions plain;
+  plain.disallowed_special = SpecialTokenSet::None();
+  CHECK(*tok->Encode(text, plain) == *ordinary);
+
+  EncodeOptions bogus;
+  bogus.allowed_special = SpecialTokenSet::Of({"<|nope|>"});
+  auto bad = tok->Encode("x", bogus);
+  CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(bad.status().message(), "<|nope|>"));
+
+  // Harmony's specials, including a reserved one.
+  auto harmony = Get("o200k_harmony");
+  auto h = harmony->Encode("<|start|>user<|message|>hi<|end|><|reserved_201087|>", all);
+  REQUIRE(h.ok());
+  CHECK(h->front() == 200006);
+  CHECK(h->back() == 201087);
+  CHECK(*harmony->TokenBytes(200018) == "<|endofprompt|>");
+}
+
+TEST_CASE("invalid UTF-8: an error with the offset, or replacement") {
+  auto tok = Get("o200k_base");
+  const std::string bad = "ok \xff then \xe2\x82";
+  auto refused = tok->Encode(bad);
+  CHECK(refused.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(refused.status().message(), "offset 3"));
+  EncodeOptions replace;
+  replace.replace_invalid_utf8 = true;
+  auto replaced = tok->Encode(bad, replace);
+  REQUIRE(replaced.ok());
+  CHECK(*tok->Decode(*replaced) == "ok \xef\xbf\xbd then \xef\xbf\xbd");
+}
+
+TEST_CASE("decoding") {
+  auto tok = Get("cl100k_base");
+  // "😀" is several tokens, each a partial UTF-8 sequence on its own.
+  auto ids = tok->Encode("😀");
+  REQUIRE(ids.ok());
+  CHECK(*tok->Decode(*ids) == "😀");
+  if (ids->size() > 1) {
+    const Ids first{ids->front()};
+    CHECK(*tok->DecodeUtf8(first) == "\xef\xbf\xbd");
+  }
+  auto bad = tok->Decode(Ids{15339, 999999});
+  CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(bad.status().message(), "ids[1]"));
+  CHECK(Contains(bad.status().message(), "999999"));
+  CHECK(*tok->TokenBytes(15339) == "hello");
+  CHECK(*tok->TokenBytes(100257) == "<|endoftext|>");
+  // 100261..100275 are unused ids between the specials.
+  CHECK(tok->TokenBytes(100261).status().code() == StatusCode::kInvalidArgument);
+  CHECK(tok->Decode(Ids{}).value().empty());
+  CHECK(tok->Encode("").value().empty());
+}
+
+TEST_CASE("Truncate cuts on token and character boundaries") {
+  auto tok = Get("cl100k_base");
+  const std::string text = "The quick brown fox jumps over the lazy dog.";
+  const size_t total = *tok->Count(text);
+  auto whole = tok->Truncate(text, total);
+  REQUIRE(whole.ok());
+  CHECK_FALSE(whole->truncated);
+  CHECK(whole->text == text);
+  CHECK(whole->tokens == total);
+  for (size_t max = 0; max < total; ++max) {
+    auto cut = tok->Truncate(text, max);
+    REQUIRE(cut.ok());
+    CHECK(cut->truncated);
+    CHECK(cut->tokens == max);  // ASCII: every token boundary is a character's
+    CHECK(*tok->Count(cut->text) == max);
+    CHECK(text.substr(0, cut->text.size()) == cut->text);
+  }
+  // Emoji are several tokens each; a cut never leaves half of one.
+  const std::string emoji = "😀😀😀😀";
+  const auto ids = *tok->Encode(emoji);
+  REQUIRE(ids.size() > 4);
+  for (size_t max = 0; max <= ids.size(); ++max) {
+    auto cut = tok->Truncate(emoji, max);
+    REQUIRE(cut.ok());
+    CHECK(cut->text.size() % 4 == 0);  // whole 4-byte characters only
+    CHECK(cut->tokens <= max);
+  }
+  CHECK(tok->Truncate("\xff", 1).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("CountMany counts each text, in order, on several threads") {
+  auto tok = Get("o200k_base");
+  std::vector<std::string> owned;
+  for (int i = 0; i < 300; ++i) {
+    owned.push_back(std::string(static_cast<size_t>(i % 37), 'x') + " text " +
+                    std::to_string(i * 7919));
+  }
+  std::vector<std::string_view> texts(owned.begin(), owned.end());
+  for (unsigned threads : {1u, 2u, 4u, 0u}) {
+    auto counts = tok->CountMany(texts, threads);
+    REQUIRE(counts.ok());
+    REQUIRE(counts->size() == texts.size());
+    for (size_t i = 0; i < texts.size(); ++i) {
+      CHECK((*counts)[i] == *tok->Count(texts[i]));
+    }
+  }
+  owned[123] = "bad \xc3";
+  texts[123] = owned[123];
+  auto failed = tok->CountMany(texts, 2);
+  CHECK(failed.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(failed.status().message(), "texts[123]"));
+  CHECK(tok->CountMany({}, 2)->empty());
+}
+
+TEST_CASE("one tokenizer serves many threads") {
+  auto tok = Get("o200k_base");
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "The quick brown fox " + std::to_string(i) + ". ";
+  const Ids expected = *tok->Encode(text);
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        if (*tok->Encode(text) != expected) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(mismatches.load() == 0);
+}
+
+}  // namespace
+}  // namespace ctxkit

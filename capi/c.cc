@@ -8,12 +8,20 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "ctxkit/message_count.h"
+#include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "ctxkit/tokenizer.h"
 #include "ctxkit/version.h"
+#include "lib/json/json_writer.h"
+#include "lib/status/status_internal.h"
 
 struct ctxkit_store_options {
   ctxkit::StoreOptions options;
@@ -21,6 +29,12 @@ struct ctxkit_store_options {
 
 struct ctxkit_store {
   std::unique_ptr<ctxkit::Store> store;
+};
+
+// Handles share the per-process cached tokenizer; the handle itself only
+// holds a reference, so freeing it never frees the tokenizer under another.
+struct ctxkit_tokenizer {
+  std::shared_ptr<const ctxkit::Tokenizer> tokenizer;
 };
 
 namespace {
@@ -88,6 +102,89 @@ int Guard(char** out_error, Body&& body) noexcept {
 
 std::string_view View(const char* data, size_t len) {
   return data == nullptr ? std::string_view() : std::string_view(data, len);
+}
+
+constexpr uint32_t kKnownEncodeFlags = CTXKIT_ENCODE_ALLOW_SPECIAL |
+                                       CTXKIT_ENCODE_SPECIAL_AS_TEXT |
+                                       CTXKIT_ENCODE_REPLACE_INVALID_UTF8;
+
+// The EncodeOptions that `flags` stand for, or INVALID_ARGUMENT.
+ctxkit::Status OptionsFromFlags(uint32_t flags, ctxkit::EncodeOptions* out) {
+  if ((flags & ~kKnownEncodeFlags) != 0) {
+    return ctxkit::Status(
+        StatusCode::kInvalidArgument, "unknown encode flags 0x" + [&] {
+          static const char kHex[] = "0123456789abcdef";
+          std::string hex;
+          uint32_t bits = flags & ~kKnownEncodeFlags;
+          do {
+            hex.insert(hex.begin(), kHex[bits & 0xF]);
+            bits >>= 4;
+          } while (bits != 0);
+          return hex;
+        }());
+  }
+  const bool allow = (flags & CTXKIT_ENCODE_ALLOW_SPECIAL) != 0;
+  const bool as_text = (flags & CTXKIT_ENCODE_SPECIAL_AS_TEXT) != 0;
+  if (allow && as_text) {
+    return ctxkit::Status(StatusCode::kInvalidArgument,
+                          "CTXKIT_ENCODE_ALLOW_SPECIAL and "
+                          "CTXKIT_ENCODE_SPECIAL_AS_TEXT exclude each other");
+  }
+  if (allow) out->allowed_special = ctxkit::SpecialTokenSet::All();
+  if (as_text) out->disallowed_special = ctxkit::SpecialTokenSet::None();
+  out->replace_invalid_utf8 = (flags & CTXKIT_ENCODE_REPLACE_INVALID_UTF8) != 0;
+  return ctxkit::Status();
+}
+
+// Hands a finished JSON document (or the writer's error) to the caller.
+int ReturnJson(ctxkit::internal::JsonWriter writer, char** out_json,
+               size_t* out_json_len, char** out_error) {
+  auto json = std::move(writer).Finish();
+  if (!json.ok()) {
+    return Report(ctxkit::internal::ToPublic(json.status()), out_error);
+  }
+  char* out = CopyOut(*json);
+  if (out == nullptr) {
+    return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  *out_json = out;
+  *out_json_len = json->size();
+  return Report(ctxkit::Status(), out_error);
+}
+
+// The decode calls differ only in the method they call.
+template <typename DecodeFn>
+int DecodeInto(const ctxkit_tokenizer* tokenizer, const uint32_t* ids, size_t n,
+               char** out_text, size_t* out_len, char** out_error,
+               DecodeFn decode) {
+  if (out_text != nullptr) *out_text = nullptr;
+  if (out_len != nullptr) *out_len = 0;
+  if (tokenizer == nullptr || out_text == nullptr || out_len == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "tokenizer, out_text and out_len must not be NULL");
+  }
+  if (ids == nullptr && n != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "ids is NULL with a non-zero count");
+  }
+  return Guard(out_error, [&] {
+    const std::span<const uint32_t> span =
+        ids == nullptr ? std::span<const uint32_t>()
+                       : std::span<const uint32_t>(ids, n);
+    ctxkit::StatusOr<std::string> text = decode(*tokenizer->tokenizer, span);
+    if (!text.ok()) return Report(text.status(), out_error);
+    char* out = CopyOut(*text);
+    if (out == nullptr) {
+      return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    *out_text = out;
+    *out_len = text->size();
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+const char* MethodName(ctxkit::CountMethod method) {
+  return method == ctxkit::CountMethod::kTokenizer ? "tokenizer" : "heuristic";
 }
 
 }  // namespace
@@ -198,6 +295,272 @@ int ctxkit_store_info_json(const ctxkit_store* store, char** out_json,
     }
     *out_json = out;
     *out_json_len = json->size();
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_for_encoding(const char* name, size_t name_len,
+                                  ctxkit_tokenizer** out, char** out_error) {
+  if (out == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
+  }
+  *out = nullptr;
+  if (name == nullptr && name_len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "name is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    auto tokenizer = ctxkit::Tokenizer::ForEncoding(View(name, name_len));
+    if (!tokenizer.ok()) return Report(tokenizer.status(), out_error);
+    *out = new ctxkit_tokenizer{std::move(*tokenizer)};
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_for_model(const char* model, size_t model_len,
+                               ctxkit_tokenizer** out, int* out_exact,
+                               char** out_error) {
+  if (out_exact != nullptr) *out_exact = 0;
+  if (out == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
+  }
+  *out = nullptr;
+  if (model == nullptr && model_len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "model is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    const ctxkit::ModelRegistry& registry = ctxkit::ModelRegistry::Default();
+    const std::string_view name = View(model, model_len);
+    auto info = registry.Find(name);
+    if (!info.ok()) return Report(info.status(), out_error);
+    auto tokenizer = registry.TokenizerFor(name);
+    if (!tokenizer.ok()) return Report(tokenizer.status(), out_error);
+    *out = new ctxkit_tokenizer{std::move(*tokenizer)};
+    if (out_exact != nullptr) *out_exact = info->exact ? 1 : 0;
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+void ctxkit_tokenizer_free(ctxkit_tokenizer* tokenizer) { delete tokenizer; }
+
+const char* ctxkit_tokenizer_name(const ctxkit_tokenizer* tokenizer) {
+  return tokenizer == nullptr ? nullptr : tokenizer->tokenizer->name().c_str();
+}
+
+uint32_t ctxkit_tokenizer_vocabulary_size(const ctxkit_tokenizer* tokenizer) {
+  return tokenizer == nullptr ? 0 : tokenizer->tokenizer->vocabulary_size();
+}
+
+int ctxkit_encoding_names_json(char** out_json, size_t* out_json_len,
+                               char** out_error) {
+  if (out_json != nullptr) *out_json = nullptr;
+  if (out_json_len != nullptr) *out_json_len = 0;
+  if (out_json == nullptr || out_json_len == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "out_json and out_json_len must not be NULL");
+  }
+  return Guard(out_error, [&] {
+    ctxkit::internal::JsonWriter writer;
+    writer.BeginObject().Key("schema_version").Int(1).Key("encodings");
+    writer.BeginArray();
+    for (const std::string& name : ctxkit::Tokenizer::EncodingNames()) {
+      writer.String(name);
+    }
+    writer.EndArray().EndObject();
+    return ReturnJson(std::move(writer), out_json, out_json_len, out_error);
+  });
+}
+
+int ctxkit_tokenizer_count(const ctxkit_tokenizer* tokenizer, const char* text,
+                           size_t len, uint32_t flags, size_t* out_count,
+                           char** out_error) {
+  if (out_count != nullptr) *out_count = 0;
+  if (tokenizer == nullptr || out_count == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "tokenizer and out_count must not be NULL");
+  }
+  if (text == nullptr && len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "text is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    ctxkit::EncodeOptions options;
+    if (auto s = OptionsFromFlags(flags, &options); !s.ok()) {
+      return Report(s, out_error);
+    }
+    auto count = tokenizer->tokenizer->Count(View(text, len), options);
+    if (!count.ok()) return Report(count.status(), out_error);
+    *out_count = *count;
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_encode(const ctxkit_tokenizer* tokenizer, const char* text,
+                            size_t len, uint32_t flags, uint32_t* ids,
+                            size_t capacity, size_t* out_count,
+                            char** out_error) {
+  if (out_count != nullptr) *out_count = 0;
+  if (tokenizer == nullptr || out_count == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "tokenizer and out_count must not be NULL");
+  }
+  if (text == nullptr && len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "text is NULL with a non-zero length");
+  }
+  if (ids == nullptr && capacity != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "ids is NULL with a non-zero capacity");
+  }
+  return Guard(out_error, [&] {
+    ctxkit::EncodeOptions options;
+    if (auto s = OptionsFromFlags(flags, &options); !s.ok()) {
+      return Report(s, out_error);
+    }
+    auto encoded = tokenizer->tokenizer->Encode(View(text, len), options);
+    if (!encoded.ok()) return Report(encoded.status(), out_error);
+    const std::vector<uint32_t>& result = *encoded;
+    if (result.size() > capacity) {
+      *out_count = result.size();
+      return Fail(out_error, CTXKIT_OUT_OF_RANGE,
+                  "the text is " + std::to_string(result.size()) +
+                      " tokens but the buffer holds " +
+                      std::to_string(capacity));
+    }
+    if (!result.empty()) {
+      std::memcpy(ids, result.data(), result.size() * sizeof(uint32_t));
+    }
+    *out_count = result.size();
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_decode(const ctxkit_tokenizer* tokenizer,
+                            const uint32_t* ids, size_t n, char** out_text,
+                            size_t* out_len, char** out_error) {
+  return DecodeInto(
+      tokenizer, ids, n, out_text, out_len, out_error,
+      [](const ctxkit::Tokenizer& t, std::span<const uint32_t> span) {
+        return t.Decode(span);
+      });
+}
+
+int ctxkit_tokenizer_decode_utf8(const ctxkit_tokenizer* tokenizer,
+                                 const uint32_t* ids, size_t n, char** out_text,
+                                 size_t* out_len, char** out_error) {
+  return DecodeInto(
+      tokenizer, ids, n, out_text, out_len, out_error,
+      [](const ctxkit::Tokenizer& t, std::span<const uint32_t> span) {
+        return t.DecodeUtf8(span);
+      });
+}
+
+int ctxkit_tokenizer_token_bytes(const ctxkit_tokenizer* tokenizer, uint32_t id,
+                                 const char** out_bytes, size_t* out_len,
+                                 char** out_error) {
+  if (out_bytes != nullptr) *out_bytes = nullptr;
+  if (out_len != nullptr) *out_len = 0;
+  if (tokenizer == nullptr || out_bytes == nullptr || out_len == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "tokenizer, out_bytes and out_len must not be NULL");
+  }
+  return Guard(out_error, [&] {
+    auto bytes = tokenizer->tokenizer->TokenBytes(id);
+    if (!bytes.ok()) return Report(bytes.status(), out_error);
+    *out_bytes = bytes->data();
+    *out_len = bytes->size();
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_truncate(const ctxkit_tokenizer* tokenizer,
+                              const char* text, size_t len, size_t max_tokens,
+                              uint32_t flags, size_t* out_bytes,
+                              size_t* out_tokens, char** out_error) {
+  if (out_bytes != nullptr) *out_bytes = 0;
+  if (out_tokens != nullptr) *out_tokens = 0;
+  if (tokenizer == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "tokenizer is NULL");
+  }
+  if (text == nullptr && len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "text is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    ctxkit::EncodeOptions options;
+    if (auto s = OptionsFromFlags(flags, &options); !s.ok()) {
+      return Report(s, out_error);
+    }
+    const std::string_view input = View(text, len);
+    auto cut = tokenizer->tokenizer->Truncate(input, max_tokens, options);
+    if (!cut.ok()) return Report(cut.status(), out_error);
+    if (out_bytes != nullptr) *out_bytes = cut->text.size();
+    if (out_tokens != nullptr) *out_tokens = cut->tokens;
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+size_t ctxkit_estimate_tokens(const char* text, size_t len) {
+  return text == nullptr ? 0
+                         : ctxkit::EstimateTokens(std::string_view(text, len));
+}
+
+int ctxkit_count_messages(const char* model, size_t model_len,
+                          const char* messages_json, size_t messages_json_len,
+                          size_t* out_total, char** out_json,
+                          size_t* out_json_len, char** out_error) {
+  if (out_total != nullptr) *out_total = 0;
+  if (out_json != nullptr) *out_json = nullptr;
+  if (out_json_len != nullptr) *out_json_len = 0;
+  if (out_total == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out_total is NULL");
+  }
+  if (out_json != nullptr && out_json_len == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "out_json_len is NULL while out_json is not");
+  }
+  if ((model == nullptr && model_len != 0) ||
+      (messages_json == nullptr && messages_json_len != 0)) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "a string is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    const std::string_view model_name = View(model, model_len);
+    auto count = ctxkit::CountMessagesForModel(
+        model_name, View(messages_json, messages_json_len));
+    if (!count.ok()) return Report(count.status(), out_error);
+    if (out_json != nullptr) {
+      ctxkit::internal::JsonWriter writer;
+      writer.BeginObject()
+          .Key("schema_version")
+          .Int(1)
+          .Key("model")
+          .String(model_name)
+          .Key("total")
+          .Uint(count->total)
+          .Key("messages")
+          .BeginArray();
+      for (size_t n : count->messages) writer.Uint(n);
+      writer.EndArray()
+          .Key("system")
+          .Uint(count->system)
+          .Key("tools")
+          .Uint(count->tools)
+          .Key("reply_priming")
+          .Uint(count->reply_priming)
+          .Key("encoding")
+          .String(count->encoding)
+          .Key("method")
+          .String(MethodName(count->method))
+          .Key("exact")
+          .Bool(count->exact)
+          .EndObject();
+      const int rc =
+          ReturnJson(std::move(writer), out_json, out_json_len, out_error);
+      if (rc != CTXKIT_OK) return rc;
+    }
+    *out_total = count->total;
     return Report(ctxkit::Status(), out_error);
   });
 }

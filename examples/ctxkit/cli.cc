@@ -259,8 +259,38 @@ std::optional<UsageError> ParseCommandArgs(
         return error("empty value for flag " + Quoted(name) + " of " + where);
       }
     }
+    if (!flag.choices.empty() &&
+        std::find(flag.choices.begin(), flag.choices.end(), value) ==
+            flag.choices.end()) {
+      std::string choices;
+      for (const std::string_view choice : flag.choices) {
+        choices.append(choices.empty() ? "" : ", ").append(choice);
+      }
+      return error("invalid value " + Quoted(value) + " for flag " +
+                   Quoted(name) + " of " + where + " (expected one of " +
+                   choices + ")");
+    }
+    if (flag.is_number && (value.size() > 19 ||
+                           !std::all_of(value.begin(), value.end(), [](char c) {
+                             return c >= '0' && c <= '9';
+                           }))) {
+      return error("invalid value " + Quoted(value) + " for flag " +
+                   Quoted(name) + " of " + where + " (expected a number)");
+    }
     if (!args.Set(name, std::move(value))) {
       return error("flag " + Quoted(name) + " given twice for " + where);
+    }
+  }
+  for (const std::vector<const Flag*>& group : command.exclusive) {
+    const Flag* given = nullptr;
+    for (const Flag* flag : group) {
+      if (!args.Has(flag->name)) continue;
+      if (given != nullptr) {
+        return error("flags " + Quoted(given->name) + " and " +
+                     Quoted(flag->name) + " of " + where +
+                     " exclude each other");
+      }
+      given = flag;
     }
   }
   if (positional < command.min_args) {

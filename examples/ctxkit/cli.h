@@ -39,6 +39,11 @@ struct Flag {
   std::string_view name;        // "--db"
   std::string_view value_name;  // "PATH"; empty for a switch
   std::string_view help;        // one line for the command's --help
+  // When not empty, the only values the flag accepts; any other value is a
+  // usage error listing them.
+  std::span<const std::string_view> choices = {};
+  // The value must be a decimal number (digits only, fits in 64 bits).
+  bool is_number = false;
 };
 
 // The flags and positional arguments of one parsed command line.
@@ -83,6 +88,9 @@ struct Command {
   // Paragraphs shown by `--help` after the usage line; may be empty.
   std::string_view description = {};
   Handler handler = nullptr;
+  // Groups of flags of which at most one may be given (e.g. --model and
+  // --encoding); giving two of one group is a usage error.
+  std::vector<std::vector<const Flag*>> exclusive = {};
 };
 
 // A paragraph appended to the help of every command that accepts this flag,

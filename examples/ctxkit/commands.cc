@@ -35,6 +35,38 @@ const Program& CtxkitProgram() {
   // Built once and never destroyed, so no destructor runs at exit.
   static const std::vector<Command>* const kCommands = new std::vector<Command>{
       {
+          .name = "count",
+          .summary = "count the tokens of a text or of a chat request",
+          .args_usage = "[FILE|-]",
+          .max_args = 1,
+          .flags = {&kModelFlag, &kEncodingFlag, &kSpecialFlag, &kMessagesFlag,
+                    &kChunkSizeFlag, &kJsonFlag},
+          .description =
+              "Prints the number of tokens of FILE (standard input for - or\n"
+              "no FILE) in the encoding of --encoding (default o200k_base)\n"
+              "or of the model --model names. Counts are exact: the ids are\n"
+              "those of OpenAI's tiktoken. A model that is unknown, or whose\n"
+              "tokenizer is not available (Llama 3), is counted with a\n"
+              "heuristic estimate instead, said so on stderr; --json then\n"
+              "shows \"method\":\"heuristic\".\n"
+              "\n"
+              "Input of any size is read in chunks and never held whole:\n"
+              "a chunk ends only between an ASCII letter or digit and\n"
+              "whitespace, where cutting cannot change the tokens, so the\n"
+              "count equals that of the whole text. Chunks are counted on\n"
+              "every core. Inputs over 100 MB show progress on stderr when\n"
+              "it is a terminal.\n"
+              "\n"
+              "With --messages the input is a chat request as JSON: an\n"
+              "array of messages or {\"messages\":[...],\"system\":...,\n"
+              "\"tools\":[...]}, in OpenAI or Anthropic shape. The count\n"
+              "includes the tokens the model's chat format adds (3 per\n"
+              "message and 3 for the reply in OpenAI's layout); --json\n"
+              "shows the count of each message.\n",
+          .handler = RunCount,
+          .exclusive = {{&kModelFlag, &kEncodingFlag}},
+      },
+      {
           .name = "demo",
           .summary = "write 1000 records to a store and read them back",
           .flags = {&kDemoDbFlag},
@@ -48,6 +80,13 @@ const Program& CtxkitProgram() {
               "not touched. With --db the store is created if missing and\n"
               "kept; a second run rewrites the same records.\n",
           .handler = RunDemo,
+      },
+      {
+          .name = "encodings",
+          .summary = "list the built-in encodings",
+          .description = "Prints the names that --encoding accepts, one per "
+                         "line.\n",
+          .handler = RunEncodings,
       },
       {
           .name = "store info",
@@ -73,6 +112,26 @@ const Program& CtxkitProgram() {
               "does. Commands that write create their store themselves;\n"
               "this one prepares and checks a location ahead of time.\n",
           .handler = RunStoreInit,
+      },
+      {
+          .name = "tokenize",
+          .summary = "print the token ids of a text",
+          .args_usage = "[FILE|-]",
+          .max_args = 1,
+          .flags = {&kEncodingFlag, &kModelFlag, &kSpecialFlag, &kJsonlFlag,
+                    &kChunkSizeFlag},
+          .description =
+              "Prints the token ids of FILE (standard input for - or no\n"
+              "FILE) on one line, separated by spaces, in the encoding of\n"
+              "--encoding (default o200k_base) or of --model. The ids are\n"
+              "those of OpenAI's tiktoken. Special-token text such as\n"
+              "<|endoftext|> is ordinary text unless --special all.\n"
+              "\n"
+              "With --jsonl every input line is a JSON string or an object\n"
+              "with a string member \"text\" (other members are ignored),\n"
+              "and every output line is the JSON array of that text's ids.\n",
+          .handler = RunTokenize,
+          .exclusive = {{&kEncodingFlag, &kModelFlag}},
       },
   };
   static const FlagNote kNotes[] = {{&kDbFlag, kStoreLocationHelp}};

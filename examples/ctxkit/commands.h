@@ -28,6 +28,17 @@ void PrintStoreInfoText(const StoreInfo& info, std::ostream& out);
 extern const Flag kDemoDbFlag;
 Status RunDemo(const Args& args, std::ostream& out);
 
+// tokenizer_commands.cc
+extern const Flag kModelFlag;
+extern const Flag kEncodingFlag;
+extern const Flag kSpecialFlag;
+extern const Flag kMessagesFlag;
+extern const Flag kChunkSizeFlag;
+extern const Flag kJsonlFlag;
+Status RunCount(const Args& args, std::ostream& out);
+Status RunTokenize(const Args& args, std::ostream& out);
+Status RunEncodings(const Args& args, std::ostream& out);
+
 }  // namespace ctxkit::program
 
 #endif  // CTXKIT_EXAMPLES_CTXKIT_COMMANDS_H_

@@ -164,6 +164,203 @@ CTXKIT_EXPORT int ctxkit_store_info_json(const ctxkit_store* store,
                                          char** out_json, size_t* out_json_len,
                                          char** out_error);
 
+/* ------------------------------------------------------------------------ */
+/* Tokenizer                                                                */
+
+/* An exact byte-pair-encoding tokenizer (token ids identical to OpenAI's
+ * tiktoken for the same encoding and settings). Immutable and thread-safe:
+ * one handle may be used by any number of threads at once. Handles are
+ * cheap: every handle of one encoding shares the same tokenizer, built on
+ * first use (milliseconds) and kept for the life of the process. */
+typedef struct ctxkit_tokenizer ctxkit_tokenizer;
+
+/* Flags of the encode, count and truncate calls, or'ed together; 0 is
+ * tiktoken's default.
+ *
+ * Special tokens (e.g. "<|endoftext|>"): by default their text in the input
+ * is an INVALID_ARGUMENT error naming the token and its byte offset, since
+ * text that came from a user must not be able to inject control tokens.
+ * CTXKIT_ENCODE_ALLOW_SPECIAL encodes such text as the special token
+ * (tiktoken's allowed_special="all"); CTXKIT_ENCODE_SPECIAL_AS_TEXT encodes
+ * it as ordinary text (tiktoken's disallowed_special=()); giving both is
+ * INVALID_ARGUMENT.
+ *
+ * Invalid UTF-8: by default an INVALID_ARGUMENT error naming the byte
+ * offset; with CTXKIT_ENCODE_REPLACE_INVALID_UTF8 every ill-formed sequence
+ * is encoded as U+FFFD instead (not accepted by ctxkit_tokenizer_truncate,
+ * whose result must be a prefix of the input).
+ *
+ * Any other bit is INVALID_ARGUMENT, so that a program written for a later
+ * version fails clearly rather than being silently misunderstood. */
+enum {
+  CTXKIT_ENCODE_ALLOW_SPECIAL = 1 << 0,
+  CTXKIT_ENCODE_SPECIAL_AS_TEXT = 1 << 1,
+  CTXKIT_ENCODE_REPLACE_INVALID_UTF8 = 1 << 2
+};
+
+/* The tokenizer of built-in encoding `name` (name_len bytes), such as
+ * "cl100k_base" or "o200k_base" (ctxkit_encoding_names_json lists them).
+ * Release it with ctxkit_tokenizer_free.
+ * Errors: INVALID_ARGUMENT (NULL out, NULL name with a non-zero length);
+ * NOT_FOUND for an unknown name, the message listing the known ones;
+ * DATA_LOSS if an embedded vocabulary is damaged; RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_tokenizer_for_encoding(const char* name,
+                                                size_t name_len,
+                                                ctxkit_tokenizer** out,
+                                                char** out_error);
+
+/* The tokenizer that model `model` (model_len bytes) uses, resolved by the
+ * built-in model registry the way tiktoken resolves names (an exact name,
+ * else the longest registered prefix; ASCII case ignored):
+ * "gpt-4o-2024-08-06" -> o200k_base, "gpt-4" -> cl100k_base.
+ *
+ * *out_exact (when out_exact is not NULL) receives 1 when the encoding is
+ * the model's own, so counts are exact, and 0 when it only approximates the
+ * model's tokenizer (Claude 3 and later, whose tokenizer is not public).
+ *
+ * A model that is known but whose encoding this library cannot provide
+ * (the Llama 3 family, encoding "llama3", whose vocabulary is not built in)
+ * is FAILED_PRECONDITION, the message naming the encoding; an unknown model
+ * is NOT_FOUND. In both cases the caller decides: ctxkit_estimate_tokens
+ * gives a tokenizer-free estimate, or ctxkit_tokenizer_for_encoding an
+ * approximation it chooses.
+ * Errors: INVALID_ARGUMENT (NULL out, NULL model with a non-zero length);
+ * NOT_FOUND; FAILED_PRECONDITION; DATA_LOSS; RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_tokenizer_for_model(const char* model,
+                                             size_t model_len,
+                                             ctxkit_tokenizer** out,
+                                             int* out_exact, char** out_error);
+
+/* Releases a handle. NULL is a no-op. The shared tokenizer behind it stays
+ * cached; views returned by ctxkit_tokenizer_name and
+ * ctxkit_tokenizer_token_bytes are valid until the handle is freed. */
+CTXKIT_EXPORT void ctxkit_tokenizer_free(ctxkit_tokenizer* tokenizer);
+
+/* The encoding's name ("cl100k_base"), NUL-terminated, valid until the
+ * handle is freed; NULL for a NULL handle. Thread-safe. */
+CTXKIT_EXPORT const char* ctxkit_tokenizer_name(
+    const ctxkit_tokenizer* tokenizer);
+
+/* One past the highest token id, special tokens included; 0 for a NULL
+ * handle. Thread-safe. */
+CTXKIT_EXPORT uint32_t ctxkit_tokenizer_vocabulary_size(
+    const ctxkit_tokenizer* tokenizer);
+
+/* The names of the built-in encodings as a JSON document:
+ *   {"schema_version":1,"encodings":["cl100k_base", ...]}
+ * in *out_json (released with ctxkit_free) and *out_json_len.
+ * Errors: INVALID_ARGUMENT for a NULL argument; RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_encoding_names_json(char** out_json,
+                                             size_t* out_json_len,
+                                             char** out_error);
+
+/* The number of tokens of `text` (len bytes of UTF-8), without building the
+ * list of ids: the length ctxkit_tokenizer_encode would give.
+ * Errors: INVALID_ARGUMENT (NULL tokenizer or out_count, NULL text with a
+ * non-zero length, unknown flags, invalid UTF-8 or disallowed special-token
+ * text: see the flags above). */
+CTXKIT_EXPORT int ctxkit_tokenizer_count(const ctxkit_tokenizer* tokenizer,
+                                         const char* text, size_t len,
+                                         uint32_t flags, size_t* out_count,
+                                         char** out_error);
+
+/* The token ids of `text` (len bytes of UTF-8), written to ids[0 ..
+ * *out_count). When `capacity` is smaller than the number of tokens,
+ * nothing is written to `ids`, *out_count receives the number needed and
+ * the call returns OUT_OF_RANGE: call first with ids NULL and capacity 0 to
+ * size the buffer, or pass one of `len` ids, which always suffices since
+ * every token stands for at least one byte of the input (3 * len with
+ * CTXKIT_ENCODE_REPLACE_INVALID_UTF8, which may turn one byte into the three
+ * of U+FFFD). `ids` may be NULL only when capacity is 0.
+ * Errors: INVALID_ARGUMENT (as ctxkit_tokenizer_count; NULL ids with a
+ * non-zero capacity); OUT_OF_RANGE (buffer too small, *out_count set). On
+ * every other error *out_count is 0. */
+CTXKIT_EXPORT int ctxkit_tokenizer_encode(const ctxkit_tokenizer* tokenizer,
+                                          const char* text, size_t len,
+                                          uint32_t flags, uint32_t* ids,
+                                          size_t capacity, size_t* out_count,
+                                          char** out_error);
+
+/* The bytes that ids[0 .. n) stand for, concatenated, in *out_text
+ * (released with ctxkit_free; also NUL-terminated) and *out_len. Token
+ * boundaries may fall inside a UTF-8 character, so the bytes need not be
+ * valid UTF-8 (and may hold NUL); see ctxkit_tokenizer_decode_utf8.
+ * Errors: INVALID_ARGUMENT (a NULL argument other than ids with n == 0; an
+ * id that is not a token, the message naming its index and value);
+ * RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_tokenizer_decode(const ctxkit_tokenizer* tokenizer,
+                                          const uint32_t* ids, size_t n,
+                                          char** out_text, size_t* out_len,
+                                          char** out_error);
+
+/* As ctxkit_tokenizer_decode, with every ill-formed UTF-8 sequence replaced
+ * by U+FFFD, so the result is always valid UTF-8. */
+CTXKIT_EXPORT int ctxkit_tokenizer_decode_utf8(
+    const ctxkit_tokenizer* tokenizer, const uint32_t* ids, size_t n,
+    char** out_text, size_t* out_len, char** out_error);
+
+/* The bytes of token `id`, as a view (*out_bytes, *out_len) into the
+ * tokenizer, valid until the handle is freed; not NUL-terminated.
+ * Errors: INVALID_ARGUMENT (a NULL argument; `id` is not a token). */
+CTXKIT_EXPORT int ctxkit_tokenizer_token_bytes(
+    const ctxkit_tokenizer* tokenizer, uint32_t id, const char** out_bytes,
+    size_t* out_len, char** out_error);
+
+/* Cuts `text` to at most max_tokens tokens: *out_bytes receives the length
+ * of the longest prefix of `text` whose tokens are the first *out_tokens
+ * (<= max_tokens) tokens of the whole text and which ends on a UTF-8
+ * character boundary (a token may end inside a character; then the cut
+ * moves back). When the text fits, *out_bytes is len. Either out pointer
+ * may be NULL if not wanted.
+ * Errors: INVALID_ARGUMENT (NULL tokenizer; NULL text with a non-zero
+ * length; unknown flags; disallowed special-token text; invalid UTF-8, even
+ * with CTXKIT_ENCODE_REPLACE_INVALID_UTF8, since the result is a prefix of
+ * the input). */
+CTXKIT_EXPORT int ctxkit_tokenizer_truncate(const ctxkit_tokenizer* tokenizer,
+                                            const char* text, size_t len,
+                                            size_t max_tokens, uint32_t flags,
+                                            size_t* out_bytes,
+                                            size_t* out_tokens,
+                                            char** out_error);
+
+/* A tokenizer-free estimate of the tokens `text` takes with a modern BPE
+ * vocabulary (cl100k_base, o200k_base, Llama 3), erring on the high side:
+ * for models with no available tokenizer. Bytes that are not UTF-8 cost one
+ * each. 0 for NULL text. Never fails; thread-safe. */
+CTXKIT_EXPORT size_t ctxkit_estimate_tokens(const char* text, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Chat messages                                                            */
+
+/* The tokens a chat request takes for model `model` (model_len bytes),
+ * with the tokens its chat format adds around each message.
+ *
+ * `messages_json` (UTF-8 JSON) is an array of messages or an object
+ * {"messages":[...], "system":..., "tools":[...]}, in OpenAI or Anthropic
+ * shape (see ctxkit/message_count.h for the counting rules). The model
+ * chooses the tokenizer and the layout (OpenAI, Anthropic, Llama 3); a model
+ * that is unknown, or whose tokenizer is not available, is counted with
+ * ctxkit_estimate_tokens (in the OpenAI layout when unknown), which the
+ * document reports as "method":"heuristic". An empty model name is unknown.
+ *
+ * *out_total receives the total. When out_json is not NULL it receives a
+ * document (released with ctxkit_free; out_json_len must then not be NULL):
+ *   {"schema_version":1, "model", "total", "messages":[n, ...] (one per
+ *    message, with its overhead, in input order), "system", "tools",
+ *    "reply_priming", "encoding" ("" when estimated), "method"
+ *    ("tokenizer" | "heuristic"), "exact" (true only when every part was
+ *    counted by a rule known to reproduce the provider's count)}
+ * Errors: INVALID_ARGUMENT (NULL out_total; NULL strings with non-zero
+ * lengths; out_json without out_json_len; malformed JSON or a field of the
+ * wrong type, the message naming it, e.g. "messages[3].content must be
+ * ..."); RESOURCE_EXHAUSTED. Thread-safe. */
+CTXKIT_EXPORT int ctxkit_count_messages(const char* model, size_t model_len,
+                                        const char* messages_json,
+                                        size_t messages_json_len,
+                                        size_t* out_total, char** out_json,
+                                        size_t* out_json_len,
+                                        char** out_error);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -6,7 +6,9 @@
 #   VERSION         the version it must report (from version.h, via CMake)
 #   FORMAT_VERSION  the on-disk format it must report (Store::kFormatVersion)
 #   CASE            version | help | usage_errors | store_info_errors | demo |
-#                   demo_cleanup | default_location
+#                   demo_cleanup | default_location | count | tokenize |
+#                   tokenize_jsonl | count_stream | count_messages |
+#                   tokenizer_usage_errors
 #
 # Every case works in its own temporary directory, removed on exit, and runs
 # the program in a clean environment (env -i) whose HOME and TMPDIR point
@@ -472,6 +474,313 @@ case_default_location() {
     expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: no store location"
     expect_err_contains "HOME"
   done
+}
+
+# ---- tokenizer commands ----
+
+# out_is TEXT: stdout is exactly TEXT (plus the final newline).
+expect_out_is() {
+  [[ $(cat "$work/out") == "$1" ]] || fail "stdout is not: $1"
+}
+# run_in FILE ARGS...: runs the program with FILE as standard input.
+run_in() {
+  local input=$1
+  shift
+  last_command="ctxkit $* <$input"
+  env -i "${passthrough[@]}" HOME="$work/home" TMPDIR="$work/tmp" \
+    "$ctxkit" "$@" <"$input" >"$work/out" 2>"$work/err"
+  status=$?
+}
+
+# gen LINES: deterministic text that exercises every tokenization hazard
+# around a chunk boundary: punctuation before line breaks, CRLF, runs of
+# spaces and blank lines, tabs, lines starting with '/', contractions,
+# digits, accented, CJK and emoji text, special-token text.
+gen() {
+  LC_ALL=C awk -v n="$1" 'BEGIN {
+    split("The quick brown fox@jumps over the lazy dog.@  indented   with   spaces@\ttabbed\tline@it'\''s what they'\''ve said, isn'\''t it?@/usr/local/bin/ctxkit --help@// a comment line@x = a/b + c; // done@CamelCaseWordsAndUPPERCASE words@numbers 1234567 and 3.14159@caf\xc3\xa9 na\xc3\xafve r\xc3\xa9sum\xc3\xa9@\xe4\xb8\xad\xe6\x96\x87\xe6\xb5\x8b\xe8\xaf\x95 text@emoji \xf0\x9f\x8e\x89\xf0\x9f\x8e\x89 party@<|endoftext|> special@trailing spaces   @end.@word\r@", L, "@");
+    m = length(L);
+    for (i = 0; i < n; ++i) {
+      s = L[(i * 7) % m + 1];
+      if (i % 5 == 0) s = s " " i;
+      if (i % 11 == 0) s = s "\n";
+      if (i % 13 == 0) s = s "   ";
+      printf "%s\n", s;
+    }
+  }'
+}
+
+case_count() {
+  printf 'hello world' >"$work/hello"
+  # o200k_base by default; FILE, '-' and no FILE.
+  run count "$work/hello"
+  expect_status 0
+  expect_err_empty
+  expect_out_is 2
+  for args in "count" "count -"; do
+    # shellcheck disable=SC2086  # split on purpose
+    run_in "$work/hello" $args
+    expect_status 0
+    expect_out_is 2
+  done
+  run_in "$work/hello" count --encoding cl100k_base
+  expect_out_is 2
+  run_in "$work/hello" count --encoding=r50k_base
+  expect_out_is 2
+  : >"$work/empty"
+  run count "$work/empty"
+  expect_status 0
+  expect_out_is 0
+
+  # --json says how it was counted.
+  run count --model gpt-4o-2024-08-06 --json "$work/hello"
+  expect_status 0
+  expect_err_empty
+  expect_out_is '{"schema_version":1,"model":"gpt-4o-2024-08-06","tokens":2,"bytes":11,"encoding":"o200k_base","method":"tokenizer","exact":true}'
+  run count --model gpt-4 --json "$work/hello"
+  expect_out_contains '"encoding":"cl100k_base"'
+
+  # Unknown models and unavailable tokenizers: an estimate, said so.
+  run count --model no-such-model --json "$work/hello"
+  expect_status 0
+  expect_out_contains '"method":"heuristic","exact":false'
+  expect_err_first_line "ctxkit: note: unknown model 'no-such-model': the count is an estimate"
+  run count --model llama3.1:8b "$work/hello"
+  expect_status 0
+  expect_out_line '[0-9]+'
+  expect_err_contains "is not available: the count is an estimate"
+
+  # Special-token text: ordinary text by default, one token with --special all.
+  printf '<|endoftext|>' >"$work/special"
+  run count --encoding cl100k_base --special all "$work/special"
+  expect_out_is 1
+  run count --encoding cl100k_base "$work/special"
+  expect_status 0
+  [[ $(cat "$work/out") -gt 1 ]] || fail "special-token text counted as one token"
+
+  # Runtime errors: exit 1 and STATUS: message.
+  run count "$work/missing"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: cannot open '$work/missing'"
+  run count "$work"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: "
+  run count --encoding nope_base "$work/hello"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: unknown encoding 'nope_base'"
+  expect_err_contains "o200k_base"
+  printf 'abc \xff def' >"$work/bad"
+  run count "$work/bad"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: '$work/bad', in the chunk at byte 0: "
+  expect_err_contains "offset 4"
+
+  run encodings
+  expect_status 0
+  expect_out_line "cl100k_base"
+  expect_out_line "o200k_base"
+  expect_out_line "r50k_base"
+}
+
+case_tokenize() {
+  printf 'hello world' >"$work/hello"
+  run tokenize --encoding cl100k_base "$work/hello"
+  expect_status 0
+  expect_err_empty
+  expect_out_is "15339 1917"
+  run_in "$work/hello" tokenize
+  expect_out_is "24912 2375"
+  run_in "$work/hello" tokenize --model gpt-4o -
+  expect_out_is "24912 2375"
+  : >"$work/empty"
+  run tokenize "$work/empty"
+  expect_status 0
+  [[ $(cat "$work/out") == "" && $(wc -c <"$work/out") -eq 1 ]] ||
+    fail "an empty input does not give one empty line"
+
+  printf 'hi <|endoftext|>' >"$work/special"
+  run tokenize --encoding cl100k_base --special all "$work/special"
+  expect_out_is "6151 220 100257"
+  run tokenize --encoding cl100k_base --special none "$work/special"
+  expect_out_is "6151 83739 8862 728 428 91 29"
+
+  # Tokenizing needs the tokenizer itself: no estimate.
+  run tokenize --model no-such-model "$work/hello"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  run tokenize --model llama3 "$work/hello"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: "
+  expect_err_contains "llama3"
+  printf '\xc3' >"$work/bad"
+  run tokenize "$work/bad"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: "
+}
+
+case_tokenize_jsonl() {
+  # Strings, objects with "text" among other members, escapes.
+  printf '%s\n' '"hello world"' \
+    '{"id":[1,{"a":null,"b":-2.5e3}],"text":"hello world","x":true}' \
+    ' { "text" : "a\u00e9\ud83c\udf89\n" } ' '""' >"$work/in.jsonl"
+  run tokenize --jsonl --encoding cl100k_base "$work/in.jsonl"
+  expect_status 0
+  expect_err_empty
+  [[ $(cat "$work/out") == $'[15339,1917]\n[15339,1917]\n[64,978,9468,236,231,198]\n[]' ]] ||
+    fail "unexpected --jsonl output"
+
+  # Round trip: every line's ids are those of its text tokenized alone.
+  local i=0 text
+  : >"$work/round.jsonl"
+  : >"$work/expected"
+  for text in "The quick brown fox" $'two\nlines' $'caf\xc3\xa9 \xf0\x9f\x8e\x89' \
+              "it's 12345 /path" $'tabs\tand   spaces  ' '"quoted"'; do
+    i=$((i + 1))
+    printf '%s' "$text" >"$work/text$i"
+    run tokenize --encoding o200k_base "$work/text$i"
+    expect_status 0
+    echo "[$(tr ' ' ',' <"$work/out")]" >>"$work/expected"
+    # JSON-quote the text (no backslashes in these texts).
+    local quoted
+    quoted=$(printf '%s' "$text" | LC_ALL=C awk 'BEGIN { RS = "\001"; ORS = "" }
+      { gsub(/"/, "\\\""); gsub(/\n/, "\\n");
+        gsub(/\t/, "\\t"); print "{\"text\":\"" $0 "\"}" }')
+    printf '%s\n' "$quoted" >>"$work/round.jsonl"
+  done
+  run_in "$work/round.jsonl" tokenize --jsonl
+  expect_status 0
+  cmp -s "$work/out" "$work/expected" ||
+    fail "--jsonl ids differ from those of each text alone: $(diff "$work/out" "$work/expected")"
+
+  # A final line without a newline is still a line.
+  printf '"hello world"' >"$work/noeol.jsonl"
+  run tokenize --jsonl --encoding cl100k_base "$work/noeol.jsonl"
+  expect_out_is "[15339,1917]"
+
+  # Bad lines: exit 1, naming the line.
+  local bad
+  for bad in '42' '{"text":1}' '{"id":1}' '"abc' '"a" x' '{"text":"a","text":"b"}' \
+             '"\ud800"' '"\q"' ''; do
+    printf '"ok"\n%s\n' "$bad" >"$work/bad.jsonl"
+    run tokenize --jsonl "$work/bad.jsonl"
+    expect_status 1
+    expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: '$work/bad.jsonl', line 2: "
+    [[ $(cat "$work/out") == "[525]" ]] || fail "line 1 was not printed before the error on line 2"
+  done
+}
+
+case_count_stream() {
+  # Counting in chunks equals counting the whole, for every encoding, with
+  # chunks as small as possible (cut at every safe boundary), the default
+  # size, and the whole input at once; tokenize likewise gives the same ids.
+  gen 20000 >"$work/small.txt"
+  local encoding special whole chunked
+  for encoding in r50k_base p50k_base cl100k_base o200k_base; do
+    for special in none all; do
+      run count --encoding $encoding --special $special --chunk-size 0 "$work/small.txt"
+      expect_status 0
+      whole=$(cat "$work/out")
+      for size in 1 4096; do
+        run count --encoding $encoding --special $special --chunk-size $size "$work/small.txt"
+        expect_status 0
+        [[ $(cat "$work/out") == "$whole" ]] ||
+          fail "$encoding --special $special: $(cat "$work/out") tokens in chunks of $size, $whole whole"
+      done
+      run tokenize --encoding $encoding --special $special --chunk-size 0 "$work/small.txt"
+      cp "$work/out" "$work/ids.whole"
+      run tokenize --encoding $encoding --special $special --chunk-size 1 "$work/small.txt"
+      cmp -s "$work/out" "$work/ids.whole" ||
+        fail "$encoding --special $special: tokenize in chunks differs from whole"
+    done
+  done
+
+  # A large file (about 13 MB): streamed in 1 MiB chunks (the default) and
+  # from a pipe, versus whole.
+  gen 600000 >"$work/big.txt"
+  run count --chunk-size 0 "$work/big.txt"
+  expect_status 0
+  whole=$(cat "$work/out")
+  [[ $whole -gt 3000000 ]] || fail "the large file has only $whole tokens"
+  run count "$work/big.txt"
+  expect_status 0
+  expect_err_empty  # no progress bar: stderr is not a terminal
+  [[ $(cat "$work/out") == "$whole" ]] ||
+    fail "streamed count $(cat "$work/out") differs from whole count $whole"
+  last_command="cat big.txt | ctxkit count"
+  env -i "${passthrough[@]}" "$ctxkit" count <(cat "$work/big.txt") \
+    >"$work/out" 2>"$work/err"
+  status=$?
+  expect_status 0
+  [[ $(cat "$work/out") == "$whole" ]] ||
+    fail "count from a pipe $(cat "$work/out") differs from whole count $whole"
+}
+
+case_count_messages() {
+  printf '%s' '[{"role":"user","content":"hi"}]' >"$work/openai.json"
+  # The cookbook's rule for gpt-4o: 3 + "user" + "hi" + 3 = 8.
+  run count --messages --model gpt-4o "$work/openai.json"
+  expect_status 0
+  expect_err_empty
+  expect_out_is 8
+  run_in "$work/openai.json" count --messages
+  expect_out_is 8
+  run count --messages --model gpt-4o --json "$work/openai.json"
+  expect_out_is '{"schema_version":1,"model":"gpt-4o","total":8,"messages":[5],"system":0,"tools":0,"reply_priming":3,"encoding":"o200k_base","method":"tokenizer","exact":true}'
+
+  printf '%s' '{"system":"be brief","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]},{"role":"assistant","content":"hi there"}]}' >"$work/anthropic.json"
+  run count --messages --model claude-sonnet-4-20250514 --json "$work/anthropic.json"
+  expect_status 0
+  expect_out_contains '"exact":false'
+  grep -qE '"messages":\[[0-9]+,[0-9]+\]' "$work/out" ||
+    fail "not one count per message"
+
+  run count --messages --model no-such-model --json "$work/openai.json"
+  expect_status 0
+  expect_out_contains '"method":"heuristic"'
+  expect_err_contains "estimate"
+
+  printf '%s' '[{"role":1}]' >"$work/bad.json"
+  run count --messages "$work/bad.json"
+  expect_status 1
+  expect_out_empty
+  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: '$work/bad.json': messages[0]"
+  printf '[{' >"$work/broken.json"
+  run count --messages --model gpt-4o "$work/broken.json"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: "
+}
+
+case_tokenizer_usage_errors() {
+  run count --model gpt-4o --encoding cl100k_base
+  expect_usage_error "ctxkit: flags '--model' and '--encoding' of 'count' exclude each other"
+  run tokenize --encoding=cl100k_base --model gpt-4o
+  expect_usage_error "ctxkit: flags '--encoding' and '--model' of 'tokenize' exclude each other"
+  run tokenize --special some
+  expect_usage_error "ctxkit: invalid value 'some' for flag '--special' of 'tokenize' (expected one of none, all)"
+  run count --chunk-size 12k
+  expect_usage_error "ctxkit: invalid value '12k' for flag '--chunk-size' of 'count' (expected a number)"
+  run count --chunk-size 123456789012345678901
+  expect_usage_error "ctxkit: invalid value '123456789012345678901' for flag '--chunk-size' of 'count' (expected a number)"
+  run count a b
+  expect_usage_error "ctxkit: unexpected argument 'b' for 'count'"
+  run tokenize --encoding
+  expect_usage_error "ctxkit: missing value for flag '--encoding' of 'tokenize'"
+  run count --jsonl
+  expect_usage_error "ctxkit: unknown flag '--jsonl' for 'count'"
+  run encodings extra
+  expect_usage_error "ctxkit: unexpected argument 'extra' for 'encodings'"
+
+  run count --help
+  expect_status 0
+  expect_out_first_line "Usage: ctxkit count [--model MODEL] [--encoding NAME] [--special all|none] [--messages] [--chunk-size BYTES] [--json] [FILE|-]"
+  run tokenize --help
+  expect_status 0
+  expect_out_first_line "Usage: ctxkit tokenize [--encoding NAME] [--model MODEL] [--special all|none] [--jsonl] [--chunk-size BYTES] [FILE|-]"
+  run --help
+  expect_out_line "  count +count the tokens of a text or of a chat request"
+  expect_out_line "  tokenize +print the token ids of a text"
 }
 
 if [[ $(type -t "case_$case_name") != function ]]; then

@@ -1,6 +1,7 @@
-// `demo`: the program's main job on a built-in default, until the real
-// commands arrive. It exercises the store end to end: create, register a
-// sub-database, one write transaction, reads through Get and a Cursor, Info.
+// `demo`: the program's main job on a built-in default. It exercises the
+// store end to end (create, register a sub-database, one write transaction,
+// reads through Get and a Cursor, Info) and counts the notes' tokens with
+// the exact tokenizers.
 
 #include <algorithm>
 #include <array>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxkit/tokenizer.h"
 #include "examples/ctxkit/commands.h"
 #include "examples/ctxkit/files.h"
 #include "examples/ctxkit/store_location.h"
@@ -134,6 +136,24 @@ Status RunDemoIn(const StoreLocation& location, bool temporary,
       << " records with that prefix, the first " << shown.size() << ":\n";
   for (const auto& [key, value] : shown) {
     out << label("  " + Printable(key)) << Shown(value) << "\n";
+  }
+
+  // The same notes through the exact tokenizers, as a context window sees
+  // them.
+  std::vector<std::string_view> texts;
+  for (const auto& record : records) texts.push_back(record.second);
+  out << "tokens in the " << kRecords << " notes:\n";
+  for (const char* encoding : {"o200k_base", "cl100k_base"}) {
+    auto tokenizer = Tokenizer::ForEncoding(encoding);
+    if (!tokenizer.ok()) return tokenizer.status();
+    const Clock::time_point count_start = Clock::now();
+    auto counts = (*tokenizer)->CountMany(texts, 1);
+    if (!counts.ok()) return counts.status();
+    const Clock::duration count_time = Clock::now() - count_start;
+    size_t total = 0;
+    for (size_t n : *counts) total += n;
+    out << label(std::string("  ") + encoding) << total << " tokens, counted (first use: with loading) in "
+        << FormatDuration(count_time) << "\n";
   }
   out << "\n";
 

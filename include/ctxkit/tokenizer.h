@@ -124,8 +124,9 @@ class CTXKIT_EXPORT Tokenizer {
   StatusOr<size_t> Count(std::string_view text,
                          const EncodeOptions& options = {}) const;
 
-  // Counts each of `texts` using up to `threads` threads (0: one per core).
-  // The result has one count per text, in order. Fails with the first
+  // Counts each of `texts` using up to `threads` threads (0: one per core);
+  // fewer when there is too little text to repay starting them (under
+  // 64 KiB a thread). The result has one count per text, in order. Fails with the first
   // error, naming the index of the text that caused it.
   StatusOr<std::vector<size_t>> CountMany(std::span<const std::string_view> texts,
                                           unsigned threads = 0,

@@ -78,8 +78,14 @@ StatusOr<std::vector<size_t>> Tokenizer::CountMany(
     const EncodeOptions& options) const {
   std::vector<size_t> counts(texts.size());
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(
-      std::min<size_t>(threads, std::max<size_t>(texts.size(), 1)));
+  // Starting a thread costs tens of microseconds, as much as counting a few
+  // kilobytes: give each extra thread at least kBytesPerThread of text.
+  constexpr size_t kBytesPerThread = 64 * 1024;
+  size_t total_bytes = 0;
+  for (std::string_view text : texts) total_bytes += text.size();
+  threads = static_cast<unsigned>(std::clamp<size_t>(
+      std::min<size_t>(threads, total_bytes / kBytesPerThread), 1,
+      std::max<size_t>(texts.size(), 1)));
   // Texts are handed out one at a time, so a few long texts do not leave
   // the other threads idle.
   std::atomic<size_t> next{0};

@@ -1,10 +1,13 @@
 #include "lib/tokenizer/encoding.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#define XXH_INLINE_ALL
+#include "xxhash.h"
 #include "lib/base/absl_string_view.h"
 #include "lib/json/utf8.h"
 #include "lib/tokenizer/bpe.h"
@@ -25,6 +28,10 @@ absl::StatusOr<std::unique_ptr<Encoding>> Encoding::Create(
     }
   }
   std::unique_ptr<Encoding> e(new Encoding(std::move(vocabulary)));
+  // Never reused, unlike an address, so a cached piece of an encoding that
+  // has been destroyed can never match a new one.
+  static std::atomic<uint32_t> next_id{1};
+  e->id_ = next_id.fetch_add(1);
   e->name_ = std::move(name);
   e->vocabulary_size_ = e->vocabulary_->size();
   for (size_t i = 0; i < specials.size(); ++i) {
@@ -170,21 +177,100 @@ absl::Status Encoding::EncodeAny(std::string_view text,
 
 namespace {
 
+// A per-thread cache of recently seen short pieces and their ids. Text is
+// repetitive at the piece level (words, indentation, punctuation), and a hit
+// here is one access to a small table instead of a lookup in the
+// vocabulary's large one (or a whole merge). Entries are checked against the
+// full piece bytes and the encoding's id, so a hit is always exact.
+constexpr size_t kMaxCachedPiece = 14;
+constexpr size_t kMaxCachedIds = 3;
+constexpr size_t kPieceCacheSize = 4096;  // entries, a power of two
+
+struct PieceCacheEntry {
+  uint64_t hash;
+  uint32_t owner;  // Encoding id; 0 marks an empty entry
+  uint8_t length;
+  uint8_t count;      // ids the piece encodes to
+  bool has_ids;       // ids[] holds them (count <= kMaxCachedIds)
+  char bytes[kMaxCachedPiece];
+  uint32_t ids[kMaxCachedIds];
+};
+
+PieceCacheEntry& PieceCacheSlot(uint64_t hash) {
+  thread_local std::unique_ptr<PieceCacheEntry[]> cache;
+  if (cache == nullptr) cache.reset(new PieceCacheEntry[kPieceCacheSize]());
+  return cache[hash & (kPieceCacheSize - 1)];
+}
+
+bool Matches(const PieceCacheEntry& e, uint32_t owner, uint64_t hash,
+             std::string_view piece) {
+  return e.owner == owner && e.hash == hash && e.length == piece.size() &&
+         std::memcmp(e.bytes, piece.data(), piece.size()) == 0;
+}
+
+void Remember(PieceCacheEntry& e, uint32_t owner, uint64_t hash,
+              std::string_view piece, size_t count, const uint32_t* ids) {
+  if (count > 255) return;
+  e.owner = owner;
+  e.hash = hash;
+  e.length = static_cast<uint8_t>(piece.size());
+  std::memcpy(e.bytes, piece.data(), piece.size());
+  e.count = static_cast<uint8_t>(count);
+  e.has_ids = ids != nullptr && count <= kMaxCachedIds;
+  if (e.has_ids) std::copy(ids, ids + count, e.ids);
+}
+
+uint64_t PieceHash(std::string_view piece) {
+  return XXH3_64bits(piece.data(), piece.size());
+}
+
 // Sinks receive either a piece to merge or a special token's id.
 struct EncodeSink {
   const Vocabulary& vocabulary;
+  uint32_t owner;
   std::vector<uint32_t>* out;
   void operator()(std::string_view piece) const {
+    if (piece.size() > kMaxCachedPiece) {
+      BytePairEncode(vocabulary, piece, out);
+      return;
+    }
+    const uint64_t hash = PieceHash(piece);
+    PieceCacheEntry& entry = PieceCacheSlot(hash);
+    if (Matches(entry, owner, hash, piece) && entry.has_ids) {
+      out->insert(out->end(), entry.ids, entry.ids + entry.count);
+      return;
+    }
+    const size_t before = out->size();
     BytePairEncode(vocabulary, piece, out);
+    Remember(entry, owner, hash, piece, out->size() - before, out->data() + before);
   }
   void operator()(uint32_t special_id) const { out->push_back(special_id); }
 };
 
 struct CountSink {
   const Vocabulary& vocabulary;
+  uint32_t owner;
   size_t* count;
   void operator()(std::string_view piece) const {
-    *count += BytePairCount(vocabulary, piece);
+    if (piece.size() > kMaxCachedPiece) {
+      *count += BytePairCount(vocabulary, piece);
+      return;
+    }
+    const uint64_t hash = PieceHash(piece);
+    PieceCacheEntry& entry = PieceCacheSlot(hash);
+    if (Matches(entry, owner, hash, piece)) {
+      *count += entry.count;
+      return;
+    }
+    // Encoding (rather than only counting) a short piece costs little more
+    // and lets a later Encode hit the cache too.
+    uint32_t ids[kMaxCachedPiece];
+    std::vector<uint32_t> scratch;
+    scratch.reserve(kMaxCachedPiece);
+    BytePairEncode(vocabulary, piece, &scratch);
+    std::copy(scratch.begin(), scratch.end(), ids);
+    Remember(entry, owner, hash, piece, scratch.size(), ids);
+    *count += scratch.size();
   }
   void operator()(uint32_t) const { ++*count; }
 };
@@ -197,7 +283,7 @@ absl::Status Encoding::Encode(std::string_view text,
   // Roughly four bytes a token for prose; one reservation beats regrowth.
   out->reserve(out->size() + text.size() / 4 + 1);
   const size_t before = out->size();
-  absl::Status status = EncodeAny(text, options, EncodeSink{*vocabulary_, out});
+  absl::Status status = EncodeAny(text, options, EncodeSink{*vocabulary_, id_, out});
   if (!status.ok()) out->resize(before);
   return status;
 }
@@ -205,7 +291,7 @@ absl::Status Encoding::Encode(std::string_view text,
 absl::StatusOr<size_t> Encoding::Count(std::string_view text,
                                        const EncodeOptions& options) const {
   size_t count = 0;
-  absl::Status status = EncodeAny(text, options, CountSink{*vocabulary_, &count});
+  absl::Status status = EncodeAny(text, options, CountSink{*vocabulary_, id_, &count});
   if (!status.ok()) return status;
   return count;
 }

@@ -63,6 +63,8 @@ class Encoding {
                          Sink&& sink) const;
 
   std::string name_;
+  // Identifies this encoding in the per-thread piece cache.
+  uint32_t id_ = 0;
   // Shared: encodings that differ only in special tokens (p50k_base and
   // p50k_edit, o200k_base and o200k_harmony) use one vocabulary.
   std::shared_ptr<const Vocabulary> vocabulary_;

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -199,6 +200,30 @@ TEST_CASE("CountMany counts each text, in order, on several threads") {
   CHECK(failed.status().code() == StatusCode::kInvalidArgument);
   CHECK(Contains(failed.status().message(), "texts[123]"));
   CHECK(tok->CountMany({}, 2)->empty());
+}
+
+TEST_CASE("recently seen pieces are never confused across encodings") {
+  // Short pieces are cached per thread; the same bytes under different
+  // encodings must still give each encoding's own ids.
+  const std::vector<std::string> words = {"hello", " world", "\n\n", "  ", "42", " the",
+                                          "é", "你好", "'s", "<|", ";"};
+  std::vector<std::string> names = {"r50k_base", "cl100k_base", "o200k_base"};
+  std::map<std::string, std::vector<Ids>> first;
+  for (const auto& name : names) {
+    for (const auto& w : words) first[name].push_back(*Get(name)->EncodeOrdinary(w));
+  }
+  for (int round = 0; round < 50; ++round) {
+    for (size_t i = 0; i < words.size(); ++i) {
+      for (const auto& name : names) {
+        auto tok = Get(name);
+        CHECK(*tok->EncodeOrdinary(words[i]) == first[name][i]);
+        CHECK(*tok->Count(words[i], EncodeOptions{SpecialTokenSet::None(),
+                                                  SpecialTokenSet::None(), false}) ==
+              first[name][i].size());
+      }
+    }
+  }
+  CHECK(first["r50k_base"][0] != first["o200k_base"][0]);
 }
 
 TEST_CASE("one tokenizer serves many threads") {

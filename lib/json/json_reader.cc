@@ -32,7 +32,9 @@ struct Location {
   }
 };
 
-const char* TypeName(element_type type) {
+}  // namespace
+
+const char* JsonTypeName(element_type type) {
   switch (type) {
     case element_type::ARRAY:
       return "array";
@@ -52,11 +54,13 @@ const char* TypeName(element_type type) {
   return "unknown value";
 }
 
+namespace {
+
 absl::Status WrongType(const Location& where, const char* expected,
                        element value) {
   return absl::InvalidArgumentError(absl::StrCat(where.ToString(), " must be ",
                                                  expected, " (got ",
-                                                 TypeName(value.type()), ")"));
+                                                 JsonTypeName(value.type()), ")"));
 }
 
 // An integer was expected but the number has a fraction or exponent, which

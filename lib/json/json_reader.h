@@ -44,6 +44,10 @@
 
 namespace ctxkit::internal {
 
+// The JSON name of a value's type ("string", "number", "array", ...), for
+// error messages.
+const char* JsonTypeName(simdjson::dom::element_type type);
+
 // Parses `json`, a complete UTF-8 JSON document, with `parser` and returns
 // its root. `json` needs no padding and is not retained: it is copied into
 // the parser's padded buffer, so nothing past json.size() is ever read.

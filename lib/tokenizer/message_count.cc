@@ -89,26 +89,6 @@ constexpr int64_t kEnumInit = -3;
 constexpr int64_t kEnumItem = 3;
 constexpr int64_t kFuncEnd = 12;
 
-const char* TypeName(element_type type) {
-  switch (type) {
-    case element_type::ARRAY:
-      return "array";
-    case element_type::OBJECT:
-      return "object";
-    case element_type::INT64:
-    case element_type::UINT64:
-    case element_type::DOUBLE:
-      return "number";
-    case element_type::STRING:
-      return "string";
-    case element_type::BOOL:
-      return "boolean";
-    case element_type::NULL_VALUE:
-      return "null";
-  }
-  return "unknown value";
-}
-
 std::string_view StripFinalPeriod(std::string_view s) {
   if (!s.empty() && s.back() == '.') s.remove_suffix(1);
   return s;
@@ -149,7 +129,7 @@ class Counter {
       return absl::InvalidArgumentError(absl::StrFormat(
           "chat messages must be an array of messages or an object with "
           "\"messages\" (got %s)",
-          TypeName(root.type())));
+          internal::JsonTypeName(root.type())));
     }
 
     MessageCount out;
@@ -289,7 +269,7 @@ class Counter {
       } else if (arguments.type() != element_type::NULL_VALUE) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s must be a string or an object (got %s)",
-            JsonPath(path, "arguments"), TypeName(arguments.type())));
+            JsonPath(path, "arguments"), internal::JsonTypeName(arguments.type())));
       }
     }
     return n;
@@ -314,7 +294,7 @@ class Counter {
       default:
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s must be a string, an array of content blocks or null (got %s)",
-            path, TypeName(value.type())));
+            path, internal::JsonTypeName(value.type())));
     }
   }
 

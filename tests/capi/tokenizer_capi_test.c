@@ -8,47 +8,8 @@
 #include <string.h>
 
 #include "ctxkit/c.h"
+#include "tests/capi/capi_check.h"
 
-static int passed = 0;
-static int failed = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
-
-static int contains(const char* haystack, const char* needle) {
-  return haystack != NULL && strstr(haystack, needle) != NULL;
-}
-
-/* Checks a failed call: its code, that it produced a message mentioning
- * `needle` (unless NULL), and frees the message. */
-static void expect_error(int rc, int want, char* error, const char* needle,
-                         int line) {
-  if (rc != want) {
-    fprintf(stderr, "line %d: got %s (%s), want %s\n", line,
-            ctxkit_status_name(rc), error ? error : "no message",
-            ctxkit_status_name(want));
-  }
-  CHECK(rc == want);
-  CHECK(error != NULL);
-  if (needle != NULL && !contains(error, needle)) {
-    fprintf(stderr, "line %d: message \"%s\" lacks \"%s\"\n", line,
-            error ? error : "", needle);
-    CHECK(0);
-  }
-  ctxkit_free(error);
-}
-#define EXPECT_ERROR(call, want, error, needle)             \
-  do {                                                      \
-    const int rc_ = (call);                                 \
-    expect_error(rc_, (want), (error), (needle), __LINE__); \
-  } while (0)
 
 /* A successful call: OK and *error cleared. */
 static void expect_ok(int rc, char* error, int line) {
@@ -619,6 +580,5 @@ int main(void) {
   test_truncate();
   test_estimate();
   test_count_messages();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return capi_report();
 }

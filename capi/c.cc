@@ -20,6 +20,7 @@
 #include "ctxkit/store.h"
 #include "ctxkit/tokenizer.h"
 #include "ctxkit/version.h"
+#include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 
@@ -561,6 +562,108 @@ int ctxkit_count_messages(const char* model, size_t model_len,
       if (rc != CTXKIT_OK) return rc;
     }
     *out_total = count->total;
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+}  // extern "C"
+
+// Tokenizers from files.
+
+namespace {
+
+// specials_json, {"text": id, ...}, as the pairs FromTiktokenFile takes.
+ctxkit::Status ParseSpecials(
+    std::string_view json,
+    std::vector<std::pair<std::string, uint32_t>>* out) {
+  if (json.empty()) return ctxkit::Status();
+  simdjson::dom::parser parser;
+  auto root = ctxkit::internal::ParseJson(parser, json, "specials_json");
+  if (!root.ok()) return ctxkit::internal::ToPublic(root.status());
+  auto object = ctxkit::internal::AsObject(*root, "specials_json");
+  if (!object.ok()) return ctxkit::internal::ToPublic(object.status());
+  for (auto field : *object) {
+    const std::string_view text = field.key;
+    auto id = ctxkit::internal::AsUint64(
+        field.value, ctxkit::internal::JsonPath("specials_json", text));
+    if (!id.ok()) return ctxkit::internal::ToPublic(id.status());
+    if (*id > UINT32_MAX) {
+      return ctxkit::Status(StatusCode::kInvalidArgument,
+                            "specials_json: the id of special token '" +
+                                std::string(text) + "' is too large");
+    }
+    out->emplace_back(std::string(text), static_cast<uint32_t>(*id));
+  }
+  return ctxkit::Status();
+}
+
+}  // namespace
+
+extern "C" {
+
+int ctxkit_tokenizer_from_tiktoken_file(const char* path, size_t path_len,
+                                        const char* name, size_t name_len,
+                                        int pattern, const char* specials_json,
+                                        size_t specials_json_len,
+                                        ctxkit_tokenizer** out,
+                                        char** out_error) {
+  if (out == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
+  }
+  *out = nullptr;
+  if ((path == nullptr && path_len != 0) || (name == nullptr && name_len != 0) ||
+      (specials_json == nullptr && specials_json_len != 0)) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "a string is NULL with a non-zero length");
+  }
+  ctxkit::PretokenizerPattern cc_pattern;
+  switch (pattern) {
+    case CTXKIT_PATTERN_GPT2:
+      cc_pattern = ctxkit::PretokenizerPattern::kGpt2;
+      break;
+    case CTXKIT_PATTERN_CL100K:
+      cc_pattern = ctxkit::PretokenizerPattern::kCl100k;
+      break;
+    case CTXKIT_PATTERN_O200K:
+      cc_pattern = ctxkit::PretokenizerPattern::kO200k;
+      break;
+    default:
+      return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                  "unknown pattern " + std::to_string(pattern) +
+                      " (expected a CTXKIT_PATTERN_* value)");
+  }
+  return Guard(out_error, [&] {
+    std::vector<std::pair<std::string, uint32_t>> specials;
+    if (auto s = ParseSpecials(View(specials_json, specials_json_len),
+                               &specials);
+        !s.ok()) {
+      return Report(s, out_error);
+    }
+    auto tokenizer = ctxkit::Tokenizer::FromTiktokenFile(
+        std::string(View(path, path_len)), std::string(View(name, name_len)),
+        cc_pattern, std::move(specials));
+    if (!tokenizer.ok()) return Report(tokenizer.status(), out_error);
+    *out = new ctxkit_tokenizer{std::move(*tokenizer)};
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_llama3_from_file(const char* path, size_t path_len,
+                                      ctxkit_tokenizer** out,
+                                      char** out_error) {
+  if (out == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
+  }
+  *out = nullptr;
+  if (path == nullptr && path_len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "path is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    auto tokenizer =
+        ctxkit::Tokenizer::Llama3FromFile(std::string(View(path, path_len)));
+    if (!tokenizer.ok()) return Report(tokenizer.status(), out_error);
+    *out = new ctxkit_tokenizer{std::move(*tokenizer)};
     return Report(ctxkit::Status(), out_error);
   });
 }

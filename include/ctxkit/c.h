@@ -361,6 +361,57 @@ CTXKIT_EXPORT int ctxkit_count_messages(const char* model, size_t model_len,
                                         size_t* out_json_len,
                                         char** out_error);
 
+/* ------------------------------------------------------------------------ */
+/* Tokenizers from files                                                    */
+
+/* Pre-tokenization patterns for ctxkit_tokenizer_from_tiktoken_file (values
+ * fixed forever). ctxkit implements exactly these patterns, not general
+ * regular expressions. */
+enum {
+  CTXKIT_PATTERN_GPT2 = 0,   /* r50k_base, p50k_base, GPT-2 */
+  CTXKIT_PATTERN_CL100K = 1, /* cl100k_base and Llama 3 */
+  CTXKIT_PATTERN_O200K = 2   /* o200k_base */
+};
+
+/* A tokenizer named `name` (name_len bytes, non-empty) over the tiktoken
+ * vocabulary file at `path` (path_len bytes): one "<base64 of the token's
+ * bytes> <rank>" line per mergeable token, as OpenAI's *.tiktoken files and
+ * Llama 3's tokenizer.model; every single byte must be a token. `pattern`
+ * is one of CTXKIT_PATTERN_*. `specials_json` (specials_json_len bytes; NULL
+ * with length 0 for none) is a JSON object mapping each special token's text
+ * to its id, as tiktoken's special_tokens: {"<|endoftext|>": 100257}.
+ *
+ * Each call reads the file and builds a new tokenizer (tens of milliseconds
+ * for 100,000 tokens), which holds the parsed vocabulary, not the file; it is
+ * freed with the last handle. ctxkit_tokenizer_name gives `name`.
+ * Errors (naming the path): INVALID_ARGUMENT (NULL out; NULL strings with
+ * non-zero lengths; empty name or path; an unknown pattern; a directory or a
+ * file over 256 MiB; a malformed file, the message naming the line; a single
+ * byte that is not a token; specials_json that is not an object of
+ * non-negative integers; a bad special token: empty, listed twice, an id
+ * above 16777215 or equal to a mergeable token's rank); NOT_FOUND (no such
+ * file); PERMISSION_DENIED; UNAVAILABLE (other I/O errors);
+ * RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_tokenizer_from_tiktoken_file(
+    const char* path, size_t path_len, const char* name, size_t name_len,
+    int pattern, const char* specials_json, size_t specials_json_len,
+    ctxkit_tokenizer** out, char** out_error);
+
+/* Meta's Llama 3 tokenizer (also Llama 3.1 to 3.3's vocabulary), named
+ * "llama3", from Llama 3's tokenizer.model at `path` (path_len bytes), which
+ * ctxkit does not ship (Meta's licence): CTXKIT_PATTERN_CL100K and the 256
+ * special tokens of Meta's llama3 tokenizer.py at ids 128000..128255
+ * (<|begin_of_text|>, <|end_of_text|>, <|start_header_id|> 128006,
+ * <|end_header_id|> 128007, <|eot_id|> 128009, the rest
+ * <|reserved_special_token_N|>). Any valid file with exactly the ranks
+ * 0..127999 is accepted; its checksum is not compared.
+ * Errors: as ctxkit_tokenizer_from_tiktoken_file, and INVALID_ARGUMENT for a
+ * file of another shape. */
+CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
+                                                    size_t path_len,
+                                                    ctxkit_tokenizer** out,
+                                                    char** out_error);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

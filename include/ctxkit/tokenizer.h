@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ctxkit/export.h"
@@ -90,6 +91,24 @@ struct Truncation {
   bool truncated = false;
 };
 
+// How a tokenizer loaded from a file splits text into the pieces that
+// byte-pair encoding then merges (tiktoken's pat_str). ctxkit has no
+// general regular-expression engine: it implements exactly these patterns,
+// so a vocabulary whose pattern is not one of them cannot be loaded.
+enum class PretokenizerPattern {
+  // r50k_base, p50k_base and GPT-2:
+  //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  kGpt2,
+  // cl100k_base, and Llama 3 (Meta's llama3 tokenizer.py uses it unchanged):
+  //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}
+  //   | ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+  kCl100k,
+  // o200k_base and o200k_harmony: cl100k's with letters split by case and
+  // contractions attached (the full pattern is in tiktoken's
+  // openai_public.py).
+  kO200k,
+};
+
 class CTXKIT_EXPORT Tokenizer {
  public:
   // The tokenizer of built-in encoding `name`. It is built on first use
@@ -101,6 +120,57 @@ class CTXKIT_EXPORT Tokenizer {
 
   // Names of the built-in encodings.
   static std::vector<std::string> EncodingNames();
+
+  // A tokenizer named `name` over the vocabulary in the tiktoken file at
+  // `path`: one "<base64 of the token's bytes> <rank>" line per mergeable
+  // token, as OpenAI's *.tiktoken files and Llama 3's tokenizer.model. Ranks
+  // are token ids and need not be contiguous; every single byte must be a
+  // token. `pattern` is the encoding's pre-tokenization pattern (only those
+  // of PretokenizerPattern are possible). `special_tokens` are {text, id}
+  // pairs, as tiktoken's special_tokens dict.
+  //
+  // Each call reads the file anew and returns a new tokenizer, which holds
+  // only the parsed vocabulary (a few megabytes), not the file's text; it
+  // is not cached: keep the pointer, or make it available to model counting
+  // with ModelRegistry::AddTokenizer().
+  //
+  // Errors (each naming the path):
+  //   NOT_FOUND          no file at `path`;
+  //   PERMISSION_DENIED  the file may not be read;
+  //   INVALID_ARGUMENT   empty name; empty path, a directory, or a file over
+  //                      256 MiB; a malformed file, naming the 1-based line
+  //                      (bad base64, missing or non-numeric rank, duplicate
+  //                      token or rank, no token); a single byte that is not
+  //                      a token; a bad special token: empty text, text that
+  //                      is not UTF-8 or is listed twice, an id above
+  //                      16777215 or equal to a mergeable token's rank;
+  //   UNAVAILABLE        another I/O error.
+  static StatusOr<std::shared_ptr<const Tokenizer>> FromTiktokenFile(
+      const std::string& path, std::string name, PretokenizerPattern pattern,
+      std::vector<std::pair<std::string, uint32_t>> special_tokens = {});
+
+  // Meta's Llama 3 tokenizer (also that of Llama 3.1, 3.2 and 3.3, whose
+  // mergeable vocabulary is the same), named "llama3" as the model registry
+  // expects, from Llama 3's tokenizer.model at `path` (tiktoken format,
+  // 128,000 mergeable tokens; Meta's file has SHA-256 82e9d31979e92ab929cd54
+  // 4440f129d9ecd797b69e327f80f17e1c50d5551b55). ctxkit does not ship it:
+  // the vocabulary is under Meta's Llama licence.
+  //
+  // The pattern is kCl100k and the 256 special tokens, ids 128000..128255,
+  // are those of Meta's llama3 repository (llama/tokenizer.py):
+  // <|begin_of_text|>, <|end_of_text|>, <|reserved_special_token_0|> to
+  // <|reserved_special_token_3|>, <|start_header_id|>, <|end_header_id|>,
+  // <|reserved_special_token_4|>, <|eot_id|>, then
+  // <|reserved_special_token_5|> to <|reserved_special_token_250|>.
+  // Llama 3.1 renamed some reserved ids (<|eom_id|> 128008, <|python_tag|>
+  // 128010, ...); for those names use FromTiktokenFile with its list.
+  //
+  // Any valid file of that shape is accepted; its checksum is not compared,
+  // so a file of the same shape but other content gives other ids.
+  // Errors: as FromTiktokenFile, and INVALID_ARGUMENT when the file does
+  // not hold exactly the ranks 0..127999.
+  static StatusOr<std::shared_ptr<const Tokenizer>> Llama3FromFile(
+      const std::string& path);
 
   ~Tokenizer();
   Tokenizer(const Tokenizer&) = delete;

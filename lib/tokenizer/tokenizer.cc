@@ -16,6 +16,7 @@
 #include "lib/status/status_internal.h"
 #include "lib/tokenizer/builtin_encodings.h"
 #include "lib/tokenizer/encoding.h"
+#include "lib/tokenizer/tiktoken_file.h"
 
 namespace ctxkit {
 
@@ -40,6 +41,43 @@ StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::ForEncoding(
 
 std::vector<std::string> Tokenizer::EncodingNames() {
   return internal::BuiltinEncodingNames();
+}
+
+StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::FromTiktokenFile(
+    const std::string& path, std::string name, PretokenizerPattern pattern,
+    std::vector<std::pair<std::string, uint32_t>> special_tokens) {
+  internal::PretokenPattern internal_pattern = internal::PretokenPattern::kCl100k;
+  switch (pattern) {
+    case PretokenizerPattern::kGpt2:
+      internal_pattern = internal::PretokenPattern::kGpt2;
+      break;
+    case PretokenizerPattern::kCl100k:
+      internal_pattern = internal::PretokenPattern::kCl100k;
+      break;
+    case PretokenizerPattern::kO200k:
+      internal_pattern = internal::PretokenPattern::kO200k;
+      break;
+    default:
+      return Status(StatusCode::kInvalidArgument,
+                    "unknown pre-tokenizer pattern " +
+                        std::to_string(static_cast<int>(pattern)));
+  }
+  std::vector<internal::SpecialToken> specials;
+  specials.reserve(special_tokens.size());
+  for (auto& [text, id] : special_tokens) {
+    specials.push_back({std::move(text), id});
+  }
+  auto encoding = internal::LoadTiktokenEncoding(
+      path, std::move(name), internal_pattern, std::move(specials));
+  if (!encoding.ok()) return ToPublic(encoding.status());
+  return std::shared_ptr<const Tokenizer>(new Tokenizer(std::move(*encoding)));
+}
+
+StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::Llama3FromFile(
+    const std::string& path) {
+  auto encoding = internal::LoadLlama3Encoding(path);
+  if (!encoding.ok()) return ToPublic(encoding.status());
+  return std::shared_ptr<const Tokenizer>(new Tokenizer(std::move(*encoding)));
 }
 
 Tokenizer::Tokenizer(std::unique_ptr<const internal::Encoding> encoding)

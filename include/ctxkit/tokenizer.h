@@ -187,6 +187,13 @@ class CTXKIT_EXPORT Tokenizer {
   StatusOr<std::vector<uint32_t>> Encode(std::string_view text,
                                          const EncodeOptions& options = {}) const;
 
+  // Encode into a caller's buffer, without allocating per call. Returns the
+  // number of ids written. OUT_OF_RANGE if `ids` is too small: the message
+  // gives the size needed (Count gives it too) and the contents of `ids` are
+  // then unspecified. Other errors as for Encode.
+  StatusOr<size_t> EncodeInto(std::string_view text, std::span<uint32_t> ids,
+                              const EncodeOptions& options = {}) const;
+
   // Encode with no special tokens at all: their text is ordinary text.
   StatusOr<std::vector<uint32_t>> EncodeOrdinary(std::string_view text) const;
 

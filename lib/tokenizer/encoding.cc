@@ -247,6 +247,27 @@ struct EncodeSink {
   void operator()(uint32_t special_id) const { out->push_back(special_id); }
 };
 
+// Writes ids into a caller's buffer while they fit, and counts them all, so
+// the caller learns the size it needs. Pieces go through a per-thread
+// scratch vector: no allocation once it has grown.
+struct SpanSink {
+  EncodeSink encode;
+  std::span<uint32_t> out;
+  size_t* count;
+  void Emit(const uint32_t* ids, size_t n) const {
+    if (*count < out.size()) {
+      std::copy(ids, ids + std::min(n, out.size() - *count), out.begin() + *count);
+    }
+    *count += n;
+  }
+  void operator()(std::string_view piece) const {
+    encode.out->clear();
+    encode(piece);
+    Emit(encode.out->data(), encode.out->size());
+  }
+  void operator()(uint32_t special_id) const { Emit(&special_id, 1); }
+};
+
 struct CountSink {
   const Vocabulary& vocabulary;
   uint32_t owner;
@@ -286,6 +307,17 @@ absl::Status Encoding::Encode(std::string_view text,
   absl::Status status = EncodeAny(text, options, EncodeSink{*vocabulary_, id_, out});
   if (!status.ok()) out->resize(before);
   return status;
+}
+
+absl::StatusOr<size_t> Encoding::EncodeInto(std::string_view text,
+                                            const EncodeOptions& options,
+                                            std::span<uint32_t> out) const {
+  thread_local std::vector<uint32_t> scratch;
+  size_t count = 0;
+  absl::Status status = EncodeAny(
+      text, options, SpanSink{EncodeSink{*vocabulary_, id_, &scratch}, out, &count});
+  if (!status.ok()) return status;
+  return count;
 }
 
 absl::StatusOr<size_t> Encoding::Count(std::string_view text,

@@ -38,6 +38,11 @@ class Encoding {
 
   absl::Status Encode(std::string_view text, const EncodeOptions& options,
                       std::vector<uint32_t>* out) const;
+  // Writes the ids into `out` while they fit and returns how many ids the
+  // text has, which may exceed out.size() (then only a prefix is written).
+  absl::StatusOr<size_t> EncodeInto(std::string_view text,
+                                    const EncodeOptions& options,
+                                    std::span<uint32_t> out) const;
   absl::StatusOr<size_t> Count(std::string_view text,
                                const EncodeOptions& options) const;
   absl::StatusOr<std::string> Decode(std::span<const uint32_t> ids) const;

@@ -99,6 +99,19 @@ StatusOr<std::vector<uint32_t>> Tokenizer::Encode(
   return ids;
 }
 
+StatusOr<size_t> Tokenizer::EncodeInto(std::string_view text,
+                                        std::span<uint32_t> ids,
+                                        const EncodeOptions& options) const {
+  auto needed = encoding_->EncodeInto(text, options, ids);
+  if (!needed.ok()) return ToPublic(needed.status());
+  if (*needed > ids.size()) {
+    return Status(StatusCode::kOutOfRange,
+                  absl::StrFormat("the text is %u tokens, but the buffer holds %u",
+                                  *needed, ids.size()));
+  }
+  return *needed;
+}
+
 StatusOr<std::vector<uint32_t>> Tokenizer::EncodeOrdinary(
     std::string_view text) const {
   EncodeOptions options;

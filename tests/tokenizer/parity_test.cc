@@ -39,8 +39,16 @@ size_t CheckFile(std::string_view file) {
                          : (*tokenizer)->Count(c.text, EncodeOptions{
                                SpecialTokenSet::None(), SpecialTokenSet::None(),
                                false});
+    // The caller-buffer path, into a buffer of exactly the right size.
+    std::vector<uint32_t> buffer(c.ids.size());
+    const EncodeOptions& options =
+        special ? all : EncodeOptions{SpecialTokenSet::None(), SpecialTokenSet::None(), false};
+    auto written = (*tokenizer)->EncodeInto(c.text, buffer, options);
+    const bool into_ok = written.ok() && *written == c.ids.size() && buffer == c.ids;
     ++checked_by_encoding[c.encoding];
-    if (ids.ok() && *ids == c.ids && count.ok() && *count == c.ids.size()) continue;
+    if (ids.ok() && *ids == c.ids && count.ok() && *count == c.ids.size() && into_ok) {
+      continue;
+    }
     ++mismatches;
     if (mismatches > 10) continue;  // enough to diagnose
     size_t at = 0;
@@ -51,7 +59,8 @@ size_t CheckFile(std::string_view file) {
                           << ": first difference at id " << at << ": expected "
                           << Preview(c.ids, at) << "got "
                           << (ids.ok() ? Preview(*ids, at) : ids.status().ToString())
-                          << (count.ok() && *count != c.ids.size() ? " (count differs)" : ""));
+                          << (count.ok() && *count != c.ids.size() ? " (count differs)" : "")
+                          << (into_ok ? "" : " (EncodeInto differs)"));
   }
   for (const auto& [encoding, n] : checked_by_encoding) {
     MESSAGE(file << ": " << encoding << ": " << n << " cases");

@@ -148,6 +148,26 @@ TEST_CASE("decoding") {
   CHECK(tok->Encode("").value().empty());
 }
 
+TEST_CASE("EncodeInto fills a caller's buffer or says how big it must be") {
+  auto tok = Get("cl100k_base");
+  const std::string text = "hello world, 你好 <|endoftext|> again";
+  EncodeOptions all;
+  all.allowed_special = SpecialTokenSet::All();
+  const Ids expected = *tok->Encode(text, all);
+  std::vector<uint32_t> buffer(expected.size() + 3, 7);
+  auto written = tok->EncodeInto(text, buffer, all);
+  REQUIRE(written.ok());
+  CHECK(*written == expected.size());
+  CHECK(Ids(buffer.begin(), buffer.begin() + *written) == expected);
+  CHECK(buffer.back() == 7);  // nothing written past the ids
+  std::vector<uint32_t> small(expected.size() - 1);
+  auto too_small = tok->EncodeInto(text, small, all);
+  CHECK(too_small.status().code() == StatusCode::kOutOfRange);
+  CHECK(Contains(too_small.status().message(), std::to_string(expected.size()) + " tokens"));
+  CHECK(tok->EncodeInto(text, buffer).status().code() == StatusCode::kInvalidArgument);
+  CHECK(*tok->EncodeInto("", std::span<uint32_t>()) == 0);
+}
+
 TEST_CASE("Truncate cuts on token and character boundaries") {
   auto tok = Get("cl100k_base");
   const std::string text = "The quick brown fox jumps over the lazy dog.";

@@ -6,6 +6,8 @@
 #include <queue>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace ctxkit::internal {
 namespace {
 
@@ -65,28 +67,41 @@ void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
 // smallest key is "the leftmost lowest-rank pair". Entries made stale by a
 // merge are skipped when popped: a node's entry is current only if the node
 // is alive and still has that rank.
+//
+// Every part is always a token, so the rank of merging two parts depends
+// only on their two token ids; long pieces (runs, blobs) meet the same few
+// pairs again and again, so those ranks are cached by id pair instead of
+// hashing ever longer byte strings.
 template <typename Emit>
 void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
   const size_t n = piece.size();
   struct Node {
     uint32_t start;
-    uint32_t next;  // index of the next alive node; n for the end
-    uint32_t prev;  // index of the previous alive node; kNoRank for none
-    uint32_t rank;  // rank of merging this part with the next one
+    uint32_t next;   // index of the next alive node; n for the end
+    uint32_t prev;   // index of the previous alive node; kNoRank for none
+    uint32_t token;  // this part's token id
+    uint32_t rank;   // rank of merging this part with the next one
     bool alive;
   };
   std::vector<Node> nodes(n + 1);
   for (size_t i = 0; i <= n; ++i) {
     nodes[i] = {static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1),
-                i == 0 ? kNoRank : static_cast<uint32_t>(i - 1), kNoRank, true};
+                i == 0 ? kNoRank : static_cast<uint32_t>(i - 1),
+                i < n ? RankOf(vocab, piece.substr(i, 1)) : kNoRank, kNoRank,
+                true};
   }
-  // The end of the part after node i, i.e. where merging i with its next
-  // part would stop.
+  absl::flat_hash_map<uint64_t, uint32_t> pair_ranks;
   auto merged_rank = [&](uint32_t i) -> uint32_t {
     const uint32_t next = nodes[i].next;
     if (next >= n) return kNoRank;
-    const uint32_t after = nodes[next].next;
-    return RankOf(vocab, piece.substr(nodes[i].start, nodes[after].start - nodes[i].start));
+    const uint64_t key = uint64_t{nodes[i].token} << 32 | nodes[next].token;
+    auto [it, inserted] = pair_ranks.try_emplace(key, kNoRank);
+    if (inserted) {
+      const uint32_t after = nodes[next].next;
+      it->second = RankOf(
+          vocab, piece.substr(nodes[i].start, nodes[after].start - nodes[i].start));
+    }
+    return it->second;
   };
   using Entry = uint64_t;  // rank << 32 | node index (index == start)
   std::vector<Entry> heap;
@@ -103,11 +118,12 @@ void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
     const uint32_t i = static_cast<uint32_t>(top);
     const uint32_t rank = static_cast<uint32_t>(top >> 32);
     if (!nodes[i].alive || nodes[i].rank != rank) continue;
-    // Merge i with its next part.
+    // Merge i with its next part; the merged part is the token `rank`.
     const uint32_t gone = nodes[i].next;
     nodes[gone].alive = false;
     nodes[i].next = nodes[gone].next;
     nodes[nodes[gone].next].prev = i;
+    nodes[i].token = rank;
     nodes[i].rank = merged_rank(i);
     if (nodes[i].rank != kNoRank) queue.push(Entry{nodes[i].rank} << 32 | i);
     const uint32_t prev = nodes[i].prev;

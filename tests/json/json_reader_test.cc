@@ -2,7 +2,6 @@
 // exactly the given bytes, and the typed field accessors' values and
 // field-named errors.
 
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "lib/json/json_reader.h"
 
 #include <doctest/doctest.h>

@@ -2,7 +2,6 @@
 // of random text and numbers through simdjson, path-naming errors, and
 // structural misuse.
 
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "lib/json/json_writer.h"
 
 #include <doctest/doctest.h>

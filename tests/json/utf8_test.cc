@@ -3,7 +3,6 @@
 // exhaustive short inputs and many random ones, on both the scalar path and
 // simdjson's path for long inputs.
 
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "lib/json/utf8.h"
 
 #include <doctest/doctest.h>

@@ -50,7 +50,6 @@ std::string RandomPiece(std::mt19937& rng, size_t length) {
 TEST_CASE("array and heap merging agree on every piece") {
   const Vocabulary& vocab = Cl100k();
   std::mt19937 rng(20261122);
-  int checked = 0;
   for (int round = 0; round < 3000; ++round) {
     const size_t length = 1 + rng() % (kBpeHeapThreshold - 1);
     const std::string piece = RandomPiece(rng, length);
@@ -62,9 +61,7 @@ TEST_CASE("array and heap merging agree on every piece") {
     CHECK(best == by_array);
     CHECK(Join(vocab, by_array) == piece);
     CHECK(BytePairCount(vocab, piece) == by_array.size());
-    ++checked;
   }
-  CHECK(checked == 3000);
 }
 
 TEST_CASE("long pieces decode back to themselves") {

@@ -3,7 +3,6 @@
 // whole-table invariants and counts (which the generator printed from the
 // Unicode data), case folding, and the UTF-8 decoder over every code point.
 
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "lib/unicode/unicode.h"
 
 #include <doctest/doctest.h>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <queue>
 #include <utility>
 
@@ -11,39 +10,43 @@
 namespace ctxkit::internal {
 namespace {
 
-constexpr uint32_t kNoRank = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kNoRank = Vocabulary::kNoToken;
 
 uint32_t RankOf(const Vocabulary& vocab, std::string_view bytes) {
-  const std::optional<uint32_t> rank = vocab.Rank(bytes);
-  return rank ? *rank : kNoRank;
+  return vocab.RankOrNone(bytes);
 }
 
-// Calls emit(begin, end) for each final part of `piece`, in order.
+// Calls emit(token) for each final part of `piece`, in order.
 //
-// tiktoken's method: parts[i] holds a boundary and the rank of merging the
-// part starting there with the next one; each round merges the first
-// minimum and updates the two ranks that changed.
+// tiktoken's method: parts[i] holds a boundary, the token starting there and
+// the rank of merging it with the next part; each round merges the first
+// minimum and updates the two ranks that changed. The merged part's token is
+// the rank just merged, so no part is ever looked up twice.
 template <typename Emit>
 void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
   struct Part {
     uint32_t start;
-    uint32_t rank;
+    uint32_t rank;   // of merging this part with the next one
+    uint32_t token;  // this part's token
   };
   const size_t n = piece.size();
-  Part stack_parts[kBpeHeapThreshold + 1];
-  Part* parts = stack_parts;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  Part parts[kBpeHeapThreshold + 1];
   size_t count = n + 1;
   for (size_t i = 0; i + 1 < n; ++i) {
-    parts[i] = {static_cast<uint32_t>(i), RankOf(vocab, piece.substr(i, 2))};
+    parts[i] = {static_cast<uint32_t>(i), vocab.PairRank(bytes[i], bytes[i + 1]),
+                vocab.ByteRank(bytes[i])};
   }
-  parts[n - 1] = {static_cast<uint32_t>(n - 1), kNoRank};
-  parts[n] = {static_cast<uint32_t>(n), kNoRank};
+  parts[n - 1] = {static_cast<uint32_t>(n - 1), kNoRank,
+                  vocab.ByteRank(bytes[n - 1])};
+  parts[n] = {static_cast<uint32_t>(n), kNoRank, kNoRank};
 
-  // The rank of merging the parts at i and i + 1 (spanning to i + 2).
+  // The rank of merging the parts at i and i + 1 (spanning to i + 2); always
+  // three bytes or more, so a hash lookup.
   auto pair_rank = [&](size_t i) -> uint32_t {
     if (i + 3 >= count) return kNoRank;
-    return RankOf(vocab, piece.substr(parts[i].start,
-                                      parts[i + 3].start - parts[i].start));
+    return vocab.RankOrNone(
+        piece.substr(parts[i].start, parts[i + 3].start - parts[i].start));
   };
   while (count > 2) {
     uint32_t best = kNoRank;
@@ -55,113 +58,282 @@ void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
       }
     }
     if (best == kNoRank) break;
+    parts[at].token = best;
     parts[at].rank = pair_rank(at);
     if (at > 0) parts[at - 1].rank = pair_rank(at - 1);
     std::copy(parts + at + 2, parts + count, parts + at + 1);
     --count;
   }
-  for (size_t i = 0; i + 1 < count; ++i) emit(parts[i].start, parts[i + 1].start);
+  for (size_t i = 0; i + 1 < count; ++i) emit(parts[i].token);
 }
 
-// The same merges with a min-heap keyed by (rank, start): popping the
-// smallest key is "the leftmost lowest-rank pair". Entries made stale by a
-// merge are skipped when popped: a node's entry is current only if the node
-// is alive and still has that rank.
+// The same merges over a doubly linked list of runs, each run being `count`
+// equal tokens side by side, with a min-heap of candidate merges keyed by
+// (rank, byte position): popping the smallest key is "the leftmost
+// lowest-rank pair", as in tiktoken. Adjacent runs always hold different
+// tokens (equal neighbours are joined), so a run's candidates are:
+//   - "self": its first two tokens, at its start;
+//   - "next": its last token with the next run's first, at its last token.
+// A heap entry carries its run's version; any change to a run bumps the
+// version and pushes its current candidates, so older entries are skipped.
 //
-// Every part is always a token, so the rank of merging two parts depends
-// only on their two token ids; long pieces (runs, blobs) meet the same few
-// pairs again and again, so those ranks are cached by id pair instead of
-// hashing ever longer byte strings.
-template <typename Emit>
-void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
-  const size_t n = piece.size();
-  struct Node {
-    uint32_t start;
-    uint32_t next;   // index of the next alive node; n for the end
-    uint32_t prev;   // index of the previous alive node; kNoRank for none
-    uint32_t token;  // this part's token id
-    uint32_t rank;   // rank of merging this part with the next one
+// Popping a run's self candidate (rank r, merged token m) would have tiktoken
+// merge the run's pairs one after another, left to right, for as long as no
+// pair formed meanwhile ranks below r: the previous run's last token with m,
+// m with the t still to its right, or m with m. When none of those ranks
+// below r, all floor(count / 2) pairs merge in one step; otherwise only the
+// first does, and the heap decides what comes next. Either way the sequence
+// of merges, and so the result, is tiktoken's.
+//
+// Every part is a token, so the rank of merging two parts depends only on
+// their two ids; the ranks found are cached by id pair instead of hashing
+// ever longer byte strings again.
+class RunMerger {
+ public:
+  RunMerger(const Vocabulary& vocab, std::string_view piece)
+      : vocab_(vocab), piece_(piece) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+    for (size_t i = 0; i < piece.size();) {
+      size_t j = i + 1;
+      while (j < piece.size() && bytes[j] == bytes[i]) ++j;
+      const uint32_t id = static_cast<uint32_t>(runs_.size());
+      runs_.push_back(Run{static_cast<uint32_t>(i), static_cast<uint32_t>(j - i),
+                          1, vocab.ByteRank(bytes[i]),
+                          id == 0 ? kNone : id - 1, kNone, 0, true});
+      if (id > 0) runs_[id - 1].next = id;
+      i = j;
+    }
+  }
+
+  // Runs the merges; then Each(emit) calls emit(token, count) run by run.
+  void Merge() {
+    for (uint32_t i = 0; i < runs_.size(); ++i) PushCandidates(i);
+    while (!heap_.empty()) {
+      const Entry top = heap_.top();
+      heap_.pop();
+      const Run& run = runs_[top.run];
+      if (!run.alive || (run.version & 0x7FFFFFFFu) != top.version) continue;
+      const auto rank = static_cast<uint32_t>(top.key >> 32);
+      if (top.self) {
+        MergeSelf(top.run, rank);
+      } else {
+        MergeNext(top.run, rank);
+      }
+    }
+  }
+
+  template <typename Emit>
+  void Each(Emit&& emit) const {
+    for (uint32_t i = head_; i != kNone; i = runs_[i].next) {
+      emit(runs_[i].token, runs_[i].count);
+    }
+  }
+
+ private:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+  struct Run {
+    uint32_t start;   // byte offset of its first token in the piece
+    uint32_t count;   // tokens in the run
+    uint32_t length;  // bytes per token
+    uint32_t token;
+    uint32_t prev;
+    uint32_t next;
+    uint32_t version;
     bool alive;
   };
-  std::vector<Node> nodes(n + 1);
-  for (size_t i = 0; i <= n; ++i) {
-    nodes[i] = {static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1),
-                i == 0 ? kNoRank : static_cast<uint32_t>(i - 1),
-                i < n ? RankOf(vocab, piece.substr(i, 1)) : kNoRank, kNoRank,
-                true};
-  }
-  absl::flat_hash_map<uint64_t, uint32_t> pair_ranks;
-  auto merged_rank = [&](uint32_t i) -> uint32_t {
-    const uint32_t next = nodes[i].next;
-    if (next >= n) return kNoRank;
-    const uint64_t key = uint64_t{nodes[i].token} << 32 | nodes[next].token;
-    auto [it, inserted] = pair_ranks.try_emplace(key, kNoRank);
-    if (inserted) {
-      const uint32_t after = nodes[next].next;
-      it->second = RankOf(
-          vocab, piece.substr(nodes[i].start, nodes[after].start - nodes[i].start));
-    }
-    return it->second;
+
+  struct Entry {
+    uint64_t key;  // rank << 32 | byte position
+    uint32_t run;
+    uint32_t version : 31;
+    uint32_t self : 1;
+    bool operator>(const Entry& other) const { return key > other.key; }
   };
-  using Entry = uint64_t;  // rank << 32 | node index (index == start)
-  std::vector<Entry> heap;
-  heap.reserve(n);
-  for (uint32_t i = 0; i + 1 < n; ++i) {
-    nodes[i].rank = merged_rank(i);
-    if (nodes[i].rank != kNoRank) heap.push_back(Entry{nodes[i].rank} << 32 | i);
+
+  // The rank of the token spanning `length` bytes at `start`, made of tokens
+  // `left` then `right`.
+  uint32_t PairRank(uint32_t start, uint32_t length, uint32_t left,
+                    uint32_t right) {
+    if (length == 2) {
+      return vocab_.PairRank(static_cast<unsigned char>(piece_[start]),
+                             static_cast<unsigned char>(piece_[start + 1]));
+    }
+    auto [it, inserted] =
+        pair_ranks_.try_emplace(uint64_t{left} << 32 | right, kNoRank);
+    if (inserted) it->second = RankOf(vocab_, piece_.substr(start, length));
+    return it->second;
   }
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue(
-      std::greater<Entry>(), std::move(heap));
-  while (!queue.empty()) {
-    const Entry top = queue.top();
-    queue.pop();
-    const uint32_t i = static_cast<uint32_t>(top);
-    const uint32_t rank = static_cast<uint32_t>(top >> 32);
-    if (!nodes[i].alive || nodes[i].rank != rank) continue;
-    // Merge i with its next part; the merged part is the token `rank`.
-    const uint32_t gone = nodes[i].next;
-    nodes[gone].alive = false;
-    nodes[i].next = nodes[gone].next;
-    nodes[nodes[gone].next].prev = i;
-    nodes[i].token = rank;
-    nodes[i].rank = merged_rank(i);
-    if (nodes[i].rank != kNoRank) queue.push(Entry{nodes[i].rank} << 32 | i);
-    const uint32_t prev = nodes[i].prev;
-    if (prev != kNoRank) {
-      nodes[prev].rank = merged_rank(prev);
-      if (nodes[prev].rank != kNoRank) queue.push(Entry{nodes[prev].rank} << 32 | prev);
+
+  uint32_t LastStart(const Run& run) const {
+    return run.start + (run.count - 1) * run.length;
+  }
+
+  void Push(uint32_t rank, uint32_t position, uint32_t run, bool self) {
+    if (rank == kNoRank) return;
+    heap_.push(Entry{uint64_t{rank} << 32 | position, run,
+                     runs_[run].version & 0x7FFFFFFFu, self ? 1u : 0u});
+  }
+
+  void PushCandidates(uint32_t i) {
+    const Run& run = runs_[i];
+    if (run.count >= 2) {
+      Push(PairRank(run.start, 2 * run.length, run.token, run.token),
+           run.start, i, true);
+    }
+    if (run.next != kNone) {
+      const Run& next = runs_[run.next];
+      Push(PairRank(LastStart(run), run.length + next.length, run.token,
+                    next.token),
+           LastStart(run), i, false);
     }
   }
-  for (uint32_t i = 0; i < n; i = nodes[i].next) emit(nodes[i].start, nodes[nodes[i].next].start);
-}
+
+  // Invalidates run i's heap entries and pushes its current candidates.
+  void Refresh(uint32_t i) {
+    if (i == kNone) return;
+    ++runs_[i].version;
+    PushCandidates(i);
+  }
+
+  uint32_t NewRun(uint32_t start, uint32_t count, uint32_t length,
+                  uint32_t token) {
+    runs_.push_back(Run{start, count, length, token, kNone, kNone, 0, true});
+    return static_cast<uint32_t>(runs_.size() - 1);
+  }
+
+  void Link(uint32_t left, uint32_t right) {
+    if (left == kNone) head_ = right;
+    if (left != kNone) runs_[left].next = right;
+    if (right != kNone) runs_[right].prev = left;
+  }
+
+  // Joins run i with its neighbours where they hold the same token; returns
+  // the run that now covers i's tokens.
+  uint32_t Join(uint32_t i) {
+    const uint32_t prev = runs_[i].prev;
+    if (prev != kNone && runs_[prev].token == runs_[i].token) {
+      runs_[prev].count += runs_[i].count;
+      runs_[i].alive = false;
+      Link(prev, runs_[i].next);
+      i = prev;
+    }
+    const uint32_t next = runs_[i].next;
+    if (next != kNone && runs_[next].token == runs_[i].token) {
+      runs_[i].count += runs_[next].count;
+      runs_[next].alive = false;
+      Link(i, runs_[next].next);
+    }
+    return i;
+  }
+
+  // Merges pairs of run i's tokens into token `merged`, from the left.
+  void MergeSelf(uint32_t i, uint32_t merged) {
+    Run run = runs_[i];
+    const uint32_t r = merged;
+    const uint32_t width = 2 * run.length;
+    uint32_t pairs = 1;
+    if (run.count >= 4) {
+      const bool prev_ok =
+          run.prev == kNone ||
+          PairRank(LastStart(runs_[run.prev]), runs_[run.prev].length + width,
+                   runs_[run.prev].token, merged) > r;
+      const bool right_ok =
+          PairRank(run.start, width + run.length, merged, run.token) > r;
+      const bool twice_ok =
+          run.count < 6 || PairRank(run.start, 2 * width, merged, merged) > r;
+      if (prev_ok && right_ok && twice_ok) pairs = run.count / 2;
+    }
+    const uint32_t rest = run.count - 2 * pairs;
+    runs_[i].token = merged;
+    runs_[i].count = pairs;
+    runs_[i].length = width;
+    if (rest > 0) {
+      const uint32_t tail =
+          NewRun(run.start + pairs * width, rest, run.length, run.token);
+      Link(tail, run.next);
+      Link(i, tail);
+      Refresh(tail);
+    }
+    const uint32_t joined = Join(i);
+    Refresh(joined);
+    Refresh(runs_[joined].prev);
+  }
+
+  // Merges run i's last token with the next run's first into `merged`.
+  void MergeNext(uint32_t i, uint32_t merged) {
+    const uint32_t j = runs_[i].next;
+    const uint32_t at = LastStart(runs_[i]);
+    const uint32_t m =
+        NewRun(at, 1, runs_[i].length + runs_[j].length, merged);
+    uint32_t left = i;
+    if (--runs_[i].count == 0) {
+      runs_[i].alive = false;
+      left = runs_[i].prev;
+    }
+    uint32_t right = j;
+    runs_[j].start += runs_[j].length;
+    if (--runs_[j].count == 0) {
+      runs_[j].alive = false;
+      right = runs_[j].next;
+    }
+    Link(left, m);
+    Link(m, right);
+    const uint32_t joined = Join(m);
+    Refresh(joined);
+    Refresh(runs_[joined].prev);
+    // The right run lost its first token: its self candidate moved.
+    if (runs_[joined].next != kNone && runs_[joined].next == j) Refresh(j);
+  }
+
+  const Vocabulary& vocab_;
+  std::string_view piece_;
+  std::vector<Run> runs_;
+  uint32_t head_ = 0;  // the first run
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  absl::flat_hash_map<uint64_t, uint32_t> pair_ranks_;
+};
 
 template <typename Emit>
-void Merge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
-  if (piece.size() < kBpeHeapThreshold) {
-    MergeSmall(vocab, piece, emit);
-  } else {
-    MergeLarge(vocab, piece, emit);
-  }
+void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
+  RunMerger merger(vocab, piece);
+  merger.Merge();
+  merger.Each([&](uint32_t token, uint32_t count) {
+    for (uint32_t k = 0; k < count; ++k) emit(token);
+  });
 }
 
 }  // namespace
 
 void BytePairEncode(const Vocabulary& vocab, std::string_view piece,
                     std::vector<uint32_t>* out) {
+  if (piece.size() < kBpeHeapThreshold) {
+    uint32_t ids[kBpeHeapThreshold];
+    const size_t n = BytePairEncodeShort(vocab, piece, ids);
+    out->insert(out->end(), ids, ids + n);
+    return;
+  }
   if (const std::optional<uint32_t> whole = vocab.Rank(piece)) {
     out->push_back(*whole);
     return;
   }
-  Merge(vocab, piece, [&](uint32_t begin, uint32_t end) {
-    out->push_back(RankOf(vocab, piece.substr(begin, end - begin)));
-  });
+  MergeLarge(vocab, piece, [&](uint32_t token) { out->push_back(token); });
+}
+
+size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
+                           uint32_t* ids) {
+  if (const uint32_t whole = RankOf(vocab, piece); whole != kNoRank) {
+    ids[0] = whole;
+    return 1;
+  }
+  size_t n = 0;
+  MergeSmall(vocab, piece, [&](uint32_t token) { ids[n++] = token; });
+  return n;
 }
 
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out) {
-  auto emit = [&](uint32_t begin, uint32_t end) {
-    out->push_back(RankOf(vocab, piece.substr(begin, end - begin)));
-  };
+  auto emit = [&](uint32_t token) { out->push_back(token); };
   if (method == BpeMethod::kArray) {
     MergeSmall(vocab, piece, emit);
   } else {
@@ -170,9 +342,15 @@ void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
 }
 
 size_t BytePairCount(const Vocabulary& vocab, std::string_view piece) {
+  if (piece.size() < kBpeHeapThreshold) {
+    uint32_t ids[kBpeHeapThreshold];
+    return BytePairEncodeShort(vocab, piece, ids);
+  }
   if (vocab.Rank(piece)) return 1;
+  RunMerger merger(vocab, piece);
+  merger.Merge();
   size_t count = 0;
-  Merge(vocab, piece, [&](uint32_t, uint32_t) { ++count; });
+  merger.Each([&](uint32_t, uint32_t n) { count += n; });
   return count;
 }
 

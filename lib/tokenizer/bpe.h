@@ -4,9 +4,11 @@
 // tie, until no adjacent pair is a token.
 //
 // Short pieces use tiktoken's array scan (quadratic, but fastest for the few
-// bytes most pieces have); long ones use a heap over a linked list, so that a
-// 1 MB piece (a run of one letter, a base64 blob) costs O(n log n) rather
-// than O(n^2). Both produce the same merges.
+// bytes most pieces have). Long ones use a heap over runs of equal tokens:
+// the same merges in O(n log n), where a run of one token (1 MB of spaces,
+// of '=' or of one letter) merges all its pairs in one step whenever
+// tiktoken's order would merge them one after another, so such a piece
+// costs O(log n) steps instead of n.
 
 #ifndef CTXKIT_LIB_TOKENIZER_BPE_H_
 #define CTXKIT_LIB_TOKENIZER_BPE_H_
@@ -20,7 +22,7 @@
 
 namespace ctxkit::internal {
 
-// Pieces at least this long take the heap path.
+// Pieces at least this long take the run-heap path.
 inline constexpr size_t kBpeHeapThreshold = 128;
 
 // Appends the token ids of `piece` to `out`. Precondition: `piece` is not
@@ -29,13 +31,19 @@ inline constexpr size_t kBpeHeapThreshold = 128;
 void BytePairEncode(const Vocabulary& vocab, std::string_view piece,
                     std::vector<uint32_t>* out);
 
+// BytePairEncode for a piece shorter than kBpeHeapThreshold, into `ids`,
+// which must have room for piece.size() ids (a piece never has more ids than
+// bytes); returns how many it wrote. Allocates nothing.
+size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
+                           uint32_t* ids);
+
 // The number of ids BytePairEncode would append.
 size_t BytePairCount(const Vocabulary& vocab, std::string_view piece);
 
 // BytePairEncode with a chosen method, without the whole-token shortcut, so
 // tests can check that both methods merge alike on any piece. kArray needs
 // piece.size() < kBpeHeapThreshold.
-enum class BpeMethod { kArray, kHeap };
+enum class BpeMethod { kArray, kRuns };
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out);
 

@@ -1,11 +1,14 @@
-// Byte-pair merging: the array and heap methods make the same merges on any
-// piece, every piece decodes back to itself, and counting agrees with
-// encoding.
+// Byte-pair merging: the array and run-heap methods make the same merges as
+// a plain transcription of tiktoken's loop on any piece (including the long
+// repetitive ones where the run heap merges many pairs at once, and crafted
+// vocabularies where it must not), every piece decodes back to itself, and
+// counting agrees with encoding.
 
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/tokenizer/bpe.h"
@@ -22,6 +25,53 @@ const Vocabulary& Cl100k() {
     return new Vocabulary(std::move(*v));
   }();
   return *vocab;
+}
+
+Vocabulary LoadEmbedded(const char* name) {
+  auto v = Vocabulary::FromCompact(EmbeddedVocabularyData(name));
+  REQUIRE(v.ok());
+  return std::move(*v);
+}
+
+// tiktoken's _byte_pair_merge written out as plainly as possible (cubic, for
+// tests only): the oracle the fast methods are held to.
+std::vector<uint32_t> ReferenceMerge(const Vocabulary& vocab,
+                                     std::string_view piece) {
+  std::vector<size_t> bounds;
+  for (size_t i = 0; i <= piece.size(); ++i) bounds.push_back(i);
+  for (;;) {
+    std::optional<uint32_t> best;
+    size_t at = 0;
+    for (size_t i = 0; i + 2 < bounds.size(); ++i) {
+      const auto rank =
+          vocab.Rank(piece.substr(bounds[i], bounds[i + 2] - bounds[i]));
+      if (rank && (!best || *rank < *best)) {
+        best = rank;
+        at = i;
+      }
+    }
+    if (!best) break;
+    bounds.erase(bounds.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  }
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    ids.push_back(*vocab.Rank(piece.substr(bounds[i], bounds[i + 1] - bounds[i])));
+  }
+  return ids;
+}
+
+// Long pieces with the repetition the run heap exploits: runs of one byte of
+// random lengths, repeated short units, whitespace mixes.
+std::string RepetitivePiece(std::mt19937& rng, size_t length) {
+  static const std::string units[] = {"a", " ", "=", "-", "ab", "\n ", "\t", "0",
+                                      "xyz", "  \n", "\xc3\xa9", "aaab"};
+  std::string piece;
+  while (piece.size() < length) {
+    const std::string& unit = units[rng() % std::size(units)];
+    const size_t repeat = 1 + rng() % (rng() % 4 == 0 ? 200 : 12);
+    for (size_t k = 0; k < repeat && piece.size() < length; ++k) piece += unit;
+  }
+  return piece;
 }
 
 std::string Join(const Vocabulary& vocab, const std::vector<uint32_t>& ids) {
@@ -47,7 +97,7 @@ std::string RandomPiece(std::mt19937& rng, size_t length) {
   return piece;
 }
 
-TEST_CASE("array and heap merging agree on every piece") {
+TEST_CASE("array and run-heap merging agree on every piece") {
   const Vocabulary& vocab = Cl100k();
   std::mt19937 rng(20261122);
   for (int round = 0; round < 3000; ++round) {
@@ -55,7 +105,7 @@ TEST_CASE("array and heap merging agree on every piece") {
     const std::string piece = RandomPiece(rng, length);
     std::vector<uint32_t> by_array, by_heap, best;
     BytePairEncodeWith(BpeMethod::kArray, vocab, piece, &by_array);
-    BytePairEncodeWith(BpeMethod::kHeap, vocab, piece, &by_heap);
+    BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_heap);
     BytePairEncode(vocab, piece, &best);
     REQUIRE_MESSAGE(by_array == by_heap, "piece of " << length << " bytes");
     CHECK(best == by_array);
@@ -80,6 +130,56 @@ TEST_CASE("long pieces decode back to themselves") {
   BytePairEncode(vocab, run, &ids);
   CHECK(Join(vocab, ids) == run);
   CHECK(ids.size() < run.size() / 4);
+}
+
+TEST_CASE("the run heap merges long repetitive pieces exactly as tiktoken") {
+  std::mt19937 rng(99);
+  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    for (int round = 0; round < 12; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % 700;
+      const std::string piece = RepetitivePiece(rng, length);
+      std::vector<uint32_t> ids;
+      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &ids);
+      REQUIRE_MESSAGE(ids == ReferenceMerge(vocab, piece),
+                      std::string(name) << ", piece of " << length << " bytes");
+    }
+    for (const char unit : {'a', ' ', '\n', '='}) {
+      for (size_t length : {size_t{200}, size_t{511}, size_t{1024}}) {
+        const std::string run(length, unit);
+        std::vector<uint32_t> ids;
+        BytePairEncodeWith(BpeMethod::kRuns, vocab, run, &ids);
+        CHECK_MESSAGE(ids == ReferenceMerge(vocab, run),
+                      std::string(name) << ", run of " << length);
+      }
+    }
+  }
+}
+
+// A vocabulary where merging a run's pairs left to right is NOT what
+// tiktoken does: a pair formed by the first merge outranks the rest, so the
+// run heap has to fall back to one merge at a time.
+TEST_CASE("the run heap stops batching when a new pair outranks the run") {
+  // Ranks: a b c, then "aaa" before "aa" (m+t outranks t+t), "aaaa" before
+  // "aa" (m+m), "caa" before "aa" (previous token + m).
+  const char* lines[][2] = {{"YQ==", "0"},    {"Yg==", "1"},  {"Yw==", "2"},
+                            {"YWFh", "3"},    {"YWFhYQ==", "4"}, {"Y2Fh", "5"},
+                            {"YWE=", "6"},    {"YmI=", "7"}};
+  std::string text;
+  for (const auto& line : lines) text += std::string(line[0]) + " " + line[1] + "\n";
+  auto vocab = Vocabulary::FromTiktoken(text);
+  REQUIRE(vocab.ok());
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::string piece;
+    const size_t length = kBpeHeapThreshold + rng() % 300;
+    while (piece.size() < length) {
+      piece.append(1 + rng() % 20, "abc"[rng() % 3]);
+    }
+    std::vector<uint32_t> ids;
+    BytePairEncodeWith(BpeMethod::kRuns, *vocab, piece, &ids);
+    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
+  }
 }
 
 TEST_CASE("a whole-token piece is one id") {

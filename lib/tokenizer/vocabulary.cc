@@ -34,24 +34,28 @@
 
 namespace ctxkit::internal {
 
-struct Vocabulary::Slot {
-  uint32_t tag;   // high half of the token's hash
-  uint32_t rank;  // kEmptySlot when free
-};
-
 namespace {
 
 constexpr std::string_view kMagic = "CTXVOCAB";
 constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kHeaderSize = 20;
-constexpr uint32_t kEmptySlot = 0xFFFFFFFFu;
+using token_index::ControlByte;
+using token_index::kHashedKeyFlag;
+using token_index::kMaxInlineToken;
+using token_index::kRankBits;
+using token_index::kRankMask;
+using token_index::ShortKey;
+using token_index::SlotKey;
+static_assert(Vocabulary::kMaxRank <= kRankMask);
+
+// For 5 bytes or more: the key is 39 bits of the hash, flagged.
+inline SlotKey LongKey(const char* data, size_t size) {
+  const uint64_t h = XXH3_64bits(data, size);
+  return {kHashedKeyFlag | (h >> 25), h};
+}
 
 constexpr char kBase64Alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-inline uint64_t HashBytes(const char* data, size_t size) {
-  return XXH3_64bits(data, size);
-}
 
 uint32_t LoadLe32(const char* p) {
   const auto* u = reinterpret_cast<const unsigned char*>(p);
@@ -255,8 +259,9 @@ Vocabulary& Vocabulary::operator=(Vocabulary&& other) noexcept {
   blob_ = std::move(other.blob_);
   blob_size_ = std::exchange(other.blob_size_, 0);
   offsets_ = std::exchange(other.offsets_, {});
-  slots_ = std::move(other.slots_);
-  slot_mask_ = std::exchange(other.slot_mask_, 0);
+  short_ranks_ = std::move(other.short_ranks_);
+  short_index_ = std::exchange(other.short_index_, {});
+  long_index_ = std::exchange(other.long_index_, {});
   size_ = std::exchange(other.size_, 0);
   token_count_ = std::exchange(other.token_count_, 0);
   pattern_ = std::exchange(other.pattern_, {});
@@ -267,50 +272,76 @@ Vocabulary& Vocabulary::operator=(Vocabulary&& other) noexcept {
 Vocabulary::~Vocabulary() = default;
 
 std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
-  uint64_t capacity = 16;
-  while (capacity < 2 * static_cast<uint64_t>(token_count_)) capacity *= 2;
-  slots_ = std::make_unique_for_overwrite<Slot[]>(capacity);
-  std::fill_n(slots_.get(), capacity, Slot{0, kEmptySlot});
-  slot_mask_ = capacity - 1;
+  constexpr size_t kShortRanks = 256 + 65536;
+  short_ranks_ = std::make_unique_for_overwrite<uint32_t[]>(kShortRanks);
+  std::fill_n(short_ranks_.get(), kShortRanks, kNoToken);
+  uint64_t short_count = 0;
+  uint64_t long_count = 0;
+  for (uint32_t rank = 0; rank < size_; ++rank) {
+    const uint32_t length = offsets_[rank + 1] - offsets_[rank];
+    if (length >= 3) ++(length <= kMaxInlineToken ? short_count : long_count);
+  }
+  auto allocate = [](token_index::Index& index, uint64_t count) {
+    uint64_t capacity = 16;
+    while (capacity < 2 * count) capacity *= 2;
+    index.slots = std::make_unique<uint64_t[]>(capacity);  // zeroed: empty
+    index.control = std::make_unique<uint8_t[]>(capacity);
+    index.mask = capacity - 1;
+  };
+  allocate(short_index_, short_count);
+  allocate(long_index_, long_count);
+
   const char* blob = blob_.get();
   for (uint32_t rank = 0; rank < size_; ++rank) {
     const uint32_t begin = offsets_[rank];
     const uint32_t length = offsets_[rank + 1] - begin;
     if (length == 0) continue;
-    const uint64_t h = HashBytes(blob + begin, length);
-    const auto tag = static_cast<uint32_t>(h >> 32);
-    for (uint64_t i = h & slot_mask_;; i = (i + 1) & slot_mask_) {
-      Slot& slot = slots_[i];
-      if (slot.rank == kEmptySlot) {
-        slot = Slot{tag, rank};
+    const auto* bytes = reinterpret_cast<const unsigned char*>(blob + begin);
+    if (length <= 2) {
+      uint32_t& entry =
+          short_ranks_[length == 1 ? bytes[0] : 256 + (bytes[0] << 8 | bytes[1])];
+      if (entry != kNoToken) return std::make_pair(entry, rank);
+      entry = rank;
+      continue;
+    }
+    const bool is_short = length <= kMaxInlineToken;
+    token_index::Index& index = is_short ? short_index_ : long_index_;
+    const SlotKey k = is_short ? ShortKey(blob + begin, length)
+                               : LongKey(blob + begin, length);
+    for (uint64_t i = k.hash & index.mask;; i = (i + 1) & index.mask) {
+      uint64_t& slot = index.slots[i];
+      if (slot == 0) {
+        slot = k.key << kRankBits | rank;
+        index.control[i] = ControlByte(k.hash);
         break;
       }
-      if (slot.tag == tag &&
-          offsets_[slot.rank + 1] - offsets_[slot.rank] == length &&
-          std::memcmp(blob + offsets_[slot.rank], blob + begin, length) == 0) {
-        return std::make_pair(slot.rank, rank);
+      if (slot >> kRankBits != k.key) continue;
+      const auto other = static_cast<uint32_t>(slot & kRankMask);
+      if (is_short ||
+          (offsets_[other + 1] - offsets_[other] == length &&
+           std::memcmp(blob + offsets_[other], blob + begin, length) == 0)) {
+        return std::make_pair(other, rank);
       }
     }
   }
   return std::nullopt;
 }
 
-std::optional<uint32_t> Vocabulary::Rank(std::string_view token_bytes) const {
-  if (token_bytes.empty() || slots_ == nullptr) return std::nullopt;
-  const uint64_t h = HashBytes(token_bytes.data(), token_bytes.size());
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const char* blob = blob_.get();
-  const uint32_t* offsets = offsets_.data();
-  for (uint64_t i = h & slot_mask_;; i = (i + 1) & slot_mask_) {
-    const Slot slot = slots_[i];
-    if (slot.rank == kEmptySlot) return std::nullopt;
-    if (slot.tag == tag) {
-      const uint32_t begin = offsets[slot.rank];
-      if (offsets[slot.rank + 1] - begin == token_bytes.size() &&
-          std::memcmp(blob + begin, token_bytes.data(), token_bytes.size()) ==
-              0) {
-        return slot.rank;
-      }
+uint32_t Vocabulary::FindLong(const char* data, size_t size) const {
+  const SlotKey k = LongKey(data, size);
+  const uint8_t control = ControlByte(k.hash);
+  const token_index::Index& index = long_index_;
+  for (uint64_t i = k.hash & index.mask;; i = (i + 1) & index.mask) {
+    const uint8_t c = index.control[i];
+    if (c == 0) return kNoToken;
+    if (c != control) continue;
+    const uint64_t word = index.slots[i];
+    if (word >> kRankBits != k.key) continue;
+    const auto rank = static_cast<uint32_t>(word & kRankMask);
+    const uint32_t begin = offsets_[rank];
+    if (offsets_[rank + 1] - begin == size &&
+        std::memcmp(blob_.get() + begin, data, size) == 0) {
+      return rank;
     }
   }
 }
@@ -324,7 +355,9 @@ std::string_view Vocabulary::Bytes(uint32_t rank) const {
 size_t Vocabulary::MemoryUsage() const {
   size_t total =
       sizeof(*this) + blob_size_ + offsets_.capacity() * sizeof(uint32_t) +
-      (slots_ ? (slot_mask_ + 1) * sizeof(Slot) : 0) + pattern_.capacity() +
+      (short_ranks_ ? (256 + 65536) * sizeof(uint32_t) : 0) +
+      short_index_.MemoryUsage() + long_index_.MemoryUsage() +
+      pattern_.capacity() +
       special_tokens_.capacity() * sizeof(SpecialToken);
   for (const SpecialToken& s : special_tokens_) total += s.text.capacity();
   return total;

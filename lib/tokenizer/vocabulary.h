@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/tokenizer/token_index.h"
 
 namespace ctxkit::internal {
 
@@ -80,7 +81,46 @@ class Vocabulary {
   // The rank of the token whose bytes are exactly `token_bytes`, or nullopt
   // when no token has them (including the empty string). This is the BPE
   // merge loop's lookup, so it allocates nothing and probes a flat table.
-  std::optional<uint32_t> Rank(std::string_view token_bytes) const;
+  std::optional<uint32_t> Rank(std::string_view token_bytes) const {
+    const uint32_t rank = RankOrNone(token_bytes);
+    if (rank == kNoToken) return std::nullopt;
+    return rank;
+  }
+
+  // No token has this rank; what the lookups below return for a miss.
+  static constexpr uint32_t kNoToken = 0xFFFFFFFFu;
+
+  // Rank() without the optional, for the merge loop.
+  uint32_t RankOrNone(std::string_view token_bytes) const {
+    if (short_ranks_ == nullptr) return kNoToken;
+    const auto* u = reinterpret_cast<const unsigned char*>(token_bytes.data());
+    switch (token_bytes.size()) {
+      case 0:
+        return kNoToken;
+      case 1:
+        return short_ranks_[u[0]];
+      case 2:
+        return short_ranks_[256 + (u[0] << 8 | u[1])];
+      case 3:
+      case 4:
+        return token_index::FindShort(short_index_, token_bytes.data(),
+                                      token_bytes.size());
+      default:
+        return FindLong(token_bytes.data(), token_bytes.size());
+    }
+  }
+
+  // The rank of the one-byte token `b`, or kNoToken. Direct table lookups:
+  // every merge starts from single bytes and their pairs, and these two
+  // tables answer those without hashing.
+  uint32_t ByteRank(unsigned char b) const {
+    return short_ranks_ ? short_ranks_[b] : kNoToken;
+  }
+
+  // The rank of the two-byte token `a` `b`, or kNoToken.
+  uint32_t PairRank(unsigned char a, unsigned char b) const {
+    return short_ranks_ ? short_ranks_[256 + (a << 8 | b)] : kNoToken;
+  }
 
   // The bytes of the token of rank `rank`; empty for an unused rank and for
   // rank >= size(). The view stays valid as long as this Vocabulary lives
@@ -123,14 +163,15 @@ class Vocabulary {
   std::string ToCompact() const;
 
  private:
-  struct Slot;
-
   Vocabulary();
 
-  // Builds the hash index over the tokens in blob_/offsets_. On duplicate
+  // Builds the lookup tables over the tokens in blob_/offsets_. On duplicate
   // token bytes returns the two ranks that share them and leaves the index
   // incomplete; the caller then discards the object.
   std::optional<std::pair<uint32_t, uint32_t>> BuildIndex();
+
+  // The rank of `size` (5 or more) bytes at `data`, or kNoToken.
+  uint32_t FindLong(const char* data, size_t size) const;
 
   // Token bytes of all ranks, concatenated in rank order.
   std::unique_ptr<char[]> blob_;
@@ -138,9 +179,15 @@ class Vocabulary {
   // offsets_[r]..offsets_[r+1] delimit rank r's bytes in blob_; size_+1
   // entries, equal neighbours for unused ranks.
   std::vector<uint32_t> offsets_;
-  // Open addressing, linear probing, power-of-two capacity, load <= 1/2.
-  std::unique_ptr<Slot[]> slots_;
-  uint64_t slot_mask_ = 0;
+  // Lookup by bytes, in three tiers by token length (see vocabulary.cc):
+  // direct tables for 1 and 2 bytes, an index of 3- and 4-byte tokens small
+  // enough to stay in cache, and an index of the longer ones.
+  //
+  // Ranks of the one-byte tokens (256 entries) then of the two-byte tokens
+  // (65,536 entries, indexed by first byte << 8 | second byte): 257 KiB.
+  std::unique_ptr<uint32_t[]> short_ranks_;
+  token_index::Index short_index_;  // tokens of 3 or 4 bytes
+  token_index::Index long_index_;   // tokens of 5 bytes or more
   uint32_t size_ = 0;
   uint32_t token_count_ = 0;
   std::string pattern_;

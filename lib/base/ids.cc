@@ -1,0 +1,60 @@
+#include "lib/base/ids.h"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+
+namespace ctxkit::internal {
+namespace {
+
+void FillRandom(unsigned char* out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = getrandom(out + done, size - done, 0);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && errno != EINTR) {
+      // getrandom only fails for bad arguments or a kernel without it
+      // (Linux < 3.17): nothing an id can be made without.
+      std::perror("ctxkit: getrandom");
+      std::abort();
+    }
+  }
+}
+
+}  // namespace
+
+std::string NewUuid() {
+  unsigned char b[16];
+  FillRandom(b, sizeof b);
+  b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // variant 10
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(36);
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) id.push_back('-');
+    id.push_back(kHex[b[i] >> 4]);
+    id.push_back(kHex[b[i] & 0x0F]);
+  }
+  return id;
+}
+
+bool IsUuid(std::string_view id) {
+  if (id.size() != 36) return false;
+  for (size_t i = 0; i < id.size(); ++i) {
+    const char c = id[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+                 (c >= 'A' && c <= 'F'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ctxkit::internal

@@ -1,0 +1,116 @@
+// The small shared helpers of the record stores: ids, key codec, field
+// checks.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lib/base/field_check.h"
+#include "lib/base/ids.h"
+#include "lib/base/key_codec.h"
+
+namespace ctxkit::internal {
+namespace {
+
+TEST_CASE("NewUuid gives distinct version-4 ids in canonical form") {
+  std::set<std::string> seen;
+  for (int i = 0; i < 10000; ++i) {
+    const std::string id = NewUuid();
+    REQUIRE(IsUuid(id));
+    CHECK(id[14] == '4');
+    CHECK(std::string_view("89ab").find(id[19]) != std::string_view::npos);
+    CHECK(id == [&] {
+      std::string lower = id;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      return lower;
+    }());
+    seen.insert(id);
+  }
+  CHECK(seen.size() == 10000);
+}
+
+TEST_CASE("NewUuid from many threads never repeats") {
+  std::vector<std::vector<std::string>> ids(8);
+  std::vector<std::thread> threads;
+  for (auto& out : ids) {
+    threads.emplace_back([&out] {
+      for (int i = 0; i < 2000; ++i) out.push_back(NewUuid());
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<std::string> all;
+  for (const auto& v : ids) all.insert(v.begin(), v.end());
+  CHECK(all.size() == 16000);
+}
+
+TEST_CASE("IsUuid accepts the canonical shape only") {
+  CHECK(IsUuid("550e8400-e29b-41d4-a716-446655440000"));
+  CHECK(IsUuid("550E8400-E29B-41D4-A716-446655440000"));
+  CHECK_FALSE(IsUuid(""));
+  CHECK_FALSE(IsUuid("550e8400e29b41d4a716446655440000"));
+  CHECK_FALSE(IsUuid("550e8400-e29b-41d4-a716-44665544000"));
+  CHECK_FALSE(IsUuid("550e8400-e29b-41d4-a716-4466554400000"));
+  CHECK_FALSE(IsUuid("550e8400-e29b-41d4-a716_446655440000"));
+  CHECK_FALSE(IsUuid("g50e8400-e29b-41d4-a716-446655440000"));
+}
+
+TEST_CASE("big-endian keys sort as their numbers") {
+  const std::vector<uint64_t> values = {0, 1, 255, 256, 65535, 1ull << 32,
+                                        (1ull << 63) - 1, 1ull << 63,
+                                        ~0ull};
+  std::vector<std::string> keys;
+  for (uint64_t v : values) {
+    std::string k;
+    AppendBigEndian64(&k, v);
+    REQUIRE(k.size() == 8);
+    CHECK(ReadBigEndian64(k.data()) == v);
+    keys.push_back(k);
+  }
+  CHECK(std::is_sorted(keys.begin(), keys.end()));
+  std::string k32;
+  AppendBigEndian32(&k32, 0xDEADBEEF);
+  CHECK(ReadBigEndian32(k32.data()) == 0xDEADBEEFu);
+
+  const std::vector<int64_t> times = {INT64_MIN, -1000, -1, 0, 1,
+                                      1700000000000, INT64_MAX};
+  std::vector<std::string> time_keys;
+  for (int64_t t : times) {
+    std::string k;
+    AppendBigEndian64(&k, OrderedFromSigned(t));
+    CHECK(SignedFromOrdered(ReadBigEndian64(k.data())) == t);
+    time_keys.push_back(k);
+  }
+  CHECK(std::is_sorted(time_keys.begin(), time_keys.end()));
+}
+
+TEST_CASE("CheckText names the field and the problem") {
+  CHECK(CheckText("title", "ok", 10).ok());
+  CHECK(CheckText("title", "", 10, /*allow_empty=*/true).ok());
+  absl::Status s = CheckText("title", "", 10);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message() == "title must not be empty");
+  s = CheckText("content", std::string(11, 'x'), 10);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message() == "content is 11 bytes; the limit is 10");
+  s = CheckText("content", "ab\xC3", 10);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().find("content is not valid UTF-8") == 0);
+  CHECK(s.message().find("offset 2") != std::string_view::npos);
+}
+
+TEST_CASE("CheckRange names the field and the range") {
+  CHECK(CheckRange("limit", 5, 1, 1000).ok());
+  CHECK(CheckRange("limit", 1, 1, 1000).ok());
+  CHECK(CheckRange("limit", 1000, 1, 1000).ok());
+  const absl::Status s = CheckRange("limit", -1, 1, 1000);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message() == "limit is -1; it must be between 1 and 1000");
+}
+
+}  // namespace
+}  // namespace ctxkit::internal

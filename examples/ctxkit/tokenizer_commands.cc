@@ -180,6 +180,11 @@ bool IsAsciiSpace(char c) {
 //    at b only after a whitespace run ending at b, and text[b-1] is not
 //    whitespace; and at the end of text[:b] a greedy run stops exactly where
 //    it stopped at text[b] in the whole text.
+//  - claude normalizes its input to NFKC first. ASCII whitespace composes
+//    with nothing before it and is left as it is, so NFKC(text) ==
+//    NFKC(text[:b]) + NFKC(text[b:]), the first part still ending in
+//    text[b-1] and the second starting with text[b]: the argument above
+//    holds for the normalized parts.
 // A cut chunk starts with the same bytes around its own later cuts, so the
 // argument applies again to each chunk. Being ASCII on both sides, the cut
 // never splits a UTF-8 character.

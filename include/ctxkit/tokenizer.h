@@ -8,6 +8,19 @@
 //   cl100k_base                       gpt-4, gpt-3.5-turbo, text-embedding-3
 //   o200k_base, o200k_harmony         gpt-4o, gpt-4.1, gpt-5, o-series,
 //                                     gpt-oss (harmony special tokens)
+//   claude                            the legacy Claude vocabulary: exact for
+//                                     Claude 1 and 2, only an approximation
+//                                     for Claude 3 and later, whose
+//                                     tokenizer Anthropic has not published
+//
+// "claude" is the vocabulary of Anthropic's @anthropic-ai/tokenizer (npm):
+// GPT-2's pre-tokenization pattern, special tokens <EOT> (0), <META> (1),
+// <META_START> (2), <META_END> (3) and <SOS> (4), and text normalized to
+// Unicode NFKC (Unicode 16.0) before anything else, so "ﬁ" counts as "fi"
+// and fullwidth "＜EOT＞" is the special token <EOT> when allowed. Its ids
+// equal those of that package's tokenizer applied to text.normalize("NFKC")
+// (whose countTokens allows every special token). Decode returns the
+// normalized text.
 //
 //   auto tok = ctxkit::Tokenizer::ForEncoding("o200k_base");
 //   if (!tok.ok()) return tok.status();
@@ -215,6 +228,14 @@ class CTXKIT_EXPORT Tokenizer {
   // boundary that is also a character boundary. Invalid UTF-8 is an
   // INVALID_ARGUMENT error here even with replace_invalid_utf8, since the
   // result must point into `text`.
+  //
+  // For an encoding that normalizes its input ("claude": NFKC), the tokens
+  // are those of the normalized text, and the result is still a prefix of
+  // `text` (not of the normalized text): the longest one whose
+  // normalization is the normalized text up to the end of its first
+  // `tokens` tokens. A cut never falls inside a stretch that normalization
+  // rewrote, such as a ligature that became two letters or a letter and the
+  // accents composed with it, so it may stop a few tokens short.
   StatusOr<Truncation> Truncate(std::string_view text, size_t max_tokens,
                                 const EncodeOptions& options = {}) const;
 

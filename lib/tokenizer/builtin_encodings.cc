@@ -20,6 +20,7 @@ struct BuiltinSpec {
   const char* vocabulary;  // embedded vocabulary name
   PretokenPattern pattern;
   std::vector<SpecialToken> (*specials)();
+  InputNormalization normalization = InputNormalization::kNone;
 };
 
 // Special tokens as tiktoken's tiktoken_ext/openai_public.py defines them.
@@ -62,6 +63,18 @@ std::vector<SpecialToken> O200kHarmonySpecials() {
   return specials;
 }
 
+// The legacy Claude vocabulary's special tokens, as claude.json of
+// @anthropic-ai/tokenizer lists them (vocabulary_test.cc checks that the
+// embedded vocabulary recorded exactly these; tokenizer_test.cc and the
+// parity test check the encoding uses them).
+std::vector<SpecialToken> ClaudeSpecials() {
+  return {{"<EOT>", 0},
+          {"<META>", 1},
+          {"<META_START>", 2},
+          {"<META_END>", 3},
+          {"<SOS>", 4}};
+}
+
 const BuiltinSpec kBuiltins[] = {
     {"r50k_base", "r50k_base", PretokenPattern::kGpt2, R50kSpecials},
     {"p50k_base", "p50k_base", PretokenPattern::kGpt2, R50kSpecials},
@@ -70,6 +83,10 @@ const BuiltinSpec kBuiltins[] = {
     {"o200k_base", "o200k_base", PretokenPattern::kO200k, O200kSpecials},
     {"o200k_harmony", "o200k_base", PretokenPattern::kO200k,
      O200kHarmonySpecials},
+    // @anthropic-ai/tokenizer: claude.json's pat_str is GPT-2's, and its
+    // countTokens encodes text.normalize("NFKC").
+    {"claude", "claude", PretokenPattern::kGpt2, ClaudeSpecials,
+     InputNormalization::kNfkc},
 };
 
 }  // namespace
@@ -95,7 +112,7 @@ absl::StatusOr<std::unique_ptr<Encoding>> BuildBuiltinEncoding(
     std::shared_ptr<const Vocabulary> shared(*vocabulary,
                                              [](const Vocabulary*) {});
     return Encoding::Create(spec.name, std::move(shared), spec.pattern,
-                            spec.specials());
+                            spec.specials(), spec.normalization);
   }
   return absl::NotFoundError(absl::StrFormat(
       "unknown encoding '%s'; the built-in encodings are %s", name,

@@ -1,5 +1,5 @@
-// The encodings built into ctxkit: their names, patterns and special tokens,
-// over the vocabularies embedded in the library.
+// The encodings built into ctxkit: their names, patterns, special tokens and
+// input normalization, over the vocabularies embedded in the library.
 
 #ifndef CTXKIT_LIB_TOKENIZER_BUILTIN_ENCODINGS_H_
 #define CTXKIT_LIB_TOKENIZER_BUILTIN_ENCODINGS_H_

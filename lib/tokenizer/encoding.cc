@@ -16,7 +16,8 @@ namespace ctxkit::internal {
 
 absl::StatusOr<std::unique_ptr<Encoding>> Encoding::Create(
     std::string name, std::shared_ptr<const Vocabulary> vocabulary,
-    PretokenPattern pattern, std::vector<SpecialToken> specials) {
+    PretokenPattern pattern, std::vector<SpecialToken> specials,
+    InputNormalization normalization) {
   // Merging starts from single bytes, so every byte must be a token.
   for (int b = 0; b < 256; ++b) {
     const char byte = static_cast<char>(b);
@@ -70,8 +71,19 @@ absl::StatusOr<std::unique_ptr<Encoding>> Encoding::Create(
       std::unique(e->special_lengths_.begin(), e->special_lengths_.end()),
       e->special_lengths_.end());
   e->pattern_ = pattern;
+  e->normalization_ = normalization;
   e->specials_ = std::move(specials);
   return e;
+}
+
+std::string_view Encoding::Normalize(
+    std::string_view valid_utf8, std::string* storage,
+    std::vector<unicode::NfkcStretch>* stretches) const {
+  if (normalization_ == InputNormalization::kNone) {
+    if (stretches != nullptr) stretches->clear();
+    return valid_utf8;
+  }
+  return unicode::NfkcNormalizeView(valid_utf8, storage, stretches);
 }
 
 absl::StatusOr<std::vector<bool>> Encoding::Resolve(
@@ -169,10 +181,21 @@ template <typename Sink>
 absl::Status Encoding::EncodeAny(std::string_view text,
                                  const EncodeOptions& options,
                                  Sink&& sink) const {
-  if (IsValidUtf8(text)) return EncodeValid(text, options, sink);
-  if (!options.replace_invalid_utf8) return ValidateUtf8(text, "text");
-  const std::string replaced = ReplaceInvalidUtf8(text);
-  return EncodeValid(replaced, options, sink);
+  std::string replaced;
+  if (!IsValidUtf8(text)) {
+    if (!options.replace_invalid_utf8) return ValidateUtf8(text, "text");
+    replaced = ReplaceInvalidUtf8(text);
+    text = replaced;
+  }
+  if (normalization_ == InputNormalization::kNone) {
+    return EncodeValid(text, options, sink);
+  }
+  // Text that passes NFKC's quick check (most text) is neither copied nor
+  // changed; only the stretches around characters that may change are
+  // rewritten.
+  std::string normalized;
+  return EncodeValid(unicode::NfkcNormalizeView(text, &normalized), options,
+                     sink);
 }
 
 namespace {
@@ -199,32 +222,41 @@ struct PieceCacheEntry {
 // The cache pays for itself on text that repeats its pieces (prose, code)
 // and only costs on text that does not (base64, hex dumps, random
 // identifiers), where every lookup misses and every miss rewrites an entry.
-// So each thread watches its hit rate over windows of kWindow lookups: below
-// 1 in 16 it consults the cache for only one piece in 16 (enough to notice
-// when the text turns repetitive again) until a window's rate recovers.
-// This only decides whether to look; a hit is exact either way.
+// So each thread watches its hit rate, per piece length (in base64 the short
+// digit pieces repeat and the letter runs never do), over windows of kWindow
+// lookups: below 1 in 16 it consults the cache for only one piece of that
+// length in 16 (enough to notice when the text turns repetitive again) until
+// a window's rate recovers. This only decides whether to look; a hit is
+// exact either way.
 class PieceCache {
  public:
   PieceCacheEntry& Slot(uint64_t hash) {
     if (entries_ == nullptr) entries_.reset(new PieceCacheEntry[kPieceCacheSize]());
     return entries_[hash & (kPieceCacheSize - 1)];
   }
-  bool Consult() { return !sparse_ || (++skipped_ & 15) == 0; }
-  void Record(bool hit) {
-    hits_ += hit ? 1 : 0;
-    if (++lookups_ == kWindow) {
-      sparse_ = hits_ * 16 < lookups_;
-      lookups_ = hits_ = 0;
+  bool Consult(size_t length) {
+    Stats& s = stats_[length];
+    return !s.sparse || (++s.skipped & 15) == 0;
+  }
+  void Record(size_t length, bool hit) {
+    Stats& s = stats_[length];
+    s.hits += hit ? 1 : 0;
+    if (++s.lookups == kWindow) {
+      s.sparse = s.hits * 16 < s.lookups;
+      s.lookups = s.hits = 0;
     }
   }
 
  private:
   static constexpr uint32_t kWindow = 512;
+  struct Stats {
+    uint32_t lookups = 0;
+    uint32_t hits = 0;
+    uint32_t skipped = 0;
+    bool sparse = false;
+  };
   std::unique_ptr<PieceCacheEntry[]> entries_;
-  uint32_t lookups_ = 0;
-  uint32_t hits_ = 0;
-  uint32_t skipped_ = 0;
-  bool sparse_ = false;
+  Stats stats_[kMaxCachedPiece + 1];
 };
 
 PieceCache& ThreadPieceCache() {
@@ -261,12 +293,14 @@ template <bool kCountOnly>
 size_t CachedPieceIds(const Vocabulary& vocabulary, uint32_t owner,
                       std::string_view piece, uint32_t* ids) {
   PieceCache& cache = ThreadPieceCache();
-  if (!cache.Consult()) return BytePairEncodeShort(vocabulary, piece, ids);
+  if (!cache.Consult(piece.size())) {
+    return BytePairEncodeShort(vocabulary, piece, ids);
+  }
   const uint64_t hash = PieceHash(piece);
   PieceCacheEntry& entry = cache.Slot(hash);
   const bool hit =
       Matches(entry, owner, hash, piece) && (kCountOnly || entry.has_ids);
-  cache.Record(hit);
+  cache.Record(piece.size(), hit);
   if (hit) {
     if (!kCountOnly) std::copy(entry.ids, entry.ids + entry.count, ids);
     return entry.count;

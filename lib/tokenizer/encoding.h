@@ -19,8 +19,14 @@
 #include "ctxkit/tokenizer.h"
 #include "lib/tokenizer/pretokenizer.h"
 #include "lib/tokenizer/vocabulary.h"
+#include "lib/unicode/normalize.h"
 
 namespace ctxkit::internal {
+
+// What an encoding does to text before it looks for special tokens and
+// pre-tokenizes: nothing (tiktoken's encodings), or Unicode NFKC (the legacy
+// Claude vocabulary, whose reference tokenizer runs text.normalize("NFKC")).
+enum class InputNormalization { kNone, kNfkc };
 
 // Immutable after Create; every method is safe from any number of threads.
 class Encoding {
@@ -28,13 +34,28 @@ class Encoding {
   // `specials` are SpecialToken{text, rank} from vocabulary.h; their rank is
   // the token id. Fails with INVALID_ARGUMENT if a byte is not a token
   // (merging starts from single bytes), or if special tokens repeat a text
-  // or collide with a regular token's id.
+  // or collide with a regular token's id. Encode, EncodeInto and Count apply
+  // `normalization` to the (valid or replaced) UTF-8 text first, so special
+  // tokens are found in, error offsets refer to, and ids are those of the
+  // normalized text.
   static absl::StatusOr<std::unique_ptr<Encoding>> Create(
       std::string name, std::shared_ptr<const Vocabulary> vocabulary,
-      PretokenPattern pattern, std::vector<SpecialToken> specials);
+      PretokenPattern pattern, std::vector<SpecialToken> specials,
+      InputNormalization normalization = InputNormalization::kNone);
 
   const std::string& name() const { return name_; }
   uint32_t vocabulary_size() const { return vocabulary_size_; }
+  InputNormalization normalization() const { return normalization_; }
+
+  // The text this encoding tokenizes for `valid_utf8`: the text itself
+  // (no copy) when the encoding does not normalize or the text is already
+  // normalized, otherwise *storage holding the normalized text. When
+  // `stretches` is not null it receives the stretches normalization
+  // rewrote (lib/unicode/normalize.h), to map offsets back to the input;
+  // it is left empty when nothing was rewritten.
+  std::string_view Normalize(
+      std::string_view valid_utf8, std::string* storage,
+      std::vector<unicode::NfkcStretch>* stretches = nullptr) const;
 
   absl::Status Encode(std::string_view text, const EncodeOptions& options,
                       std::vector<uint32_t>* out) const;
@@ -74,6 +95,7 @@ class Encoding {
   // p50k_edit, o200k_base and o200k_harmony) use one vocabulary.
   std::shared_ptr<const Vocabulary> vocabulary_;
   PretokenPattern pattern_ = PretokenPattern::kCl100k;
+  InputNormalization normalization_ = InputNormalization::kNone;
   std::vector<SpecialToken> specials_;
   absl::flat_hash_map<std::string, int> special_index_;   // text -> index
   absl::flat_hash_map<uint32_t, int> special_by_id_;      // id -> index

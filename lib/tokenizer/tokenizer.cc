@@ -7,8 +7,10 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 
@@ -17,6 +19,7 @@
 #include "lib/tokenizer/builtin_encodings.h"
 #include "lib/tokenizer/encoding.h"
 #include "lib/tokenizer/tiktoken_file.h"
+#include "lib/unicode/normalize.h"
 
 namespace ctxkit {
 
@@ -173,24 +176,43 @@ StatusOr<Truncation> Tokenizer::Truncate(std::string_view text,
   if (!internal::IsValidUtf8(text)) {
     return ToPublic(internal::ValidateUtf8(text, "text"));
   }
+  // The tokens are those of the normalized text (the text itself unless the
+  // encoding normalizes); `stretches` maps its offsets back to `text`.
+  std::string storage;
+  std::vector<internal::unicode::NfkcStretch> stretches;
+  const std::string_view normalized =
+      encoding_->Normalize(text, &storage, &stretches);
   std::vector<uint32_t> ids;
-  if (absl::Status s = encoding_->Encode(text, options, &ids); !s.ok()) {
+  // Normalizing again inside Encode changes nothing (NFKC is idempotent).
+  if (absl::Status s = encoding_->Encode(normalized, options, &ids); !s.ok()) {
     return ToPublic(s);
   }
   if (ids.size() <= max_tokens) return Truncation{text, ids.size(), false};
-  // Decoding the ids gives back the text, so the first k tokens are a
-  // prefix of it; find the largest k <= max_tokens ending on a character.
+  // Decoding the ids gives back the normalized text, so the first k tokens
+  // are a prefix of it; find the largest k <= max_tokens ending on a
+  // character, and outside every stretch that normalization rewrote, where
+  // the prefix lines up with a prefix of `text`.
   size_t bytes = 0;
   size_t tokens = 0;
   size_t end = 0;
+  size_t s = 0;  // the first stretch that does not end before `end`
   for (size_t k = 0; k < max_tokens; ++k) {
     end += encoding_->TokenBytes(ids[k])->size();
     const bool boundary =
-        end == text.size() || (static_cast<unsigned char>(text[end]) & 0xC0) != 0x80;
-    if (boundary) {
-      bytes = end;
-      tokens = k + 1;
+        end == normalized.size() ||
+        (static_cast<unsigned char>(normalized[end]) & 0xC0) != 0x80;
+    if (!boundary) continue;
+    while (s < stretches.size() && stretches[s].output_end < end) ++s;
+    size_t input_end = end;
+    if (s < stretches.size() && end > stretches[s].output_begin) {
+      if (end != stretches[s].output_end) continue;  // inside a stretch
+      input_end = stretches[s].input_end;
+    } else if (s > 0) {
+      input_end =
+          end - stretches[s - 1].output_end + stretches[s - 1].input_end;
     }
+    bytes = input_end;
+    tokens = k + 1;
   }
   return Truncation{text.substr(0, bytes), tokens, true};
 }

@@ -115,6 +115,7 @@ static void test_for_encoding(void) {
   CHECK(contains(json, "\"cl100k_base\""));
   CHECK(contains(json, "\"o200k_base\""));
   CHECK(contains(json, "\"r50k_base\""));
+  CHECK(contains(json, "\"claude\""));
   ctxkit_free(json);
 }
 

@@ -582,6 +582,20 @@ case_count() {
   expect_out_line "cl100k_base"
   expect_out_line "o200k_base"
   expect_out_line "r50k_base"
+  expect_out_line "claude"
+
+  # claude normalizes to NFKC first: the ligature and the fullwidth letters
+  # count as "financial ABC" (ids from @anthropic-ai/tokenizer@0.0.4).
+  run_in "$work/hello" count --encoding claude
+  expect_status 0
+  expect_out_is 2
+  printf '\xef\xac\x81nancial \xef\xbc\xa1\xef\xbc\xa2\xef\xbc\xa3' >"$work/nfkc"
+  run count --encoding claude "$work/nfkc"
+  expect_status 0
+  expect_out_is 2
+  run tokenize --encoding claude "$work/nfkc"
+  expect_status 0
+  expect_out_is "61390 16172"
 }
 
 case_tokenize() {

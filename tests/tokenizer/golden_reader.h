@@ -38,8 +38,9 @@ namespace ctxkit::internal {
 // One reference result: the ids tiktoken returned for `text` under
 // `encoding` in `mode`.
 struct GoldenCase {
-  // The encoding's tiktoken name: "r50k_base", "p50k_base", "p50k_edit",
-  // "cl100k_base" or "o200k_base".
+  // The encoding's name: tiktoken's "r50k_base", "p50k_base", "p50k_edit",
+  // "cl100k_base" or "o200k_base", or "claude" (whose reference,
+  // @anthropic-ai/tokenizer, encodes the NFKC of the text).
   std::string encoding;
   enum class Mode {
     // encode_ordinary(text): special-token text is ordinary text.
@@ -62,6 +63,8 @@ inline constexpr std::string_view kGoldenCorpusFile = "tiktoken_corpus.golden";
 // gpt-tokenizer's TestPlans.txt (MIT licence), kOrdinary only.
 inline constexpr std::string_view kGoldenTestPlansFile =
     "gpt_tokenizer_testplans.golden";
+// The corpus plus NFKC cases under "claude", from @anthropic-ai/tokenizer.
+inline constexpr std::string_view kGoldenClaudeFile = "claude_corpus.golden";
 
 // Returns the directory holding the golden files, as CMake passed it to this
 // library (CTXKIT_GOLDEN_DIR, the source directory's tests/tokenizer/golden),

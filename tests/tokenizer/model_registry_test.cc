@@ -320,16 +320,38 @@ TEST_CASE("encodings that are not available fall back to the heuristic") {
   CHECK(tok.status().code() == StatusCode::kFailedPrecondition);
   CHECK(tok.status().message().find("llama3") != std::string::npos);
 
-  // Claude: the legacy vocabulary when built in, always an estimate.
-  n = CountTokens("claude-3-5-sonnet-20241022", "hello world");
+}
+
+TEST_CASE("Claude models count with the legacy Claude vocabulary") {
+  // Built in: counted by the tokenizer, but only an estimate for Claude 3
+  // and later, whose tokenizer differs.
+  StatusOr<TokenCount> n =
+      CountTokens("claude-3-5-sonnet-20241022", "hello world");
   REQUIRE(n.ok());
   CHECK(n->encoding == "claude");
+  CHECK(n->method == CountMethod::kTokenizer);
+  CHECK(n->tokens == 2);  // @anthropic-ai/tokenizer: [9381, 2253]
   CHECK_FALSE(n->exact);
-  if (Tokenizer::ForEncoding("claude").ok()) {
+  for (const char* model : {"claude-sonnet-4-5", "claude-opus-4-1",
+                            "claude-3-haiku-20240307", "claude-future-9"}) {
+    n = CountTokens(model, "hello world");
+    REQUIRE(n.ok());
     CHECK(n->method == CountMethod::kTokenizer);
-  } else {
-    CHECK(n->method == CountMethod::kHeuristic);
+    CHECK_FALSE(n->exact);
   }
+  // Claude 1 and 2 used this vocabulary: exact.
+  for (const char* model : {"claude-2", "claude-2.0", "claude-2.1",
+                            "claude-instant-1.2"}) {
+    n = CountTokens(model, "\uFB01nancial");  // NFKC: "financial"
+    REQUIRE(n.ok());
+    CHECK(n->method == CountMethod::kTokenizer);
+    CHECK(n->exact);
+    CHECK(n->tokens == 1);
+  }
+  StatusOr<std::shared_ptr<const Tokenizer>> tok =
+      ModelRegistry::Default().TokenizerFor("claude-3-opus-20240229");
+  REQUIRE(tok.ok());
+  CHECK((*tok)->name() == "claude");
 }
 
 TEST_CASE("AddTokenizer makes an encoding available to one registry") {

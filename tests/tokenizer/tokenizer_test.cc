@@ -3,9 +3,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ctxkit/tokenizer.h"
@@ -29,7 +32,7 @@ TEST_CASE("every built-in encoding loads and round-trips text") {
   const std::vector<std::string> names = Tokenizer::EncodingNames();
   CHECK(names == std::vector<std::string>{"r50k_base", "p50k_base", "p50k_edit",
                                           "cl100k_base", "o200k_base",
-                                          "o200k_harmony"});
+                                          "o200k_harmony", "claude"});
   const std::string text =
       "Hello, world! Ünïcödé ✓ 你好 🤖 'll don't  \n\n\tx = f(42);";
   for (const std::string& name : names) {
@@ -45,6 +48,7 @@ TEST_CASE("every built-in encoding loads and round-trips text") {
   CHECK(Get("o200k_harmony")->vocabulary_size() == 201088);
   CHECK(Get("r50k_base")->vocabulary_size() == 50257);
   CHECK(Get("p50k_edit")->vocabulary_size() == 50284);
+  CHECK(Get("claude")->vocabulary_size() == 65000);
 }
 
 TEST_CASE("known ids") {
@@ -196,6 +200,77 @@ TEST_CASE("Truncate cuts on token and character boundaries") {
     CHECK(cut->tokens <= max);
   }
   CHECK(tok->Truncate("\xff", 1).status().code() == StatusCode::kInvalidArgument);
+}
+
+// Ids below are those of @anthropic-ai/tokenizer@0.0.4, which encodes
+// text.normalize("NFKC"); parity_test.cc checks thousands more.
+TEST_CASE("claude: NFKC first, then the legacy vocabulary") {
+  auto tok = Get("claude");
+  CHECK(*tok->Encode("hello world") == Ids{9381, 2253});
+  // The ligature and the fullwidth letters are "financial ABC".
+  const std::string compat = "\uFB01nancial \uFF21\uFF22\uFF23";
+  CHECK(*tok->EncodeOrdinary(compat) == Ids{61390, 16172});
+  CHECK(*tok->Count(compat) == 2);
+  CHECK(*tok->Decode(*tok->Encode(compat)) == "financial ABC");
+  CHECK(*tok->EncodeOrdinary("h\u00E9llo") == Ids{76, 64032, 354});
+  CHECK(*tok->EncodeOrdinary("he\u0301llo") == Ids{76, 64032, 354});
+  CHECK(*tok->EncodeOrdinary("\uFF28\uFF45\uFF4C\uFF4C\uFF4F\u3000"
+                             "\uFF57\uFF4F\uFF52\uFF4C\uFF44") ==
+        Ids{10002, 2253});  // fullwidth "Hello world"
+  // Its special tokens, ids 0..4, found after normalization: fullwidth
+  // brackets become <EOT>.
+  EncodeOptions all;
+  all.allowed_special = SpecialTokenSet::All();
+  const std::pair<const char*, uint32_t> specials[] = {
+      {"<EOT>", 0}, {"<META>", 1}, {"<META_START>", 2}, {"<META_END>", 3},
+      {"<SOS>", 4}};
+  for (const auto& [text, id] : specials) {
+    CHECK(*tok->Encode(text, all) == Ids{id});
+    CHECK(*tok->Decode(Ids{id}) == text);
+  }
+  CHECK(*tok->Encode("\uFF1C" "EOT\uFF1E hi", all) == Ids{0, 13837});
+  CHECK(*tok->EncodeOrdinary("<EOT>") == Ids{32, 41, 1591, 34});
+  auto refused = tok->Encode("\uFF1C" "EOT\uFF1E");  // disallowed by default
+  CHECK(refused.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(refused.status().message(), "<EOT>"));
+  // Invalid UTF-8 is still an error, or replaced before normalizing.
+  CHECK(tok->Count("\uFB01\xff").status().code() ==
+        StatusCode::kInvalidArgument);
+  EncodeOptions replace;
+  replace.replace_invalid_utf8 = true;
+  CHECK(*tok->Encode("\uFB01\xff", replace) == *tok->Encode("fi\uFFFD"));
+  // The caller-buffer path and CountMany normalize too.
+  std::vector<uint32_t> buffer(2);
+  CHECK(*tok->EncodeInto(compat, buffer) == 2);
+  CHECK(buffer == Ids{61390, 16172});
+  const std::vector<std::string_view> texts = {compat, "hello world", ""};
+  CHECK(*tok->CountMany(texts) == std::vector<size_t>{2, 2, 0});
+}
+
+TEST_CASE("claude: Truncate returns a prefix of the input, not of its NFKC") {
+  auto tok = Get("claude");
+  // Each ligature is rewritten to two letters; a cut never falls inside one.
+  const std::string text =
+      "\uFB01\uFB01 \uFB01\uFB01 x\u0301y e\u0301 \u212A \uFF21\uFF22 end";
+  const size_t total = *tok->Count(text);
+  CHECK_FALSE(tok->Truncate(text, total)->truncated);
+  CHECK(tok->Truncate(text, total)->text == text);
+  for (size_t max = 0; max < total; ++max) {
+    auto cut = tok->Truncate(text, max);
+    REQUIRE(cut.ok());
+    CHECK(cut->truncated);
+    CHECK(cut->tokens <= max);
+    CHECK(cut->text.data() == text.data());  // a prefix of the input
+    // The prefix is what it says: its tokens are the first `tokens`.
+    const auto prefix_ids = *tok->EncodeOrdinary(cut->text);
+    const auto ids = *tok->EncodeOrdinary(text);
+    CHECK(prefix_ids.size() == cut->tokens);
+    CHECK(std::equal(prefix_ids.begin(), prefix_ids.end(), ids.begin()));
+  }
+  // A cut that would split the two letters of a ligature moves back.
+  auto cut = tok->Truncate("\uFB01\uFB01\uFB01\uFB01\uFB01\uFB01", 1);
+  REQUIRE(cut.ok());
+  CHECK(cut->text.size() % 3 == 0);
 }
 
 TEST_CASE("CountMany counts each text, in order, on several threads") {

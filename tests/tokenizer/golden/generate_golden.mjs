@@ -7,14 +7,23 @@
 //   mkdir -p /tmp/ctxkit-npm-golden && cd /tmp/ctxkit-npm-golden &&
 //   npm init -y && npm install tiktoken@1.0.22 gpt-tokenizer@4.0.0
 //
+// The reference of the "claude" encoding (the legacy Claude vocabulary) is
+// @anthropic-ai/tokenizer@0.0.4 (Apache-2.0 per its package.json), which runs
+// the same tiktoken@1.0.22 on text.normalize("NFKC"); set it up in a second
+// scratch directory:
+//
+//   mkdir -p /tmp/ctxkit-npm-claude && cd /tmp/ctxkit-npm-claude &&
+//   npm init -y && npm install @anthropic-ai/tokenizer@0.0.4 tiktoken@1.0.22
+//
 // then, from anywhere:
 //
-//   node tests/tokenizer/golden/generate_golden.mjs /tmp/ctxkit-npm-golden/node_modules
-//       writes tiktoken_corpus.golden and gpt_tokenizer_testplans.golden
-//       beside this script (or into --out DIR)
-//   node tests/tokenizer/golden/generate_golden.mjs /tmp/ctxkit-npm-golden/node_modules --check
-//       recomputes everything with tiktoken and exits 0 only if the committed
-//       files are byte-identical to the recomputed ones
+//   node tests/tokenizer/golden/generate_golden.mjs /tmp/ctxkit-npm-golden/node_modules \
+//       --claude /tmp/ctxkit-npm-claude/node_modules
+//       writes tiktoken_corpus.golden, gpt_tokenizer_testplans.golden and
+//       claude_corpus.golden beside this script (or into --out DIR); without
+//       --claude, claude_corpus.golden is neither written nor checked
+//   add --check to recompute everything with the references and exit 0 only
+//       if the committed files are byte-identical to the recomputed ones
 //   add --stats to print per-encoding case and token counts and edge coverage
 //
 // Every text in the corpus is written literally below or generated here from
@@ -44,14 +53,17 @@ import { fileURLToPath } from 'node:url';
 const kEncodings = ['r50k_base', 'p50k_base', 'p50k_edit', 'cl100k_base', 'o200k_base'];
 const kCorpusFile = 'tiktoken_corpus.golden';
 const kTestPlansFile = 'gpt_tokenizer_testplans.golden';
+const kClaudeFile = 'claude_corpus.golden';
 const kTiktokenVersion = '1.0.22';
 const kGptTokenizerVersion = '4.0.0';
+const kClaudeTokenizerVersion = '0.0.4';
 
 // ---------------------------------------------------------------------------
 // Command line.
 
 function Usage() {
-  console.error('usage: node generate_golden.mjs <node_modules dir> [--check] [--stats] [--out DIR]');
+  console.error('usage: node generate_golden.mjs <node_modules dir> [--claude <node_modules dir>] ' +
+                '[--check] [--stats] [--out DIR]');
   process.exit(2);
 }
 
@@ -59,9 +71,11 @@ const args = process.argv.slice(2);
 let nodeModules = null;
 let check = false;
 let stats = false;
+let claudeModules = null;
 let outDir = path.dirname(fileURLToPath(import.meta.url));
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--check') check = true;
+  else if (args[i] === '--claude' && i + 1 < args.length) claudeModules = args[++i];
   else if (args[i] === '--stats') stats = true;
   else if (args[i] === '--out' && i + 1 < args.length) outDir = args[++i];
   else if (args[i].startsWith('--') || nodeModules !== null) Usage();
@@ -85,6 +99,34 @@ for (const [name, want] of [['tiktoken', kTiktokenVersion], ['gpt-tokenizer', kG
   }
 }
 const tiktoken = require('tiktoken');
+
+// The Claude reference, from its own scratch directory: its tiktoken must be
+// the same version.
+let claudeTokenizer = null;
+if (claudeModules !== null) {
+  if (fs.existsSync(path.join(claudeModules, 'node_modules', '@anthropic-ai', 'tokenizer'))) {
+    claudeModules = path.join(claudeModules, 'node_modules');
+  }
+  const claudeRequire = createRequire(path.join(path.resolve(claudeModules), 'index.js'));
+  // The version of the package that `req` loads as `name` (tiktoken exports
+  // no ./package.json, so walk up from its entry point).
+  const VersionOf = (req, name) => {
+    let dir = path.dirname(req.resolve(name));
+    while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  };
+  // @anthropic-ai/tokenizer requires its own tiktoken; check that one.
+  const tokenizerRequire = createRequire(claudeRequire.resolve('@anthropic-ai/tokenizer'));
+  for (const [req, name, want] of [[claudeRequire, '@anthropic-ai/tokenizer', kClaudeTokenizerVersion],
+                                   [tokenizerRequire, 'tiktoken', kTiktokenVersion]]) {
+    const got = VersionOf(req, name);
+    if (got !== want) {
+      console.error(`${name}@${got} found in ${claudeModules}, need exactly ${name}@${want}`);
+      process.exit(1);
+    }
+  }
+  claudeTokenizer = claudeRequire('@anthropic-ai/tokenizer');
+}
 
 // ---------------------------------------------------------------------------
 // Seeded PRNG: splitmix32-style mixing of a 32-bit counter. Deterministic on
@@ -510,21 +552,21 @@ class Writer {
 }
 
 // records: [{label, text, results: [{encoding, mode, ids}]}]
-function Serialize(comments, records) {
+function Serialize(comments, records, encodings = kEncodings) {
   for (const c of comments) {
     if (c.includes('\n')) throw new Error('comment with newline');
   }
   const w = new Writer();
   w.Raw(Buffer.from('ctxkit-golden 1\n' + comments.map((c) => `# ${c}\n`).join('') + '\n', 'utf8'));
-  w.Varint(kEncodings.length);
-  for (const e of kEncodings) w.String(e);
+  w.Varint(encodings.length);
+  for (const e of encodings) w.String(e);
   w.Varint(records.length);
   for (const r of records) {
     w.String(r.label);
     w.String(r.text);
     w.Varint(r.results.length);
     for (const res of r.results) {
-      w.Varint(kEncodings.indexOf(res.encoding));
+      w.Varint(encodings.indexOf(res.encoding));
       w.Byte(res.mode);
       w.Varint(res.ids.length);
       for (const id of res.ids) w.Varint(id);
@@ -594,9 +636,109 @@ function BuildTestPlansFile() {
   return { bytes: Serialize(comments, records), records, mismatches };
 }
 
+// --- The "claude" encoding: the legacy Claude vocabulary, whose reference
+// runs tiktoken on text.normalize("NFKC").
+//
+// ctxkit's NFKC uses Unicode 16.0 (lib/unicode/normalize.h); node's String
+// normalize uses its ICU's Unicode version. Texts holding code points whose
+// NFKC differs between the two would test the Unicode version rather than
+// ctxkit, so they are left out. For node 20's ICU 78 (Unicode 17.0) these are
+// the 35 code points below, all new in Unicode 17.0 (combining marks, and
+// U+A7F1 with a compatibility decomposition): found by comparing, for every
+// code point, node's NFKC and canonical reordering with the Unicode 16.0 data
+// of lib/unicode/generate_normalization.mjs.
+const kNfkcUnicodeDiffers = [[0x1acf, 0x1add], [0x1ae0, 0x1aeb], [0xa7f1, 0xa7f1], [0x10efa, 0x10efb],
+  [0x1e6e3, 0x1e6e3], [0x1e6e6, 0x1e6e6], [0x1e6ee, 0x1e6ef], [0x1e6f5, 0x1e6f5]];
+function NfkcUnicodeDiffers(text) {
+  for (const ch of text) {
+    const c = ch.codePointAt(0);
+    if (kNfkcUnicodeDiffers.some(([lo, hi]) => c >= lo && c <= hi)) return true;
+  }
+  return false;
+}
+
+// Texts for NFKC itself, added to the corpus in the claude file only.
+function NfkcCorpus() {
+  const cases = [];
+  const Add = (label, text) => cases.push([`nfkc/${label}`, text]);
+  Add('ligatures', 'ﬁnancial ﬂow oﬀer eﬃcient baﬄe ﬅ ﬆ Ĳ ǆ ǈ');
+  Add('fullwidth', 'ＡＢＣ　ｄｅｆ　１２３！？（ｘ）［ｙ］＜ｚ＞');
+  Add('fullwidth-code', 'ｉｆ　（ｘ　＝＝　１）　｛　ｒｅｔｕｒｎ；　｝');
+  Add('letterlike', 'ℌℍℎ ℏ \u212a \u212b \u2126 ℓ ℮ № ™ ℡ ℀ ℅');
+  Add('long-s', "ſ ẛ it'ſ ſtreet \u017f's");
+  Add('super-sub', 'x² y³ H₂O 10⁻⁶ ¹²³ aⁿ ᵃᵇᶜ');
+  Add('fractions', '½ ¼ ¾ ⅓ ⅞ ↉ 1⁄2');
+  Add('circled', '① ⑳ ⓐ Ⓩ ㉑ ㊿ ⑴ ⒜ ⒈');
+  Add('squared', '㎏ ㎞ ㏄ ㍻ ㌀ ㋀ ㈱ 🄰 🅐');
+  Add('math-letters', '𝐀𝐁𝐂 𝑎𝑏𝑐 𝔄𝔅 𝕏 ℝℕℤ 𝟘𝟙𝟚 𝚤𝚥');
+  Add('halfwidth', 'ｶﾀｶﾅ ﾊﾟﾋﾞ ﾝ ﾞﾟ ｡｢｣､ ﾡﾢﾤ');
+  Add('hangul', '\u1100\u1161\u11a8 \u1112\u1161\u11ab \u3131\u314f \uac00\u11a8 \uac01\u11a8 \uac00\u11a7 한국어');
+  Add('composition', 'cafe\u0301 nai\u0308ve o\u0323\u0302 s\u0307\u0323 \u1e0a\u0323 A\u030a \u00c0\u0323');
+  Add('reorder', 'a\u0301\u0316 x\u05ae\u0591 q\u0307\u0323\u031b');
+  Add('long-marks', 'a' + '\u0301\u0316'.repeat(40) + ' o' + '\u0308\u0323'.repeat(20) + 'z');
+  Add('exclusions', '\u0958 \u0f73 \u0f75 \u0344 \u0340 \u2126 \u212b \u1fee \u0385');
+  Add('arabic-presentation', '\ufdfa \ufefb \ufe8d\ufe8e \ufb50 \ufdf2');
+  Add('spaces', 'a\u00a0b\u2002c\u2003d\u3000e\u202ff\u205fg\u2009h 100\u00a0km');
+  Add('punctuation', '… ‥ ″ ‴ ‼ ⁇ ︙ ﹏ ﹐ ﹔ ‐');
+  Add('roman', 'Ⅰ Ⅱ Ⅻ ⅰ ⅻ Ⅼ Ⅽ Ⅾ Ⅿ');
+  Add('cjk-compat', '\uf900\uf901 \ufa10 \u2f00\u2f01 \u3251 ㍱ 丽');
+  Add('unicode-16', '\u{113c2}\u{113c2} \u{113b8}\u{113c2} \u{16d67}\u{16d67} \u{105c0} \u{1e030}');
+  Add('specials', '<EOT> a<EOT>b <META> <META_START>x<META_END> <SOS>\n<EOT><SOS> <eot> <EOT <|endoftext|>');
+  Add('specials-fullwidth', '＜EOT＞ ＜META＞ \uff1cSOS\uff1e x＜EOT＞y');
+  Add('already-nfkc', 'Plain ASCII text, with digits 123 and punctuation!? — and “quotes”, 日本語, 한국어.');
+  {
+    const rng = new Rng(0x4e464b43);
+    const pieces = ['a', 'e', 'o', 's', 'K', ' ', ' ', '\n', '1', '.', "'", "'s", 'ﬁ', 'ſ', '\u212a', '\u212b',
+      'Ａ', '１', '\u3000', '\u00a0', '½', '²', '①', '㎏', 'ｶ', 'ﾞ', '\u0301', '\u0308', '\u0323', '\u0316',
+      '\u05ae', '\u0591', '\u1100', '\u1161', '\u11a8', '\uac00', '\u3131', 'é', '\u00c5', 'ℌ', '…', '日', '<EOT>',
+      '＜', '＞', 'EOT', '\u0958', '\ufdfa', '🙂', '\u{113c2}'];
+    for (let i = 0; i < 120; ++i) {
+      let t = '';
+      for (let n = rng.Range(1, 40); n > 0; --n) t += rng.Pick(pieces);
+      Add(`random-${i}`, t);
+    }
+  }
+  return cases;
+}
+
+function BuildClaudeFile() {
+  const kName = 'claude';
+  const tokenizer = claudeTokenizer.getTokenizer();
+  const records = [];
+  let excluded = 0;
+  for (const [label, text] of [...BuildCorpus(), ...NfkcCorpus()]) {
+    if (NfkcUnicodeDiffers(text)) {
+      ++excluded;
+      continue;
+    }
+    const normalized = text.normalize('NFKC');
+    const all = Array.from(tokenizer.encode(normalized, 'all'));
+    // The same count as the package's own entry point.
+    if (claudeTokenizer.countTokens(text) !== all.length) throw new Error(`countTokens differs on ${label}`);
+    records.push({
+      label,
+      text,
+      results: [
+        { encoding: kName, mode: 0, ids: Array.from(tokenizer.encode_ordinary(normalized)) },
+        { encoding: kName, mode: 1, ids: all },
+      ],
+    });
+  }
+  tokenizer.free();
+  const comments = [
+    'Golden token ids for ctxkit\'s "claude" encoding (the legacy Claude vocabulary).',
+    `Reference: npm @anthropic-ai/tokenizer@${kClaudeTokenizerVersion} (getTokenizer(): tiktoken@${kTiktokenVersion} over claude.json),`,
+    'applied to text.normalize("NFKC") as its countTokens does; the texts stored are the originals.',
+    'mode 0 = encode_ordinary(NFKC(text)); mode 1 = encode(NFKC(text), allowed_special="all").',
+    `Texts: the tiktoken corpus plus nfkc/*, written by generate_golden.mjs; ${excluded} left out whose NFKC`,
+    'differs between Unicode 16.0 (ctxkit) and the Unicode of node\'s ICU.',
+  ];
+  return { bytes: Serialize(comments, records, [kName]), records, excluded };
+}
+
 function PrintStats(name, records) {
   console.log(`${name}: ${records.length} texts, ${records.reduce((a, r) => a + Buffer.byteLength(r.text), 0)} text bytes`);
-  for (const e of kEncodings) {
+  for (const e of [...new Set(records.flatMap((r) => r.results.map((x) => x.encoding)))]) {
     for (const mode of [0, 1]) {
       let cases = 0, tokens = 0;
       for (const r of records) for (const res of r.results) if (res.encoding === e && res.mode === mode) { ++cases; tokens += res.ids.length; }
@@ -624,6 +766,11 @@ function PrintCoverage(records) {
 
 const corpus = BuildCorpusFile();
 const plans = BuildTestPlansFile();
+if (claudeTokenizer !== null && !['16.0', '17.0'].includes(process.versions.unicode)) {
+  console.error(`node's ICU has Unicode ${process.versions.unicode}: recompute kNfkcUnicodeDiffers for it`);
+  process.exit(1);
+}
+const claude = claudeTokenizer === null ? null : BuildClaudeFile();
 for (const e of Object.values(encoders)) e.free();
 
 // Known values, checked on every run so the C++ test hard-codes only what the
@@ -639,12 +786,19 @@ if (stats) {
   PrintStats(kCorpusFile, corpus.records);
   PrintCoverage(corpus.records);
   PrintStats(kTestPlansFile, plans.records);
+  if (claude !== null) {
+    console.log(`${kClaudeFile}: ${claude.excluded} corpus texts left out (NFKC differs between Unicode 16.0 ` +
+                `and node's Unicode ${process.versions.unicode})`);
+    PrintStats(kClaudeFile, claude.records);
+  }
 }
 if (plans.mismatches.length) {
   console.error(`TestPlans vectors that differ from tiktoken: ${plans.mismatches.join(' ')}`);
 }
 
 const outputs = [[kCorpusFile, corpus.bytes], [kTestPlansFile, plans.bytes]];
+if (claude !== null) outputs.push([kClaudeFile, claude.bytes]);
+else console.log(`${kClaudeFile}: skipped (no --claude)`);
 if (check) {
   let ok = true;
   for (const [name, bytes] of outputs) {

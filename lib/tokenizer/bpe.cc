@@ -18,53 +18,58 @@ uint32_t RankOf(const Vocabulary& vocab, std::string_view bytes) {
 
 // Calls emit(token) for each final part of `piece`, in order.
 //
-// tiktoken's method: parts[i] holds a boundary, the token starting there and
-// the rank of merging it with the next part; each round merges the first
-// minimum and updates the two ranks that changed. The merged part's token is
-// the rank just merged, so no part is ever looked up twice.
+// tiktoken's method: each part has the rank of merging it with the next
+// part; each round merges the first minimum and updates the two ranks that
+// changed. The merged part's token is the rank just merged, so no part is
+// ever looked up twice.
+//
+// Parts are kept by the byte position they start at and never move: a merge
+// unlinks the right-hand part and gives it rank kNoRank, so it can never be
+// the minimum again. The minimum is then a branch-free scan over one small
+// array (a branch there mispredicts about every other part on text whose
+// pieces do not repeat, such as base64), and no memmove runs per merge.
 template <typename Emit>
 void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
-  struct Part {
-    uint32_t start;
-    uint32_t rank;   // of merging this part with the next one
-    uint32_t token;  // this part's token
-  };
   const size_t n = piece.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
-  Part parts[kBpeHeapThreshold + 1];
-  size_t count = n + 1;
+  uint32_t rank[kBpeHeapThreshold];   // of merging the part at i with the next
+  uint32_t token[kBpeHeapThreshold];  // of the part at i
+  uint8_t next[kBpeHeapThreshold + 1];
+  uint8_t prev[kBpeHeapThreshold + 1];
+  static_assert(kBpeHeapThreshold <= 255, "positions must fit in uint8_t");
   for (size_t i = 0; i + 1 < n; ++i) {
-    parts[i] = {static_cast<uint32_t>(i), vocab.PairRank(bytes[i], bytes[i + 1]),
-                vocab.ByteRank(bytes[i])};
+    rank[i] = vocab.PairRank(bytes[i], bytes[i + 1]);
   }
-  parts[n - 1] = {static_cast<uint32_t>(n - 1), kNoRank,
-                  vocab.ByteRank(bytes[n - 1])};
-  parts[n] = {static_cast<uint32_t>(n), kNoRank, kNoRank};
-
-  // The rank of merging the parts at i and i + 1 (spanning to i + 2); always
-  // three bytes or more, so a hash lookup.
-  auto pair_rank = [&](size_t i) -> uint32_t {
-    if (i + 3 >= count) return kNoRank;
-    return vocab.RankOrNone(
-        piece.substr(parts[i].start, parts[i + 3].start - parts[i].start));
+  rank[n - 1] = kNoRank;
+  for (size_t i = 0; i < n; ++i) {
+    token[i] = vocab.ByteRank(bytes[i]);
+    next[i] = static_cast<uint8_t>(i + 1);
+    prev[i + 1] = static_cast<uint8_t>(i);
+  }
+  next[n] = static_cast<uint8_t>(n);
+  // The rank of the token spanning [begin, end): at least three bytes here.
+  auto span_rank = [&](size_t begin, size_t end) -> uint32_t {
+    return vocab.RankOrNone(piece.substr(begin, end - begin));
   };
-  while (count > 2) {
-    uint32_t best = kNoRank;
-    size_t at = 0;
-    for (size_t i = 0; i + 1 < count; ++i) {
-      if (parts[i].rank < best) {
-        best = parts[i].rank;
-        at = i;
-      }
+  for (;;) {
+    // The minimum of (rank, position) is the leftmost lowest rank.
+    uint64_t min_key = ~uint64_t{0};
+    for (size_t i = 0; i + 1 < n; ++i) {
+      min_key = std::min(min_key, uint64_t{rank[i]} << 32 | i);
     }
+    const auto best = static_cast<uint32_t>(min_key >> 32);
     if (best == kNoRank) break;
-    parts[at].token = best;
-    parts[at].rank = pair_rank(at);
-    if (at > 0) parts[at - 1].rank = pair_rank(at - 1);
-    std::copy(parts + at + 2, parts + count, parts + at + 1);
-    --count;
+    const auto at = static_cast<size_t>(static_cast<uint32_t>(min_key));
+    const size_t gone = next[at];
+    const size_t after = next[gone];
+    token[at] = best;
+    rank[gone] = kNoRank;
+    next[at] = static_cast<uint8_t>(after);
+    prev[after] = static_cast<uint8_t>(at);
+    rank[at] = after < n ? span_rank(at, next[after]) : kNoRank;
+    if (at > 0) rank[prev[at]] = span_rank(prev[at], after);
   }
-  for (size_t i = 0; i + 1 < count; ++i) emit(parts[i].token);
+  for (size_t i = 0; i < n; i = next[i]) emit(token[i]);
 }
 
 // The same merges over a doubly linked list of runs, each run being `count`
@@ -97,9 +102,9 @@ class RunMerger {
       size_t j = i + 1;
       while (j < piece.size() && bytes[j] == bytes[i]) ++j;
       const uint32_t id = static_cast<uint32_t>(runs_.size());
-      runs_.push_back(Run{static_cast<uint32_t>(i), static_cast<uint32_t>(j - i),
-                          1, vocab.ByteRank(bytes[i]),
-                          id == 0 ? kNone : id - 1, kNone, 0, true});
+      runs_.push_back(Run{
+          static_cast<uint32_t>(i), static_cast<uint32_t>(j - i), 1,
+          vocab.ByteRank(bytes[i]), id == 0 ? kNone : id - 1, kNone, 0, true});
       if (id > 0) runs_[id - 1].next = id;
       i = j;
     }
@@ -178,8 +183,8 @@ class RunMerger {
   void PushCandidates(uint32_t i) {
     const Run& run = runs_[i];
     if (run.count >= 2) {
-      Push(PairRank(run.start, 2 * run.length, run.token, run.token),
-           run.start, i, true);
+      Push(PairRank(run.start, 2 * run.length, run.token, run.token), run.start,
+           i, true);
     }
     if (run.next != kNone) {
       const Run& next = runs_[run.next];
@@ -264,8 +269,7 @@ class RunMerger {
   void MergeNext(uint32_t i, uint32_t merged) {
     const uint32_t j = runs_[i].next;
     const uint32_t at = LastStart(runs_[i]);
-    const uint32_t m =
-        NewRun(at, 1, runs_[i].length + runs_[j].length, merged);
+    const uint32_t m = NewRun(at, 1, runs_[i].length + runs_[j].length, merged);
     uint32_t left = i;
     if (--runs_[i].count == 0) {
       runs_[i].alive = false;

@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_format.h"
 #define XXH_INLINE_ALL
-#include "xxhash.h"
 #include "lib/base/absl_string_view.h"
 #include "lib/json/utf8.h"
 #include "lib/tokenizer/bpe.h"
+#include "xxhash.h"
 
 namespace ctxkit::internal {
 
@@ -42,8 +42,9 @@ absl::StatusOr<std::unique_ptr<Encoding>> Encoding::Create(
           absl::StrFormat("encoding %s: empty special token", e->name_));
     }
     if (!e->special_index_.emplace(special.text, static_cast<int>(i)).second) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "encoding %s: special token '%s' listed twice", e->name_, special.text));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("encoding %s: special token '%s' listed twice",
+                          e->name_, special.text));
     }
     if (!e->vocabulary_->Bytes(special.rank).empty()) {
       return absl::InvalidArgumentError(absl::StrFormat(
@@ -107,8 +108,8 @@ std::pair<int, size_t> Encoding::FindSpecial(
     if (single_first_byte_ >= 0) {
       // Every special token starts with the same byte (for the built-in
       // encodings, '<'): let memchr skip to the next one.
-      const void* hit = std::memchr(text.data() + pos, single_first_byte_,
-                                    text.size() - pos);
+      const void* hit =
+          std::memchr(text.data() + pos, single_first_byte_, text.size() - pos);
       if (hit == nullptr) break;
       pos = static_cast<size_t>(static_cast<const char*>(hit) - text.data());
     } else if (!special_first_byte_[static_cast<unsigned char>(text[pos])]) {
@@ -206,18 +207,20 @@ namespace {
 // vocabulary's large one (or a whole merge). Entries are checked against the
 // full piece bytes and the encoding's id, so a hit is always exact.
 constexpr size_t kMaxCachedPiece = 14;
-constexpr size_t kMaxCachedIds = 3;
+constexpr size_t kMaxCachedIds = 4;
 constexpr size_t kPieceCacheSize = 4096;  // entries, a power of two
 
 struct PieceCacheEntry {
   uint64_t hash;
   uint32_t owner;  // Encoding id; 0 marks an empty entry
   uint8_t length;
-  uint8_t count;      // ids the piece encodes to
-  bool has_ids;       // ids[] holds them (count <= kMaxCachedIds)
+  uint8_t count;  // ids the piece encodes to
+  bool has_ids;   // ids[] holds them (count <= kMaxCachedIds)
   char bytes[kMaxCachedPiece];
   uint32_t ids[kMaxCachedIds];
 };
+// Four ids fit in the padding three would leave: a 48-byte entry either way.
+static_assert(sizeof(PieceCacheEntry) == 48);
 
 // The cache pays for itself on text that repeats its pieces (prose, code)
 // and only costs on text that does not (base64, hex dumps, random
@@ -231,7 +234,8 @@ struct PieceCacheEntry {
 class PieceCache {
  public:
   PieceCacheEntry& Slot(uint64_t hash) {
-    if (entries_ == nullptr) entries_.reset(new PieceCacheEntry[kPieceCacheSize]());
+    if (entries_ == nullptr)
+      entries_.reset(new PieceCacheEntry[kPieceCacheSize]());
     return entries_[hash & (kPieceCacheSize - 1)];
   }
   bool Consult(size_t length) {
@@ -290,9 +294,8 @@ uint64_t PieceHash(std::string_view piece) {
 // cache; returns how many. Writes them to `ids` (room for kMaxCachedPiece)
 // unless kCountOnly and the cache knew the count.
 template <bool kCountOnly>
-size_t CachedPieceIds(const Vocabulary& vocabulary, uint32_t owner,
-                      std::string_view piece, uint32_t* ids) {
-  PieceCache& cache = ThreadPieceCache();
+size_t CachedPieceIds(PieceCache& cache, const Vocabulary& vocabulary,
+                      uint32_t owner, std::string_view piece, uint32_t* ids) {
   if (!cache.Consult(piece.size())) {
     return BytePairEncodeShort(vocabulary, piece, ids);
   }
@@ -302,7 +305,10 @@ size_t CachedPieceIds(const Vocabulary& vocabulary, uint32_t owner,
       Matches(entry, owner, hash, piece) && (kCountOnly || entry.has_ids);
   cache.Record(piece.size(), hit);
   if (hit) {
-    if (!kCountOnly) std::copy(entry.ids, entry.ids + entry.count, ids);
+    // All four slots in one fixed-size copy (`ids` has room for
+    // kMaxCachedPiece), cheaper than a loop of entry.count.
+    static_assert(kMaxCachedPiece >= kMaxCachedIds);
+    if (!kCountOnly) std::memcpy(ids, entry.ids, sizeof entry.ids);
     return entry.count;
   }
   // Encoding (rather than only counting) costs little more and lets a later
@@ -313,26 +319,51 @@ size_t CachedPieceIds(const Vocabulary& vocabulary, uint32_t owner,
 }
 
 // Sinks receive either a piece to merge or a special token's id.
+// Ids collect in a small buffer and reach the vector in blocks: a
+// push_back per id (a capacity check and a store through the vector's
+// pointers) cost more than the merging does on text the cache knows.
 struct EncodeSink {
+  static constexpr size_t kBufferSize = 512;
+  // A constructor rather than aggregate initialization: the buffer needs no
+  // initial value.
+  EncodeSink(PieceCache& c, const Vocabulary& v, uint32_t o,
+             std::vector<uint32_t>* ids)
+      : cache(c), vocabulary(v), owner(o), out(ids) {}
+  PieceCache& cache;  // this thread's, looked up once per call
   const Vocabulary& vocabulary;
   uint32_t owner;
   std::vector<uint32_t>* out;
-  void operator()(std::string_view piece) const {
+  size_t used = 0;
+  uint32_t buffer[kBufferSize];
+
+  void Flush() {
+    out->insert(out->end(), buffer, buffer + used);
+    used = 0;
+  }
+  void MakeRoom(size_t n) {
+    if (used + n > kBufferSize) Flush();
+  }
+  void operator()(std::string_view piece) {
     if (piece.size() > kMaxCachedPiece) {
+      Flush();
       BytePairEncode(vocabulary, piece, out);
       return;
     }
-    uint32_t ids[kMaxCachedPiece];
-    const size_t n = CachedPieceIds<false>(vocabulary, owner, piece, ids);
-    for (size_t i = 0; i < n; ++i) out->push_back(ids[i]);
+    MakeRoom(kMaxCachedPiece);
+    used +=
+        CachedPieceIds<false>(cache, vocabulary, owner, piece, buffer + used);
   }
-  void operator()(uint32_t special_id) const { out->push_back(special_id); }
+  void operator()(uint32_t special_id) {
+    MakeRoom(1);
+    buffer[used++] = special_id;
+  }
 };
 
 // Writes ids into a caller's buffer while they fit, and counts them all, so
 // the caller learns the size it needs. Long pieces go through a per-thread
 // scratch vector: no allocation once it has grown.
 struct SpanSink {
+  PieceCache& cache;  // this thread's, looked up once per call
   const Vocabulary& vocabulary;
   uint32_t owner;
   std::vector<uint32_t>* scratch;
@@ -340,7 +371,8 @@ struct SpanSink {
   size_t* count;
   void Emit(const uint32_t* ids, size_t n) const {
     if (*count < out.size()) {
-      std::copy(ids, ids + std::min(n, out.size() - *count), out.begin() + *count);
+      std::copy(ids, ids + std::min(n, out.size() - *count),
+                out.begin() + *count);
     }
     *count += n;
   }
@@ -351,13 +383,20 @@ struct SpanSink {
       Emit(scratch->data(), scratch->size());
       return;
     }
+    if (out.size() - std::min(*count, out.size()) >= kMaxCachedPiece) {
+      // Room for any short piece: write the ids in place.
+      *count += CachedPieceIds<false>(cache, vocabulary, owner, piece,
+                                      out.data() + *count);
+      return;
+    }
     uint32_t ids[kMaxCachedPiece];
-    Emit(ids, CachedPieceIds<false>(vocabulary, owner, piece, ids));
+    Emit(ids, CachedPieceIds<false>(cache, vocabulary, owner, piece, ids));
   }
   void operator()(uint32_t special_id) const { Emit(&special_id, 1); }
 };
 
 struct CountSink {
+  PieceCache& cache;  // this thread's, looked up once per call
   const Vocabulary& vocabulary;
   uint32_t owner;
   size_t* count;
@@ -367,7 +406,7 @@ struct CountSink {
       return;
     }
     uint32_t ids[kMaxCachedPiece];
-    *count += CachedPieceIds<true>(vocabulary, owner, piece, ids);
+    *count += CachedPieceIds<true>(cache, vocabulary, owner, piece, ids);
   }
   void operator()(uint32_t) const { ++*count; }
 };
@@ -382,7 +421,9 @@ absl::Status Encoding::Encode(std::string_view text,
   // everything so far), and pages reserved but never written cost nothing.
   out->reserve(out->size() + text.size() / 3 + 1);
   const size_t before = out->size();
-  absl::Status status = EncodeAny(text, options, EncodeSink{*vocabulary_, id_, out});
+  EncodeSink sink{ThreadPieceCache(), *vocabulary_, id_, out};
+  absl::Status status = EncodeAny(text, options, sink);
+  sink.Flush();
   if (!status.ok()) out->resize(before);
   return status;
 }
@@ -393,7 +434,8 @@ absl::StatusOr<size_t> Encoding::EncodeInto(std::string_view text,
   thread_local std::vector<uint32_t> scratch;
   size_t count = 0;
   absl::Status status = EncodeAny(
-      text, options, SpanSink{*vocabulary_, id_, &scratch, out, &count});
+      text, options,
+      SpanSink{ThreadPieceCache(), *vocabulary_, id_, &scratch, out, &count});
   if (!status.ok()) return status;
   return count;
 }
@@ -401,7 +443,8 @@ absl::StatusOr<size_t> Encoding::EncodeInto(std::string_view text,
 absl::StatusOr<size_t> Encoding::Count(std::string_view text,
                                        const EncodeOptions& options) const {
   size_t count = 0;
-  absl::Status status = EncodeAny(text, options, CountSink{*vocabulary_, id_, &count});
+  absl::Status status = EncodeAny(
+      text, options, CountSink{ThreadPieceCache(), *vocabulary_, id_, &count});
   if (!status.ok()) return status;
   return count;
 }
@@ -412,19 +455,20 @@ absl::StatusOr<std::string_view> Encoding::TokenBytes(uint32_t id) const {
   if (auto it = special_by_id_.find(id); it != special_by_id_.end()) {
     return std::string_view(specials_[it->second].text);
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "token id %u is not a token of %s (ids run to %u)", id, name_,
-      vocabulary_size_ - 1));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("token id %u is not a token of %s (ids run to %u)", id,
+                      name_, vocabulary_size_ - 1));
 }
 
-absl::StatusOr<std::string> Encoding::Decode(std::span<const uint32_t> ids) const {
+absl::StatusOr<std::string> Encoding::Decode(
+    std::span<const uint32_t> ids) const {
   std::string out;
   out.reserve(ids.size() * 4);
   for (size_t i = 0; i < ids.size(); ++i) {
     absl::StatusOr<std::string_view> bytes = TokenBytes(ids[i]);
     if (!bytes.ok()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "ids[%u]: %s", i, bytes.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("ids[%u]: %s", i, bytes.status().message()));
     }
     out.append(*bytes);
   }

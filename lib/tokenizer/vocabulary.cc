@@ -285,7 +285,9 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
     uint64_t capacity = 16;
     while (capacity < 2 * count) capacity *= 2;
     index.slots = std::make_unique<uint64_t[]>(capacity);  // zeroed: empty
-    index.control = std::make_unique<uint8_t[]>(capacity);
+    // kGroup extra control bytes mirror the first ones, so a group load
+    // at the last slots needs no wrap-around (see token_index.h).
+    index.control = std::make_unique<uint8_t[]>(capacity + token_index::kGroup);
     index.mask = capacity - 1;
   };
   allocate(short_index_, short_count);
@@ -299,7 +301,8 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
     const auto* bytes = reinterpret_cast<const unsigned char*>(blob + begin);
     if (length <= 2) {
       uint32_t& entry =
-          short_ranks_[length == 1 ? bytes[0] : 256 + (bytes[0] << 8 | bytes[1])];
+          short_ranks_[length == 1 ? bytes[0]
+                                   : 256 + (bytes[0] << 8 | bytes[1])];
       if (entry != kNoToken) return std::make_pair(entry, rank);
       entry = rank;
       continue;
@@ -323,6 +326,10 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
         return std::make_pair(other, rank);
       }
     }
+  }
+  for (token_index::Index* index : {&short_index_, &long_index_}) {
+    std::copy_n(index->control.get(), token_index::kGroup,
+                index->control.get() + index->mask + 1);
   }
   return std::nullopt;
 }
@@ -357,8 +364,7 @@ size_t Vocabulary::MemoryUsage() const {
       sizeof(*this) + blob_size_ + offsets_.capacity() * sizeof(uint32_t) +
       (short_ranks_ ? (256 + 65536) * sizeof(uint32_t) : 0) +
       short_index_.MemoryUsage() + long_index_.MemoryUsage() +
-      pattern_.capacity() +
-      special_tokens_.capacity() * sizeof(SpecialToken);
+      pattern_.capacity() + special_tokens_.capacity() * sizeof(SpecialToken);
   for (const SpecialToken& s : special_tokens_) total += s.text.capacity();
   return total;
 }

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -131,6 +133,47 @@ constexpr OpenAiVocabulary kOpenAi[] = {
     {"o200k_base", 199998, 199998,
      "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"},
 };
+
+// Lookups of strings of every length class (the direct tables, the short
+// index with its group probe, the long index) agree with a plain map, for
+// hits and for misses, including strings one byte away from a token.
+TEST_CASE("Rank agrees with a plain map on hits and near misses") {
+  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    auto v = Vocabulary::FromCompact(EmbeddedVocabularyData(name));
+    REQUIRE(v.ok());
+    std::unordered_map<std::string, uint32_t> plain;
+    for (uint32_t rank = 0; rank < v->size(); ++rank) {
+      if (!v->Bytes(rank).empty()) plain.emplace(v->Bytes(rank), rank);
+    }
+    std::mt19937 rng(7);
+    size_t hits = 0;
+    size_t checked = 0;
+    bool all_agree = true;
+    for (uint32_t rank = 0; rank < v->size() && all_agree; rank += 3) {
+      std::string probe(v->Bytes(rank));
+      if (probe.empty()) continue;
+      for (int variant = 0; variant < 4; ++variant) {
+        std::string s = probe;
+        if (variant == 1) s.back() = static_cast<char>(rng());
+        if (variant == 2) s.push_back(static_cast<char>(rng()));
+        if (variant == 3 && s.size() > 1) s.pop_back();
+        const auto it = plain.find(s);
+        const std::optional<uint32_t> want =
+            it == plain.end() ? std::nullopt : std::optional(it->second);
+        const std::optional<uint32_t> got = v->Rank(s);
+        ++checked;
+        if (got.has_value()) ++hits;
+        if (got != want) {
+          all_agree = false;
+          FAIL_CHECK(name, ": lookup of a ", s.size(), "-byte string");
+        }
+      }
+    }
+    CHECK(all_agree);
+    CHECK(hits > checked / 4);
+    CHECK(hits < checked);
+  }
+}
 
 TEST_CASE("the built-in names are listed and unknown names have no data") {
   const auto names = EmbeddedVocabularyNames();

@@ -131,7 +131,7 @@ class CTXKIT_EXPORT Cursor {
   void Move(int op, std::string_view target);
 
   MDB_cursor* cursor_ = nullptr;
-  bool owned_ = false;  // read-transaction cursors are closed by us
+  bool owned_ = false;  // closed by us when destroyed
   bool valid_ = false;
   std::string_view key_;
   std::string_view value_;

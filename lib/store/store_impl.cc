@@ -183,6 +183,7 @@ StoreImpl::StoreImpl(std::string path, const StoreOptions& options)
     : path_(std::move(path)), options_(options) {}
 
 StoreImpl::~StoreImpl() {
+  DrainReadPool();
   if (env_ != nullptr) mdb_env_close(env_);
   if (registered_) {
     std::lock_guard lock(RegistryMutex());
@@ -290,6 +291,9 @@ absl::Status StoreImpl::OpenEnvironment() {
   if (rc != 0) return LmdbStatus(rc, "creating an LMDB environment");
   const long page = sysconf(_SC_PAGESIZE);
   const uint64_t page_size = page > 0 ? static_cast<uint64_t>(page) : 4096;
+  // Pooled read transactions keep their reader slots: at most 4, and only
+  // when they leave the table nearly whole to everyone else.
+  read_pool_limit_ = std::min<size_t>(4, options_.max_readers / 16);
   rc = mdb_env_set_maxreaders(env_, options_.max_readers);
   if (rc == 0) rc = mdb_env_set_maxdbs(env_, kMaxDatabases);
   if (rc == 0) {
@@ -545,9 +549,34 @@ absl::Status StoreImpl::BeginRawRead(MDB_txn** out) {
   }
 }
 
+void StoreImpl::DrainReadPool() {
+  std::lock_guard lock(read_pool_mu_);
+  for (MDB_txn* txn : read_pool_) mdb_txn_abort(txn);
+  read_pool_.clear();
+}
+
 absl::StatusOr<ReadTransaction> StoreImpl::BeginRead() {
   MDB_txn* txn = nullptr;
-  if (absl::Status s = BeginRawRead(&txn); !s.ok()) return s;
+  {
+    std::lock_guard lock(read_pool_mu_);
+    if (!read_pool_.empty()) {
+      txn = read_pool_.back();
+      read_pool_.pop_back();
+    }
+  }
+  if (txn != nullptr) {
+    EnterTxn();
+    if (mdb_txn_renew(txn) != 0) {
+      // Whatever went wrong (another process grew the map, say), the
+      // ordinary path below knows how to handle it.
+      ExitTxn();
+      mdb_txn_abort(txn);
+      txn = nullptr;
+    }
+  }
+  if (txn == nullptr) {
+    if (absl::Status s = BeginRawRead(&txn); !s.ok()) return s;
+  }
   {
     std::lock_guard lock(txn_mu_);
     ++read_txns_by_thread_[std::this_thread::get_id()];
@@ -557,7 +586,7 @@ absl::StatusOr<ReadTransaction> StoreImpl::BeginRead() {
 }
 
 void StoreImpl::EndRead(MDB_txn* txn) {
-  mdb_txn_abort(txn);
+  mdb_txn_reset(txn);
   {
     std::lock_guard lock(txn_mu_);
     auto it = reader_threads_.find(txn);
@@ -566,6 +595,14 @@ void StoreImpl::EndRead(MDB_txn* txn) {
     if (--read_txns_by_thread_[owner] == 0) read_txns_by_thread_.erase(owner);
   }
   ExitTxn();
+  {
+    std::lock_guard lock(read_pool_mu_);
+    if (read_pool_.size() < read_pool_limit_) {
+      read_pool_.push_back(txn);
+      return;
+    }
+  }
+  mdb_txn_abort(txn);
 }
 
 void StoreImpl::EnterTxn() {
@@ -618,6 +655,7 @@ absl::Status StoreImpl::ResizeMap(bool grow) {
     }
     new_size = std::min(ceiling, current * 2);
   }
+  DrainReadPool();
   const int rc = mdb_env_set_mapsize(env_, new_size);
   if (rc != 0) {
     return LmdbStatus(rc, absl::StrCat("resizing the map of store '", path_,

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <vector>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -110,6 +111,17 @@ class StoreImpl {
   // per thread. Guarded by txn_mu_.
   std::map<MDB_txn*, std::thread::id> reader_threads_;
   std::map<std::thread::id, int> read_txns_by_thread_;
+
+  // Ended read transactions kept reset (mdb_txn_reset) for BeginRead to
+  // renew: a renewal reuses the reader slot, where beginning afresh takes
+  // LMDB's reader-table lock, and short reads (a cache hit) are dominated by
+  // that. At most read_pool_limit_ of them, each holding a reader slot but
+  // no snapshot; emptied before the map is resized and at close.
+  // Lock order: after txn_mu_.
+  std::mutex read_pool_mu_;
+  std::vector<MDB_txn*> read_pool_;  // guarded by read_pool_mu_
+  size_t read_pool_limit_ = 0;
+  void DrainReadPool();
 };
 
 }  // namespace ctxkit::internal

@@ -78,8 +78,6 @@ Cursor& Cursor::operator=(Cursor&& other) noexcept {
 }
 
 Cursor::~Cursor() {
-  // Write-transaction cursors are freed by LMDB when the transaction ends;
-  // read-transaction cursors must be closed by their owner.
   if (owned_ && cursor_ != nullptr) mdb_cursor_close(cursor_);
 }
 
@@ -168,7 +166,12 @@ StatusOr<Cursor> Transaction::NewCursor(Database db) const {
   MDB_cursor* cursor = nullptr;
   const int rc = mdb_cursor_open(txn_, internal::StoreImpl::Dbi(db), &cursor);
   if (rc != 0) return ToPublic(LmdbStatus(rc, "opening a cursor"));
-  return Cursor(cursor, /*owned=*/read_only_);
+  // Every cursor is closed when destroyed, write-transaction ones too (LMDB
+  // allows it before the transaction ends, which the Cursor contract
+  // requires anyway): LMDB adjusts every open cursor of a transaction on each
+  // write, so leaving them open until commit made a transaction that opens
+  // many cursors quadratic.
+  return Cursor(cursor, /*owned=*/true);
 }
 
 // ------------------------------------------------------- ReadTransaction

@@ -157,12 +157,14 @@ TEST_CASE("Rank agrees with a plain map on hits and near misses") {
         if (variant == 1) s.back() = static_cast<char>(rng());
         if (variant == 2) s.push_back(static_cast<char>(rng()));
         if (variant == 3 && s.size() > 1) s.pop_back();
+        // Plain integers: GCC 12 at -O3 warns falsely about comparing two
+        // std::optional values here.
+        constexpr uint32_t kNone = 0xFFFFFFFFu;
         const auto it = plain.find(s);
-        const std::optional<uint32_t> want =
-            it == plain.end() ? std::nullopt : std::optional(it->second);
-        const std::optional<uint32_t> got = v->Rank(s);
+        const uint32_t want = it == plain.end() ? kNone : it->second;
+        const uint32_t got = v->Rank(s).value_or(kNone);
         ++checked;
-        if (got.has_value()) ++hits;
+        if (got != kNone) ++hits;
         if (got != want) {
           all_agree = false;
           FAIL_CHECK(name, ": lookup of a ", s.size(), "-byte string");

@@ -1,0 +1,171 @@
+// ctxkit::Analytics: counts and timings of operations, kept in a Store (seed
+// 003's ApiAnalytics; the operation counters of seeds 000 and 001).
+//
+//   auto analytics = ctxkit::Analytics::Open(*store);
+//   {
+//     ctxkit::ScopedTimer timer(**analytics, "compact");
+//     ... work ...
+//     if (failed) timer.set_ok(false);
+//   }  // recorded here
+//   auto report = (*analytics)->Query(from_ms, to_ms);
+//
+// Call types are free-form names of [a-z0-9_.:-], 1..64 bytes: seed 003's
+// vector_db_add, vector_db_search, vector_db_delete, graph_db_add,
+// graph_db_search, graph_db_delete, llm_summarize,
+// llm_hierarchical_summarize, llm_meta_summarize, and ctxkit's own operation
+// names ("compact", "count_tokens", "cache_get", ...).
+//
+// Durability. Recording a call must cost far less than the operation it
+// measures, so calls collect in memory and are written in one transaction by
+// a background thread every AnalyticsOptions::flush_interval_ms (default
+// 1000 ms), sooner when flush_max_pending calls wait, on Flush(), before every
+// Query/CallsInRange/CallCount/Purge, and when the Analytics is destroyed. A
+// crash loses at most the calls of the last flush interval plus one commit.
+//
+// Retention. Calls older than retention_days (relative to the clock) are
+// deleted by Purge(), which also runs when the Analytics is opened.
+//
+// Thread safety: every method may be called concurrently; Record takes only a
+// short in-memory lock. One Analytics per Store per process.
+
+#ifndef CTXKIT_ANALYTICS_H_
+#define CTXKIT_ANALYTICS_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/export.h"
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit {
+
+namespace internal {
+class AnalyticsImpl;
+}  // namespace internal
+
+// Validated by Analytics::Open (INVALID_ARGUMENT naming the field).
+struct AnalyticsOptions {
+  // 1..3650; seed 003's apiAnalyticsRetention.
+  int64_t retention_days = 30;
+  // 1..60000 ms.
+  int64_t flush_interval_ms = 1000;
+  // Calls waiting that wake the flusher early; 1..1000000.
+  int64_t flush_max_pending = 4096;
+  // Milliseconds since the epoch; empty = the wall clock. For tests.
+  std::function<int64_t()> clock;
+};
+
+inline constexpr size_t kAnalyticsMaxTypeBytes = 64;
+// Longest duration accepted: 7 days.
+inline constexpr int64_t kAnalyticsMaxDurationUs =
+    int64_t{7} * 24 * 3600 * 1000000;
+// Latest timestamp accepted: 9999-12-31T23:59:59.999Z.
+inline constexpr int64_t kAnalyticsMaxTimestampMs = 253402300799999;
+
+struct AnalyticsCall {
+  std::string type;
+  int64_t timestamp_ms = 0;
+  int64_t duration_us = 0;
+  bool ok = true;
+};
+
+struct AnalyticsTypeStats {
+  std::string type;
+  uint64_t calls = 0;
+  uint64_t errors = 0;  // calls with ok == false
+  uint64_t total_duration_us = 0;
+  double avg_duration_us = 0;
+  int64_t min_duration_us = 0;
+  int64_t max_duration_us = 0;
+};
+
+struct AnalyticsReport {
+  int64_t from_ms = 0;
+  int64_t to_ms = 0;
+  uint64_t total_calls = 0;
+  uint64_t total_errors = 0;
+  std::vector<AnalyticsTypeStats> by_type;  // sorted by type
+};
+
+// {"schema_version":1,"from":..,"to":..,"total_calls":..,"total_errors":..,
+//  "calls_by_type":{"<type>":n},"average_duration_us":{"<type>":x},
+//  "by_type":{"<type>":{calls,errors,avg_duration_us,min_duration_us,
+//  max_duration_us,total_duration_us}}}
+CTXKIT_EXPORT StatusOr<std::string> AnalyticsReportToJson(
+    const AnalyticsReport& report);
+
+class CTXKIT_EXPORT Analytics {
+ public:
+  // Opens "analytics" and "analytics.*" in `store` (which must outlive the
+  // Analytics), purges calls past retention and starts the flusher. Errors:
+  // INVALID_ARGUMENT naming a bad option; those of the store.
+  static StatusOr<std::unique_ptr<Analytics>> Open(
+      Store& store, AnalyticsOptions options = {});
+  // Flushes (errors dropped) and stops the flusher.
+  ~Analytics();
+  Analytics(const Analytics&) = delete;
+  Analytics& operator=(const Analytics&) = delete;
+
+  // Records one call. `duration_us` 0..kAnalyticsMaxDurationUs;
+  // `timestamp_ms` 0..kAnalyticsMaxTimestampMs, default now. INVALID_ARGUMENT
+  // naming type, duration_us or timestamp_ms; nothing is recorded then.
+  Status Record(std::string_view type, int64_t duration_us, bool ok = true,
+                std::optional<int64_t> timestamp_ms = std::nullopt);
+
+  // Writes the waiting calls now.
+  Status Flush();
+
+  // Statistics of the calls with from_ms <= timestamp <= to_ms (a scan of
+  // those calls). INVALID_ARGUMENT naming to_ms when to_ms < from_ms.
+  StatusOr<AnalyticsReport> Query(int64_t from_ms, int64_t to_ms);
+
+  // The calls in [from_ms, to_ms], oldest first, at most `limit`
+  // (1..100000). INVALID_ARGUMENT naming to_ms or limit.
+  StatusOr<std::vector<AnalyticsCall>> CallsInRange(int64_t from_ms,
+                                                    int64_t to_ms,
+                                                    int64_t limit = 1000);
+
+  // Calls of `type` still retained (seed 003's getCallCount), from counters
+  // kept per type: no scan. INVALID_ARGUMENT naming type.
+  StatusOr<uint64_t> CallCount(std::string_view type);
+
+  // Deletes calls older than now - retention_days; returns how many.
+  StatusOr<uint64_t> Purge();
+
+ private:
+  explicit Analytics(std::unique_ptr<internal::AnalyticsImpl> impl);
+  std::unique_ptr<internal::AnalyticsImpl> impl_;
+};
+
+// Times a scope and records it on destruction (steady clock, microseconds).
+// The Analytics must outlive the timer. A failed Record (bad type) is
+// dropped: a destructor cannot report it, so validate types you build.
+class CTXKIT_EXPORT ScopedTimer {
+ public:
+  ScopedTimer(Analytics& analytics, std::string type);
+  ~ScopedTimer();
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+  // Marks the call failed (or not); it counts as an error in the report.
+  void set_ok(bool ok) { ok_ = ok; }
+  // Do not record at all.
+  void Cancel() { cancelled_ = true; }
+
+ private:
+  Analytics& analytics_;
+  std::string type_;
+  int64_t start_ns_;
+  bool ok_ = true;
+  bool cancelled_ = false;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_ANALYTICS_H_

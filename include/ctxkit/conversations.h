@@ -1,0 +1,463 @@
+// ctxkit::ConversationStore: conversations and their messages, with token
+// counts taken at insertion and totals kept up to date in the same
+// transaction as every write, so that statistics never rescan messages.
+//
+//   auto store = ctxkit::Store::Open("/var/lib/agent");
+//   auto convs = ctxkit::ConversationStore::Open(**store);
+//   auto conv = (*convs)->Create({.title = "Code Review Session"});
+//   auto added = (*convs)->AddMessage(conv->id, {.role = ctxkit::MessageRole::kUser,
+//                                                .content = "Please review..."});
+//   // added->message.tokens, added->conversation.total_tokens
+//   auto stats = (*convs)->AggregateStats();   // O(models + days), no scan
+//
+// Token counts. A message's `tokens` is what its text costs with the
+// conversation's model (ModelRegistry::Default().CountTokens, a flagged
+// heuristic for unknown models): its content, plus for each OpenAI tool call
+// the function's name, its arguments (a string as is, an object as minified
+// JSON) and 3 tokens of markup (MessageCountOptions::tokens_per_tool_call),
+// exactly as CountMessages() counts a tool call. `name` and `tool_call_id`
+// are not in `tokens`: they are part of the chat framing, which
+// ConversationDetail::actual_tokens adds for the whole history. The model of
+// a conversation never changes, so counts stay comparable.
+//
+// Input and output. Statistics call user, system and tool tokens "input" and
+// assistant tokens "output", as seed 000's token-stats does.
+//
+// Validation. Every method checks all its arguments before writing anything
+// and names the offending field: INVALID_ARGUMENT for a malformed id, an
+// empty or oversized field, invalid UTF-8, metadata that is not a JSON
+// object, a bad role or tool_calls document, a limit out of range, a
+// malformed cursor; NOT_FOUND (naming the id) for an id that does not exist.
+// A failed call changes nothing. Byte limits are in ConversationLimits.
+//
+// Storage (sub-databases of the Store; layouts in conversation_store.cc):
+// "conversations" (id -> record), "conversations.messages" (id + seq ->
+// message), "conversations.message_ids" (message id -> id + seq),
+// "conversations.by_created" (created_at + id, for listing) and
+// "conversations.stats" (store-wide totals, per model and per UTC day).
+//
+// Deleting a conversation deletes, in the same write transaction, its
+// messages and whatever the references and cache parts hold for it.
+//
+// Thread safety: every method of ConversationStore may be called from any
+// number of threads at once. Writes are serialized by the Store; reads run on
+// snapshots and never see half of a write. Results are plain values owned by
+// the caller.
+
+#ifndef CTXKIT_CONVERSATIONS_H_
+#define CTXKIT_CONVERSATIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/export.h"
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit {
+
+// Byte limits of the fields callers give, checked before anything is
+// written (INVALID_ARGUMENT naming the field and the limit).
+struct ConversationLimits {
+  static constexpr size_t kMaxTitleBytes = 1024;             // 1 KiB
+  static constexpr size_t kMaxModelBytes = 256;
+  static constexpr size_t kMaxMetadataBytes = 64 * 1024;     // 64 KiB
+  static constexpr size_t kMaxContentBytes = 16 << 20;       // 16 MiB
+  static constexpr size_t kMaxNameBytes = 256;
+  static constexpr size_t kMaxToolCallsBytes = 1 << 20;      // 1 MiB
+  static constexpr size_t kMaxToolCallIdBytes = 256;
+  // Most messages in one AddMessages() call, and most ids in one
+  // SetCompressed() or DeleteMessages() call.
+  static constexpr size_t kMaxBatchMessages = 100000;
+  // Total content of one AddMessages() call.
+  static constexpr size_t kMaxBatchBytes = size_t{256} << 20;  // 256 MiB
+  // List() limits: 1..kMaxListLimit, default kDefaultListLimit.
+  static constexpr uint32_t kMaxListLimit = 1000;
+  static constexpr uint32_t kDefaultListLimit = 20;
+  // Conversation::last_message keeps this many characters (code points) of
+  // the last message's content, followed by "..." when it was longer.
+  static constexpr size_t kLastMessagePreviewChars = 100;
+};
+
+// The model of a conversation created without one (seed 000's default).
+inline constexpr std::string_view kDefaultConversationModel =
+    "claude-3-5-sonnet";
+
+enum class MessageRole : uint8_t { kUser = 0, kAssistant = 1, kSystem = 2, kTool = 3 };
+
+// "user", "assistant", "system" or "tool"; static storage.
+CTXKIT_EXPORT const char* MessageRoleName(MessageRole role) noexcept;
+// The role named `name` (exactly as MessageRoleName spells it).
+// INVALID_ARGUMENT naming "role" and the four names otherwise.
+CTXKIT_EXPORT StatusOr<MessageRole> ParseMessageRole(std::string_view name);
+
+// A conversation and its running totals.
+struct Conversation {
+  std::string id;        // lower-case UUID v4
+  std::string title;
+  std::string model;
+  std::string metadata;  // a JSON object, as given (default "{}")
+  int64_t created_at = 0;  // ms since the epoch
+  int64_t updated_at = 0;  // last create, update or message change
+  uint64_t message_count = 0;
+  uint64_t total_tokens = 0;  // sum of its messages' tokens
+  uint64_t user_tokens = 0;
+  uint64_t assistant_tokens = 0;
+  uint64_t system_tokens = 0;
+  uint64_t tool_tokens = 0;
+  uint64_t compressed_count = 0;   // messages with is_compressed
+  uint64_t compressed_tokens = 0;  // their tokens
+  // Preview of the newest message's content (see
+  // ConversationLimits::kLastMessagePreviewChars); empty with no messages.
+  std::string last_message;
+  int64_t last_message_at = 0;  // its created_at; 0 with no messages
+
+  // user + system + tool tokens.
+  uint64_t input_tokens() const { return user_tokens + system_tokens + tool_tokens; }
+  // assistant tokens.
+  uint64_t output_tokens() const { return assistant_tokens; }
+};
+
+// A message to add.
+struct NewMessage {
+  MessageRole role = MessageRole::kUser;
+  // 0..kMaxContentBytes bytes of UTF-8 (empty is allowed: an assistant turn
+  // may carry only tool calls).
+  std::string content = {};
+  // Optional participant name, 1..kMaxNameBytes.
+  std::optional<std::string> name = {};
+  // Optional OpenAI tool calls, assistant messages only: a JSON array of
+  // objects, each with an object "function" holding a string "name" and
+  // "arguments" that is a string, an object or null; at most
+  // kMaxToolCallsBytes. Stored as given.
+  std::optional<std::string> tool_calls = {};
+  // Optional id of the call a tool message answers, tool messages only,
+  // 1..kMaxToolCallIdBytes.
+  std::optional<std::string> tool_call_id = {};
+  bool is_compressed = false;
+};
+
+// A stored message.
+struct Message {
+  std::string id;               // lower-case UUID v4
+  std::string conversation_id;
+  uint64_t seq = 0;             // 1, 2, ... in order of addition; never reused
+  MessageRole role = MessageRole::kUser;
+  std::string content;
+  std::optional<std::string> name;
+  std::optional<std::string> tool_calls;
+  std::optional<std::string> tool_call_id;
+  uint64_t tokens = 0;          // see "Token counts" above
+  bool is_compressed = false;
+  int64_t created_at = 0;
+};
+
+struct NewConversation {
+  // 1..kMaxTitleBytes bytes of UTF-8.
+  std::string title = {};
+  // 1..kMaxModelBytes; need not be a model ModelRegistry knows (such a
+  // conversation is counted with EstimateTokens()).
+  std::string model = std::string(kDefaultConversationModel);
+  // A JSON object, at most kMaxMetadataBytes.
+  std::string metadata = "{}";
+};
+
+// What Update changes; an unset field stays as it is. At least one must be
+// set.
+struct ConversationUpdate {
+  std::optional<std::string> title = {};
+  std::optional<std::string> metadata = {};
+};
+
+struct AddMessageResult {
+  Message message;
+  Conversation conversation;  // after the addition
+};
+
+struct AddMessagesResult {
+  std::vector<Message> messages;  // in the order given
+  Conversation conversation;      // after the addition
+};
+
+struct ConversationDetail {
+  Conversation conversation;
+  // In order of seq; empty unless messages were asked for.
+  std::vector<Message> messages;
+  // The whole history as a chat request for the conversation's model:
+  // message tokens plus the per-message framing and reply priming of its
+  // format (CountMessagesForModel in message_count.h).
+  uint64_t actual_tokens = 0;
+  // True when CountMessagesForModel says the count is exact.
+  bool actual_tokens_exact = false;
+};
+
+struct ConversationPage {
+  // Newest first (created_at descending, then id descending).
+  std::vector<Conversation> conversations;
+  // Pass to List() for the next page; empty when this page is the last.
+  std::string next_cursor;
+  // Conversations in the store.
+  uint64_t total = 0;
+};
+
+struct DeletedConversation {
+  Conversation conversation;    // as it was before deletion
+  uint64_t messages_deleted = 0;
+  // References, cache entries, ... removed with it by the other parts.
+  uint64_t dependent_records_deleted = 0;
+};
+
+// ---- Statistics -----------------------------------------------------------
+
+// Context-window status thresholds, in percent of the model's window:
+// "safe" below kLimitWarningPercent, "warning" from kLimitWarningPercent to
+// below kLimitCriticalPercent, "critical" from kLimitCriticalPercent up;
+// "unknown" when the model's window is unknown (ModelRegistry says 0).
+inline constexpr double kLimitWarningPercent = 75.0;
+inline constexpr double kLimitCriticalPercent = 90.0;
+
+struct TokenLimit {
+  uint64_t model_limit = 0;    // context window; 0 when unknown
+  uint64_t current_usage = 0;
+  double percentage = 0;       // 100 * usage / limit, unrounded; 0 if unknown
+  std::string status;          // "safe" | "warning" | "critical" | "unknown"
+  // Seed 000's count_tokens "recommendation": what to do about it, and
+  // whether compressing is advised (warning and critical).
+  std::string action;
+  bool should_compress = false;
+};
+
+// `usage` against `model_limit` by the thresholds above. Pure; thread-safe.
+CTXKIT_EXPORT TokenLimit ComputeTokenLimit(uint64_t usage, uint64_t model_limit);
+
+// ComputeTokenLimit with the context window ModelRegistry::Default() gives
+// `model` (0, hence "unknown", for an unknown model).
+CTXKIT_EXPORT TokenLimit TokenLimitForModel(std::string_view model,
+                                            uint64_t usage);
+
+struct ModelUsage {
+  std::string model;
+  uint64_t conversations = 0;
+  uint64_t messages = 0;
+  uint64_t input_tokens = 0;
+  uint64_t output_tokens = 0;
+};
+
+// Tokens of the messages stored that were created on one UTC day.
+struct DailyUsage {
+  int64_t day = 0;      // days since 1970-01-01 (negative before)
+  std::string date;     // "YYYY-MM-DD"
+  uint64_t messages = 0;
+  uint64_t input_tokens = 0;
+  uint64_t output_tokens = 0;
+  uint64_t tokens() const { return input_tokens + output_tokens; }
+};
+
+// Store-wide figures, kept incrementally; they describe the messages stored
+// now (deleting a conversation removes its tokens from every figure,
+// including the per-day ones).
+struct AggregateStats {
+  uint64_t conversations = 0;
+  uint64_t messages = 0;
+  uint64_t user_tokens = 0;
+  uint64_t assistant_tokens = 0;
+  uint64_t system_tokens = 0;
+  uint64_t tool_tokens = 0;
+  uint64_t input_tokens = 0;   // user + system + tool
+  uint64_t output_tokens = 0;  // assistant
+  uint64_t total_tokens = 0;   // input + output
+  uint64_t compressed_messages = 0;
+  uint64_t compressed_tokens = 0;
+  std::vector<ModelUsage> by_model;  // sorted by model name
+  std::vector<DailyUsage> days;      // days with messages, oldest first
+  // Trends over `days`: daily_average = total tokens / number of days with
+  // messages (0 when none); weekly_average = 7 * daily_average; the day with
+  // the most tokens (the earliest on a tie), "" and 0 when none.
+  double daily_average = 0;
+  double weekly_average = 0;
+  std::string peak_day;
+  uint64_t peak_tokens = 0;
+};
+
+struct TimelinePoint {
+  int64_t timestamp = 0;           // the message's created_at
+  uint64_t cumulative_tokens = 0;  // tokens up to and including it
+  uint64_t message_tokens = 0;
+};
+
+struct ConversationStats {
+  Conversation conversation;
+  uint64_t total_tokens = 0;
+  uint64_t input_tokens = 0;   // user + system + tool
+  uint64_t output_tokens = 0;  // assistant
+  uint64_t user_tokens = 0;
+  uint64_t assistant_tokens = 0;
+  uint64_t message_count = 0;
+  double avg_tokens_per_message = 0;  // total / count, unrounded; 0 if empty
+  // compressed_count / message_count (0 if empty).
+  double compression_ratio = 0;
+  // One point per message in order (at most max_timeline_points, see
+  // ConversationStore::ConversationStats).
+  std::vector<TimelinePoint> timeline;
+  TokenLimit token_limit;  // total_tokens against the model's window
+};
+
+// One optimization tip, as seed 000's optimization-tips lists them.
+struct OptimizationTip {
+  std::string category;  // "token_management", "caching", ...
+  std::string priority;  // "high" | "medium" | "low"
+  std::string tip;
+  std::string action;
+};
+
+// Thresholds of the tip rules below.
+struct TipThresholds {
+  // Average tokens per conversation that make store-wide usage "high"
+  // and "moderate".
+  static constexpr uint64_t kHighAverageConversationTokens = 20000;
+  static constexpr uint64_t kModerateAverageConversationTokens = 5000;
+  // Cache hit rates (percent) below which caching is "poor" / "fair".
+  static constexpr double kLowCacheHitRate = 20.0;
+  static constexpr double kFairCacheHitRate = 50.0;
+  // Messages that make a conversation "long" / "very long".
+  static constexpr uint64_t kManyMessages = 40;
+  static constexpr uint64_t kVeryManyMessages = 200;
+  // Messages from which never having compressed is worth a tip.
+  static constexpr uint64_t kCompressionWorthMessages = 10;
+  // Average tokens per message above which messages are "long".
+  static constexpr double kLongMessageTokens = 1000.0;
+};
+
+// Store-wide tips, in this order:
+//   token_management: no conversations -> low "No conversations tracked
+//     yet"; average tokens per conversation >= kHighAverage... -> high;
+//     >= kModerateAverage... -> medium "Token usage is moderate across
+//     conversations"; else low "Token usage is healthy".
+//   caching (only when `cache_hit_rate`, in percent, is given): below
+//     kLowCacheHitRate -> high; below kFairCacheHitRate -> medium; else low
+//     "Cache is performing well".
+//   compression: at least kCompressionWorthMessages messages and none
+//     compressed -> medium "No messages have been compressed yet".
+//   best_practices: always two low tips (optimize_query, track_references).
+// Pure; thread-safe.
+CTXKIT_EXPORT std::vector<OptimizationTip> GeneralTips(
+    const AggregateStats& stats, std::optional<double> cache_hit_rate);
+
+// Tips for one conversation, in this order:
+//   token_management: "critical" -> high "Token usage is approaching model
+//     limit"; "warning" -> medium; "unknown" -> low (window unknown).
+//   conversation_length: >= kVeryManyMessages -> high; >= kManyMessages ->
+//     medium "Conversation has many messages" (compress_context remove_old).
+//   compression: >= kCompressionWorthMessages messages, none compressed ->
+//     medium "No messages have been compressed yet".
+//   message_size: average above kLongMessageTokens -> medium (move large
+//     material to track_references).
+//   none of the above -> one low token_management tip "Conversation is
+//     within healthy limits".
+// Pure; thread-safe.
+CTXKIT_EXPORT std::vector<OptimizationTip> ConversationTips(
+    const ConversationStats& stats);
+
+// ---- The store ------------------------------------------------------------
+
+struct ConversationOptions {
+  // Time source in ms since the epoch; empty = the wall clock. Tests set it.
+  std::function<int64_t()> clock;
+};
+
+class CTXKIT_EXPORT ConversationStore {
+ public:
+  // Opens (creating if needed) the conversation sub-databases of `store`,
+  // which must outlive the returned object, and the delete hooks of the
+  // references and cache parts. Errors: those of Store::OpenDatabase (e.g.
+  // NOT_FOUND for a read-only store that never held conversations).
+  static StatusOr<std::unique_ptr<ConversationStore>> Open(
+      Store& store, ConversationOptions options = {});
+
+  ~ConversationStore();
+  ConversationStore(const ConversationStore&) = delete;
+  ConversationStore& operator=(const ConversationStore&) = delete;
+
+  // A new conversation with a fresh id and created_at == updated_at == now.
+  // INVALID_ARGUMENT naming title, model or metadata.
+  StatusOr<Conversation> Create(const NewConversation& conversation);
+
+  // Appends one message. Its tokens are counted before the write
+  // transaction. INVALID_ARGUMENT naming conversation_id, role, content,
+  // name, tool_calls (with the path inside it) or tool_call_id; NOT_FOUND
+  // naming the conversation.
+  StatusOr<AddMessageResult> AddMessage(std::string_view conversation_id,
+                                        const NewMessage& message);
+
+  // Appends 1..kMaxBatchMessages messages in one transaction (all or
+  // none), all with created_at == now. Fields are named
+  // "messages[i].<field>". Otherwise as AddMessage.
+  StatusOr<AddMessagesResult> AddMessages(std::string_view conversation_id,
+                                          const std::vector<NewMessage>& messages);
+
+  // The conversation, with its messages when `include_messages`, and
+  // actual_tokens (always computed, which reads every message).
+  // INVALID_ARGUMENT for a malformed id; NOT_FOUND naming it.
+  StatusOr<ConversationDetail> Get(std::string_view id,
+                                   bool include_messages = true) const;
+
+  // One page of conversations, newest first. `limit` in 1..kMaxListLimit;
+  // `cursor` empty for the first page, else a next_cursor of an earlier
+  // page (conversations created or deleted in between do not make a later
+  // page repeat or skip others). INVALID_ARGUMENT naming limit or cursor.
+  StatusOr<ConversationPage> List(
+      uint32_t limit = ConversationLimits::kDefaultListLimit,
+      std::string_view cursor = {}) const;
+
+  // Changes title and/or metadata; updated_at = now. INVALID_ARGUMENT naming
+  // the field (or "title or metadata" when neither is set); NOT_FOUND.
+  StatusOr<Conversation> Update(std::string_view id,
+                                const ConversationUpdate& update);
+
+  // Deletes the conversation, its messages and (through the other parts'
+  // hooks) its references and cached results, in one transaction.
+  // INVALID_ARGUMENT for a malformed id; NOT_FOUND naming it.
+  StatusOr<DeletedConversation> Delete(std::string_view id);
+
+  // Sets is_compressed of the given messages (duplicates allowed; 1..
+  // kMaxBatchMessages ids). INVALID_ARGUMENT naming "message_ids[i]";
+  // NOT_FOUND naming the conversation or a message id that is not one of
+  // its messages. Returns the conversation after the change.
+  StatusOr<Conversation> SetCompressed(std::string_view conversation_id,
+                                       const std::vector<std::string>& message_ids,
+                                       bool is_compressed);
+
+  // Deletes the given messages of the conversation (duplicates allowed;
+  // 1..kMaxBatchMessages ids), updating every total; seq numbers of the
+  // others do not change. Errors as SetCompressed.
+  StatusOr<Conversation> DeleteMessages(std::string_view conversation_id,
+                                        const std::vector<std::string>& message_ids);
+
+  // Store-wide figures, from the maintained totals: reads one record per
+  // model and per day with messages, never the messages.
+  StatusOr<ctxkit::AggregateStats> AggregateStats() const;
+
+  // Figures of one conversation; its timeline reads its messages (once),
+  // keeping at most `max_timeline_points` points (0 = all): when there are
+  // more, every k-th message's point is kept plus the last, so the curve
+  // keeps its shape. INVALID_ARGUMENT for a malformed id; NOT_FOUND.
+  StatusOr<ctxkit::ConversationStats> ConversationStats(
+      std::string_view id, size_t max_timeline_points = 0) const;
+
+  struct Impl;
+
+ private:
+  explicit ConversationStore(std::unique_ptr<Impl> impl);
+  friend struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_CONVERSATIONS_H_

@@ -1,0 +1,256 @@
+// ctxkit::ReferenceStore: reference material (files, URLs, code snippets,
+// notes, documents) kept beside conversations, with token counts taken at
+// insertion, statistics kept up to date in the same transaction as every
+// write, and BM25 full-text search over an inverted index in the Store.
+//
+//   auto store = ctxkit::Store::Open("/var/lib/agent");
+//   auto refs = ctxkit::ReferenceStore::Open(**store);
+//   ctxkit::NewReference in;
+//   in.type = "code";
+//   in.title = "Token Counter Implementation";
+//   in.content = "function countTokens(text: string): number { ... }";
+//   auto ref = (*refs)->Add(in);
+//   ctxkit::SearchReferencesOptions query;
+//   query.query = "token counter";
+//   auto hits = (*refs)->Search(query);
+//   // hits->results[0].relevance in [0, 1]
+//
+// Token counts. Reference::tokens is what the content costs with
+// ReferenceStoreOptions::model (ModelRegistry::Default().CountTokens: exact
+// with the model's tokenizer, a flagged heuristic for unknown models); the
+// title is not counted. Counts are taken once, at Add, with the model the
+// store was opened with.
+//
+// Search. Text is split into terms as lib/references/analyzer.h describes:
+// words are maximal runs of Unicode letters, numbers, marks and underscores;
+// camelCase and snake_case identifiers are indexed as their parts and as the
+// whole identifier ("countTokens" -> "count", "tokens", "counttokens");
+// ASCII letters are lower-cased, other characters are kept as they are.
+// Ranking is Okapi BM25 with k1 = 1.2 and b = 0.75 over a document made of
+// the content plus the title counted three times (kTitleWeight):
+//   tf(t, d)  = tf_content + 3 * tf_title
+//   |d|       = terms(content) + 3 * terms(title); avgdl over all references
+//   idf(t)    = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))   (never negative)
+//   score(d)  = sum over distinct query terms t of
+//               idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
+// N, df and avgdl are over ALL references, also when a search is restricted
+// to one conversation, so scores do not depend on the filter.
+// relevance = score / sum over distinct query terms t of idf(t) * (k1 + 1),
+// the score a document would reach if every query term saturated: it lies in
+// [0, 1), does not depend on the other results or on the limit, and falls
+// when query terms are missing from the document (terms found in no
+// reference count with df = 0). Results are ordered by score, then by age
+// (older first). A document matches when it holds at least one query term.
+//
+// Validation. Every method checks all its arguments before writing anything
+// and names the offending field in an INVALID_ARGUMENT error: a type other
+// than the five names, an empty or oversized title or content, invalid UTF-8,
+// metadata that is not a JSON object, a malformed id, an empty query (or one
+// without any term), a limit out of range. NOT_FOUND names the id of a
+// reference or conversation that does not exist. A failed call changes
+// nothing. Byte limits are in ReferenceLimits.
+//
+// Storage: sub-databases "references" and "references.*" of the Store (layout
+// in lib/references/index.h). Deleting a conversation through
+// ConversationStore deletes its references in the same write transaction.
+//
+// Thread safety: every method may be called from any number of threads at
+// once. Writes are serialized by the Store; reads run on snapshots and never
+// see half of a write. Results are plain values owned by the caller.
+
+#ifndef CTXKIT_REFERENCES_H_
+#define CTXKIT_REFERENCES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/export.h"
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit {
+
+// Limits of the fields callers give, checked before anything is written.
+struct ReferenceLimits {
+  static constexpr size_t kMaxTitleBytes = 1024;          // 1 KiB
+  static constexpr size_t kMaxContentBytes = 16 << 20;    // 16 MiB
+  static constexpr size_t kMaxMetadataBytes = 64 * 1024;  // 64 KiB
+  static constexpr size_t kMaxQueryBytes = 4096;          // 4 KiB
+  // Most distinct terms a query may have after analysis.
+  static constexpr size_t kMaxQueryTerms = 64;
+  // Search limit: 1..kMaxSearchLimit, default kDefaultSearchLimit.
+  static constexpr uint32_t kMaxSearchLimit = 100;
+  static constexpr uint32_t kDefaultSearchLimit = 10;
+  // Reference::preview holds this many characters (code points) of the
+  // content, followed by "..." when the content is longer.
+  static constexpr size_t kPreviewChars = 100;
+};
+
+// The five reference types, as the seed names them.
+inline constexpr std::string_view kReferenceTypes[] = {"file", "url", "code",
+                                                       "note", "document"};
+
+// The model whose tokenizer counts reference tokens by default (seed 000's).
+inline constexpr std::string_view kDefaultReferenceModel = "claude-3-5-sonnet";
+
+struct ReferenceStoreOptions {
+  // Model whose tokenizer counts Reference::tokens; 1..256 bytes of UTF-8.
+  // An unknown model is accepted and counted by the heuristic.
+  std::string model = std::string(kDefaultReferenceModel);
+  // Source of created_at (ms since the epoch); empty = the wall clock.
+  std::function<int64_t()> clock;
+};
+
+// A reference to add.
+struct NewReference {
+  // Optional owning conversation: a UUID naming an existing conversation
+  // (db "conversations"). Empty = none.
+  std::string conversation_id;
+  // One of kReferenceTypes.
+  std::string type;
+  // 1..kMaxTitleBytes bytes of UTF-8.
+  std::string title;
+  // 1..kMaxContentBytes bytes of UTF-8.
+  std::string content;
+  // A JSON object, at most kMaxMetadataBytes; empty = "{}". Stored as given.
+  std::string metadata;
+};
+
+// A stored reference.
+struct Reference {
+  std::string id;               // lower-case UUID v4
+  std::string conversation_id;  // empty when it has none
+  std::string type;             // one of kReferenceTypes
+  std::string title;
+  // The content; empty in List() results unless ListOptions::include_content.
+  std::string content;
+  // The first kPreviewChars characters of the content, plus "..." when cut.
+  std::string preview;
+  uint64_t tokens = 0;     // content tokens with the store's model
+  int64_t created_at = 0;  // ms since the epoch
+  std::string metadata;    // a JSON object, as given ("{}" by default)
+};
+
+// Counts over a set of references.
+struct ReferenceStats {
+  uint64_t total_references = 0;
+  uint64_t total_tokens = 0;
+  // Count per type name; only types with at least one reference appear.
+  std::map<std::string, uint64_t> by_type;
+};
+
+struct ListReferencesOptions {
+  // Only this conversation's references (which must exist: NOT_FOUND
+  // otherwise); empty = all references.
+  std::string conversation_id;
+  // Fill Reference::content and keep metadata (reference-library's
+  // per-conversation view wants both); without it content is empty.
+  bool include_content = false;
+};
+
+struct ReferenceList {
+  // In order of addition.
+  std::vector<Reference> references;
+  // Of the listed set (kept incrementally, never recounted).
+  ReferenceStats stats;
+};
+
+struct SearchReferencesOptions {
+  // 1..kMaxQueryBytes bytes of UTF-8 with at least one term.
+  std::string query;
+  // 1..kMaxSearchLimit.
+  uint32_t limit = ReferenceLimits::kDefaultSearchLimit;
+  // Only this conversation's references (which must exist); empty = all.
+  std::string conversation_id;
+};
+
+struct ReferenceSearchResult {
+  std::string id;
+  std::string conversation_id;
+  std::string type;
+  std::string title;
+  std::string preview;
+  uint64_t tokens = 0;
+  int64_t created_at = 0;
+  double relevance = 0;  // in [0, 1], see the top of this header
+  double score = 0;      // the raw BM25 score
+};
+
+struct ReferenceSearchResults {
+  // Best first, at most `limit`.
+  std::vector<ReferenceSearchResult> results;
+  // How many references matched at least one query term (may exceed limit).
+  uint64_t total_matches = 0;
+};
+
+class CTXKIT_EXPORT ReferenceStore {
+ public:
+  // Opens the references part on `store`, which must outlive it, creating
+  // its sub-databases when needed. INVALID_ARGUMENT for a bad model name;
+  // FAILED_PRECONDITION when the search index was built by an incompatible
+  // analyzer version; Store::OpenDatabase's errors otherwise.
+  static StatusOr<std::unique_ptr<ReferenceStore>> Open(
+      Store& store, ReferenceStoreOptions options = {});
+
+  ~ReferenceStore();
+  ReferenceStore(const ReferenceStore&) = delete;
+  ReferenceStore& operator=(const ReferenceStore&) = delete;
+
+  // Adds a reference, indexes it for search and updates the statistics, in
+  // one write. Returns it (with content and preview). Errors: see the top of
+  // this header; NOT_FOUND when conversation_id names no conversation;
+  // RESOURCE_EXHAUSTED when the store is full.
+  StatusOr<Reference> Add(const NewReference& reference);
+
+  // The reference `id`, with content. INVALID_ARGUMENT for a malformed id,
+  // NOT_FOUND when there is none.
+  StatusOr<Reference> Get(std::string_view id) const;
+
+  // References (without content unless asked) and their statistics.
+  StatusOr<ReferenceList> List(const ListReferencesOptions& options = {}) const;
+
+  // Statistics of all references, or of one conversation's (which need not
+  // exist: an unknown conversation has none). Reads one record; no scan.
+  // INVALID_ARGUMENT for a malformed conversation id.
+  StatusOr<ReferenceStats> Stats(std::string_view conversation_id = {}) const;
+
+  // Deletes reference `id` with its postings; NOT_FOUND when there is none.
+  Status Delete(std::string_view id);
+
+  // BM25 search, see the top of this header. Reads only the postings of the
+  // query's terms (plus the records of the returned results).
+  StatusOr<ReferenceSearchResults> Search(
+      const SearchReferencesOptions& options) const;
+
+ private:
+  struct Impl;
+  explicit ReferenceStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Documents in seed 000's shapes (compact UTF-8 JSON):
+//   ReferenceToJson: {"id","conversation_id" (omitted when none),"type",
+//     "title","content" (with include_content),"preview" (without),
+//     "tokens","created_at","metadata" (with include_content, as an object)}
+//   ReferenceStatsToJson: {"total_references","total_tokens","by_type":{..}}
+//   ReferenceSearchResultsToJson: {"results":[{"id","type","title",
+//     "preview","tokens","relevance"}],"total":<results returned>}
+// INVALID_ARGUMENT only if stored text is not valid UTF-8 (never for data
+// this library wrote).
+CTXKIT_EXPORT StatusOr<std::string> ReferenceToJson(const Reference& reference,
+                                                    bool include_content);
+CTXKIT_EXPORT StatusOr<std::string> ReferenceStatsToJson(
+    const ReferenceStats& stats);
+CTXKIT_EXPORT StatusOr<std::string> ReferenceSearchResultsToJson(
+    const ReferenceSearchResults& results);
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_REFERENCES_H_

@@ -1,0 +1,118 @@
+// The implementation behind ctxkit::Cache, and a test seam to replace the
+// content hash (so tests can force XXH3 collisions).
+
+#ifndef CTXKIT_LIB_CACHE_CACHE_IMPL_H_
+#define CTXKIT_LIB_CACHE_CACHE_IMPL_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ctxkit/cache.h"
+#include "lib/cache/cache_format.h"
+
+namespace ctxkit::internal {
+
+// Hits and misses read since the last flush.
+struct HitBatch {
+  struct Pending {
+    uint64_t serial = 0;
+    uint64_t hits = 0;
+    uint64_t tokens = 0;
+    int64_t last_accessed = 0;
+    std::string model;
+  };
+  absl::flat_hash_map<std::string, Pending> entries;
+  // Hits of entries replaced (new serial) before the flush: lifetime only.
+  std::vector<Pending> orphans;
+  absl::flat_hash_set<std::string> expired;  // seen expired by a read
+  uint64_t misses = 0;
+
+  bool empty() const {
+    return entries.empty() && orphans.empty() && expired.empty() &&
+           misses == 0;
+  }
+  void MergeFrom(HitBatch&& other);
+};
+
+class CacheImpl {
+ public:
+  using HashFn = std::function<Hash128(std::string_view)>;
+
+  static absl::StatusOr<std::unique_ptr<CacheImpl>> Open(Store& store,
+                                                         CacheOptions options);
+  ~CacheImpl();
+
+  absl::StatusOr<CachePutResult> Put(std::string_view content,
+                                     const CachePutOptions& options);
+  absl::StatusOr<CacheEntry> Get(std::string_view key);
+  absl::StatusOr<CacheCheckResult> Check(std::string_view content,
+                                         std::optional<std::string_view> prefix);
+  absl::StatusOr<uint64_t> Clear(std::optional<std::string_view> prefix);
+  absl::StatusOr<uint64_t> Sweep();
+  absl::Status Flush();
+  absl::StatusOr<CacheStats> Stats(int64_t top_n);
+
+  // Test seam: replaces XXH3-128 (call before any use).
+  void SetHashForTesting(HashFn fn) { hash_fn_ = std::move(fn); }
+
+ private:
+  CacheImpl(Store& store, CacheOptions options, CacheDbs dbs);
+
+  Hash128 HashOf(std::string_view content) const;
+  int64_t Now() const;
+  void RecordHit(std::string_view key, uint64_t serial, uint64_t tokens,
+                 std::string_view model, int64_t now, uint64_t* pending_hits);
+  void RecordMiss(std::string_view expired_key);
+  HitBatch TakeBatch();
+  void RestoreBatch(HitBatch&& batch);
+  // Applies `batch` in `txn`; reads `now` to re-check expiry.
+  absl::Status ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
+                          int64_t now);
+  // Runs `fn` after applying the pending batch, in one Update (none at all
+  // when `skip_if_empty` and nothing is pending).
+  absl::Status UpdateWithBatch(
+      const std::function<absl::Status(WriteTransaction&, int64_t now)>& fn,
+      bool skip_if_empty = false);
+  absl::StatusOr<uint64_t> RemoveExpired(WriteTransaction& txn, int64_t now);
+  void FlusherLoop();
+
+  Store& store_;
+  const CacheOptions options_;
+  const CacheDbs dbs_;
+  HashFn hash_fn_;
+
+  // Serializes batch writers (a batch is in flight between TakeBatch and its
+  // commit); readers never take it.
+  std::mutex flush_mu_;
+  std::mutex pending_mu_;
+  HitBatch pending_;  // guarded by pending_mu_
+
+  std::mutex flusher_mu_;
+  std::condition_variable flusher_cv_;
+  bool stop_ = false;          // guarded by flusher_mu_
+  bool flush_wanted_ = false;  // guarded by flusher_mu_
+  std::thread flusher_;
+};
+
+class CacheTestPeer {
+ public:
+  static void SetHash(Cache& cache, CacheImpl::HashFn fn) {
+    cache.impl_->SetHashForTesting(std::move(fn));
+  }
+};
+
+}  // namespace ctxkit::internal
+
+#endif  // CTXKIT_LIB_CACHE_CACHE_IMPL_H_

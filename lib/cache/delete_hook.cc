@@ -1,0 +1,69 @@
+#include "lib/cache/delete_hook.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/cache/cache_format.h"
+#include "lib/status/status_internal.h"
+
+namespace ctxkit::internal {
+namespace {
+
+class CacheDeleteHook final : public ConversationDeleteHook {
+ public:
+  explicit CacheDeleteHook(CacheDbs dbs) : dbs_(dbs) {}
+
+  absl::StatusOr<uint64_t> OnConversationDeleted(
+      WriteTransaction& txn, std::string_view conversation_id) const override {
+    if (conversation_id.empty()) return uint64_t{0};
+    // Collect first: removing while a cursor walks the same database would
+    // invalidate its position.
+    std::vector<std::string> keys;
+    {
+      StatusOr<Cursor> cursor = txn.NewCursor(dbs_.conv);
+      if (!cursor.ok()) return ToAbsl(cursor.status());
+      for (cursor->Seek(conversation_id);
+           cursor->Valid() && cursor->key().starts_with(conversation_id);
+           cursor->Next()) {
+        keys.emplace_back(cursor->key().substr(conversation_id.size()));
+      }
+      if (!cursor->status().ok()) return ToAbsl(cursor->status());
+    }
+    uint64_t removed = 0;
+    for (const std::string& key : keys) {
+      StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+      if (!value.ok()) {
+        if (value.status().code() == StatusCode::kNotFound) continue;
+        return ToAbsl(value.status());
+      }
+      absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
+      if (!meta.ok()) return meta.status();
+      // An index row for another conversation whose id merely starts with
+      // this one cannot occur (ids are fixed-length UUIDs), but be exact.
+      if (meta->conversation_id != conversation_id) continue;
+      if (absl::Status s =
+              RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExplicit);
+          !s.ok()) {
+        return s;
+      }
+      ++removed;
+    }
+    return removed;
+  }
+
+ private:
+  const CacheDbs dbs_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ConversationDeleteHook>> MakeCacheDeleteHook(
+    Store& store) {
+  absl::StatusOr<CacheDbs> dbs = CacheDbs::Open(store);
+  if (!dbs.ok()) return dbs.status();
+  return std::unique_ptr<ConversationDeleteHook>(
+      std::make_unique<CacheDeleteHook>(*dbs));
+}
+
+}  // namespace ctxkit::internal

@@ -1,0 +1,38 @@
+// Internals of ConversationStore shared with its tests and with the parts
+// that build on it.
+
+#ifndef CTXKIT_LIB_CONVERSATIONS_CONVERSATION_STORE_INTERNAL_H_
+#define CTXKIT_LIB_CONVERSATIONS_CONVERSATION_STORE_INTERNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ctxkit/conversations.h"
+#include "ctxkit/store.h"
+#include "lib/base/conversation_hook.h"
+
+namespace ctxkit::internal {
+
+// ConversationStore::Open with the given delete hooks instead of the
+// references and cache parts' ones, so that tests can observe and fail the
+// cascade. Errors as Open.
+absl::StatusOr<std::unique_ptr<ConversationStore>> OpenConversationStoreWithHooks(
+    Store& store, ConversationOptions options,
+    std::vector<std::unique_ptr<ConversationDeleteHook>> hooks);
+
+// The UTC day (days since 1970-01-01, rounding towards minus infinity) of a
+// time in ms since the epoch, and its "YYYY-MM-DD" form.
+int64_t DayOfMillis(int64_t millis);
+std::string DateOfDay(int64_t day);
+
+// What the message-id index db stores and the messages db is keyed by:
+// the conversation id followed by the big-endian sequence number.
+std::string MessageKey(std::string_view conversation_id, uint64_t seq);
+
+}  // namespace ctxkit::internal
+
+#endif  // CTXKIT_LIB_CONVERSATIONS_CONVERSATION_STORE_INTERNAL_H_

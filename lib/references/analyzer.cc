@@ -1,0 +1,129 @@
+#include "lib/references/analyzer.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/unicode/unicode.h"
+
+namespace ctxkit::internal {
+namespace {
+
+namespace uc = ::ctxkit::internal::unicode;
+
+// Character kinds that matter for splitting words into parts.
+enum class Kind { kSeparator, kUnderscore, kUpper, kLower, kOther };
+
+struct Char {
+  size_t begin;
+  size_t end;
+  Kind kind;
+};
+
+Kind Classify(char32_t cp) {
+  if (cp < 0x80) {
+    if (cp >= 'a' && cp <= 'z') return Kind::kLower;
+    if (cp >= 'A' && cp <= 'Z') return Kind::kUpper;
+    if (cp >= '0' && cp <= '9') return Kind::kOther;
+    if (cp == '_') return Kind::kUnderscore;
+    return Kind::kSeparator;
+  }
+  const uint32_t classes = uc::Classes(cp);
+  if ((classes & (uc::kLu | uc::kLt)) != 0) return Kind::kUpper;
+  if ((classes & uc::kLl) != 0) return Kind::kLower;
+  if ((classes & (uc::kL | uc::kN | uc::kM)) != 0) return Kind::kOther;
+  return Kind::kSeparator;
+}
+
+// Appends text[begin, end) lower-cased (ASCII) and cut to kMaxTermBytes at a
+// character boundary.
+void AppendTerm(std::string_view text, size_t begin, size_t end,
+                std::vector<std::string>* terms) {
+  if (end - begin > kMaxTermBytes) {
+    size_t cut = begin + kMaxTermBytes;
+    // Back up over continuation bytes to the start of a character.
+    while (cut > begin && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+      --cut;
+    }
+    end = cut;
+  }
+  std::string term(text.substr(begin, end - begin));
+  for (char& c : term) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  terms->push_back(std::move(term));
+}
+
+// Emits the terms of one word: chars[0..n) with no separators, trimmed of
+// underscores at both ends.
+void EmitWord(std::string_view text, const std::vector<Char>& chars,
+              std::vector<std::string>* terms) {
+  size_t first = 0;
+  size_t last = chars.size();
+  while (first < last && chars[first].kind == Kind::kUnderscore) ++first;
+  while (last > first && chars[last - 1].kind == Kind::kUnderscore) --last;
+  if (first == last) return;
+
+  const size_t before = terms->size();
+  size_t part_begin = first;  // index into chars of the current part
+  bool in_part = true;
+  for (size_t i = first; i < last; ++i) {
+    const Kind kind = chars[i].kind;
+    if (kind == Kind::kUnderscore) {
+      if (in_part && part_begin < i) {
+        AppendTerm(text, chars[part_begin].begin, chars[i - 1].end, terms);
+      }
+      in_part = false;
+      continue;
+    }
+    if (!in_part) {
+      part_begin = i;
+      in_part = true;
+      continue;
+    }
+    if (i == part_begin) continue;
+    const Kind prev = chars[i - 1].kind;
+    const bool split =
+        kind == Kind::kUpper && (prev == Kind::kLower || prev == Kind::kOther);
+    if (kind == Kind::kLower && prev == Kind::kUpper && i >= 2 &&
+               i - 1 > part_begin && chars[i - 2].kind == Kind::kUpper) {
+      // "HTMLParser": the part "HTML" ends before the 'P'.
+      AppendTerm(text, chars[part_begin].begin, chars[i - 2].end, terms);
+      part_begin = i - 1;
+      continue;
+    }
+    if (split) {
+      AppendTerm(text, chars[part_begin].begin, chars[i - 1].end, terms);
+      part_begin = i;
+    }
+  }
+  if (in_part) {
+    AppendTerm(text, chars[part_begin].begin, chars[last - 1].end, terms);
+  }
+  if (terms->size() - before > 1) {
+    AppendTerm(text, chars[first].begin, chars[last - 1].end, terms);
+  }
+}
+
+}  // namespace
+
+void AnalyzeText(std::string_view text, std::vector<std::string>* terms) {
+  std::vector<Char> word;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const uc::Utf8Char c = uc::DecodeUtf8(text, pos);
+    const Kind kind = Classify(c.code_point);
+    if (kind == Kind::kSeparator) {
+      if (!word.empty()) {
+        EmitWord(text, word, terms);
+        word.clear();
+      }
+    } else {
+      word.push_back({pos, pos + c.length, kind});
+    }
+    pos += c.length;
+  }
+  if (!word.empty()) EmitWord(text, word, terms);
+}
+
+}  // namespace ctxkit::internal

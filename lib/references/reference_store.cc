@@ -1,0 +1,478 @@
+// ReferenceStore: validation, token counting and the public types over the
+// storage and search functions of index.h and search.h.
+
+#include "ctxkit/references.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "ctxkit/model_registry.h"
+#include "lib/base/clock.h"
+#include "lib/base/field_check.h"
+#include "lib/base/ids.h"
+#include "lib/base/key_codec.h"
+#include "lib/json/json_reader.h"
+#include "lib/json/json_writer.h"
+#include "lib/references/index.h"
+#include "lib/references/index_macros.h"
+#include "lib/references/search.h"
+#include "simdjson.h"
+
+namespace ctxkit {
+
+using internal::ReferenceDbs;
+using internal::RecordView;
+
+namespace {
+
+constexpr size_t kMaxModelBytes = 256;
+
+std::string Lower(std::string_view id) {
+  std::string out(id);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// A UUID-shaped id, lower-cased; INVALID_ARGUMENT naming `field` otherwise.
+absl::StatusOr<std::string> CheckId(std::string_view field,
+                                    std::string_view id) {
+  if (id.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s must not be empty", field));
+  }
+  if (!internal::IsUuid(id)) {
+    // Do not echo the value: it may be anything, including invalid UTF-8.
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s must be a UUID like 550e8400-e29b-41d4-a716-446655440000 (got %d "
+        "bytes that are not one)",
+        field, id.size()));
+  }
+  return Lower(id);
+}
+
+absl::Status CheckMetadata(std::string_view metadata) {
+  if (metadata.empty()) return absl::OkStatus();
+  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText(
+      "metadata", metadata, ReferenceLimits::kMaxMetadataBytes));
+  simdjson::dom::parser parser;
+  CTXKIT_REFS_ASSIGN_OR_RETURN(simdjson::dom::element root,
+                               internal::ParseJson(parser, metadata,
+                                                   "metadata"));
+  CTXKIT_REFS_ASSIGN_OR_RETURN(simdjson::dom::object object,
+                               internal::AsObject(root, "metadata"));
+  (void)object;
+  return absl::OkStatus();
+}
+
+absl::Status ConversationExists(const Transaction& txn,
+                                const ReferenceDbs& dbs,
+                                std::string_view conversation_id) {
+  StatusOr<std::string_view> found = txn.Get(dbs.conversations,
+                                             conversation_id);
+  if (found.ok()) return absl::OkStatus();
+  if (found.status().code() == StatusCode::kNotFound) {
+    return absl::NotFoundError(
+        absl::StrFormat("conversation %s not found", conversation_id));
+  }
+  return internal::ToAbsl(found.status());
+}
+
+ReferenceStats PublicStats(const internal::IndexStats& s) {
+  ReferenceStats out;
+  out.total_references = s.count;
+  out.total_tokens = s.total_tokens;
+  for (size_t i = 0; i < internal::kReferenceTypeCount; ++i) {
+    if (s.by_type[i] != 0) {
+      out.by_type[std::string(internal::kReferenceTypeNames[i])] =
+          s.by_type[i];
+    }
+  }
+  return out;
+}
+
+Reference PublicReference(std::string_view id, const RecordView& r,
+                          bool include_content) {
+  Reference out;
+  out.id = std::string(id);
+  out.conversation_id = std::string(r.conversation_id);
+  out.type = std::string(internal::kReferenceTypeNames[r.type]);
+  out.title = std::string(r.title);
+  if (include_content) out.content = std::string(r.content);
+  out.preview =
+      internal::MakePreview(r.content, ReferenceLimits::kPreviewChars);
+  out.tokens = r.tokens;
+  out.created_at = r.created_at;
+  out.metadata = std::string(r.metadata);
+  return out;
+}
+
+absl::StatusOr<RecordView> ReadRecord(const Transaction& txn,
+                                      const ReferenceDbs& dbs,
+                                      std::string_view id) {
+  StatusOr<std::string_view> bytes = txn.Get(dbs.records, id);
+  if (!bytes.ok()) {
+    if (bytes.status().code() == StatusCode::kNotFound) {
+      return absl::NotFoundError(
+          absl::StrFormat("reference %s not found", id));
+    }
+    return internal::ToAbsl(bytes.status());
+  }
+  return internal::DecodeRecord(*bytes, id);
+}
+
+}  // namespace
+
+struct ReferenceStore::Impl {
+  Store* store = nullptr;
+  ReferenceDbs dbs;
+  ReferenceStoreOptions options;
+
+  absl::StatusOr<Reference> Add(const NewReference& in);
+  absl::StatusOr<Reference> Get(std::string_view id) const;
+  absl::StatusOr<ReferenceList> List(const ListReferencesOptions& o) const;
+  absl::StatusOr<ReferenceStats> Stats(std::string_view conversation_id) const;
+  absl::Status Delete(std::string_view id);
+  absl::StatusOr<ReferenceSearchResults> Search(
+      const SearchReferencesOptions& o) const;
+};
+
+absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
+  // Validate everything before counting or writing.
+  std::string conversation_id;
+  if (!in.conversation_id.empty()) {
+    CTXKIT_REFS_ASSIGN_OR_RETURN(conversation_id,
+                                 CheckId("conversation_id", in.conversation_id));
+  }
+  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText("type", in.type, 64));
+  const int type = internal::ReferenceTypeIndex(in.type);
+  if (type < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "type must be one of file, url, code, note, document (got \"%s\")",
+        in.type));
+  }
+  CTXKIT_REFS_RETURN_IF_ERROR(
+      internal::CheckText("title", in.title, ReferenceLimits::kMaxTitleBytes));
+  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText(
+      "content", in.content, ReferenceLimits::kMaxContentBytes));
+  CTXKIT_REFS_RETURN_IF_ERROR(CheckMetadata(in.metadata));
+
+  CTXKIT_REFS_ASSIGN_OR_RETURN(
+      TokenCount count,
+      ModelRegistry::Default().CountTokens(options.model, in.content));
+  const internal::AnalyzedDocument doc =
+      internal::AnalyzeDocument(in.title, in.content);
+  const std::string id = internal::NewUuid();
+  RecordView record;
+  record.created_at = internal::NowMillis(options.clock);
+  record.tokens = count.tokens;
+  record.length = doc.length;
+  record.type = static_cast<uint8_t>(type);
+  record.conversation_id = conversation_id;
+  record.title = in.title;
+  record.content = in.content;
+  record.metadata = in.metadata.empty() ? std::string_view("{}")
+                                        : std::string_view(in.metadata);
+
+  CTXKIT_REFS_RETURN_IF_ERROR(store->Update([&](WriteTransaction& txn) {
+    if (!conversation_id.empty()) {
+      absl::Status exists = ConversationExists(txn, dbs, conversation_id);
+      if (!exists.ok()) return internal::ToPublic(exists);
+    }
+    absl::StatusOr<uint32_t> seq =
+        internal::AddReferenceInTxn(txn, dbs, id, record, doc);
+    return internal::ToPublic(seq.status());
+  }));
+  Reference out = PublicReference(id, record, /*include_content=*/true);
+  return out;
+}
+
+absl::StatusOr<Reference> ReferenceStore::Impl::Get(std::string_view id) const {
+  CTXKIT_REFS_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
+  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, key));
+  return PublicReference(key, r, /*include_content=*/true);
+}
+
+absl::StatusOr<ReferenceList> ReferenceStore::Impl::List(
+    const ListReferencesOptions& o) const {
+  std::string conversation_id;
+  if (!o.conversation_id.empty()) {
+    CTXKIT_REFS_ASSIGN_OR_RETURN(conversation_id,
+                                 CheckId("conversation_id", o.conversation_id));
+  }
+  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  ReferenceList out;
+  std::vector<std::string> ids;
+  if (!conversation_id.empty()) {
+    CTXKIT_REFS_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
+    CTXKIT_REFS_ASSIGN_OR_RETURN(
+        ids, internal::ConversationReferenceIds(txn, dbs, conversation_id));
+  } else {
+    CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_seq));
+    for (c.SeekToFirst(); c.Valid(); c.Next()) ids.emplace_back(c.value());
+    CTXKIT_REFS_RETURN_IF_ERROR(c.status());
+  }
+  out.references.reserve(ids.size());
+  for (const std::string& id : ids) {
+    CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id));
+    out.references.push_back(PublicReference(id, r, o.include_content));
+  }
+  CTXKIT_REFS_ASSIGN_OR_RETURN(
+      internal::IndexStats stats,
+      internal::ReadStats(txn, dbs,
+                          conversation_id.empty()
+                              ? std::string("all")
+                              : internal::ConversationStatsKey(conversation_id)));
+  out.stats = PublicStats(stats);
+  return out;
+}
+
+absl::StatusOr<ReferenceStats> ReferenceStore::Impl::Stats(
+    std::string_view conversation_id) const {
+  std::string key = "all";
+  if (!conversation_id.empty()) {
+    CTXKIT_REFS_ASSIGN_OR_RETURN(std::string id,
+                                 CheckId("conversation_id", conversation_id));
+    key = internal::ConversationStatsKey(id);
+  }
+  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_REFS_ASSIGN_OR_RETURN(internal::IndexStats stats,
+                               internal::ReadStats(txn, dbs, key));
+  return PublicStats(stats);
+}
+
+absl::Status ReferenceStore::Impl::Delete(std::string_view id) {
+  CTXKIT_REFS_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
+  return internal::ToAbsl(store->Update([&](WriteTransaction& txn) {
+    absl::StatusOr<bool> deleted =
+        internal::DeleteReferenceInTxn(txn, dbs, key);
+    if (!deleted.ok()) return internal::ToPublic(deleted.status());
+    if (!*deleted) {
+      return Status(StatusCode::kNotFound,
+                    absl::StrFormat("reference %s not found", key));
+    }
+    return Status();
+  }));
+}
+
+absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
+    const SearchReferencesOptions& o) const {
+  CTXKIT_REFS_RETURN_IF_ERROR(
+      internal::CheckText("query", o.query, ReferenceLimits::kMaxQueryBytes));
+  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckRange(
+      "limit", o.limit, 1, ReferenceLimits::kMaxSearchLimit));
+  std::string conversation_id;
+  if (!o.conversation_id.empty()) {
+    CTXKIT_REFS_ASSIGN_OR_RETURN(conversation_id,
+                                 CheckId("conversation_id", o.conversation_id));
+  }
+  const std::vector<std::string> terms = internal::QueryTerms(o.query);
+  if (terms.empty()) {
+    return absl::InvalidArgumentError(
+        "query has no searchable terms (it needs a letter or a digit)");
+  }
+  if (terms.size() > ReferenceLimits::kMaxQueryTerms) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "query has %d distinct terms; the limit is %d", terms.size(),
+        ReferenceLimits::kMaxQueryTerms));
+  }
+  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  if (!conversation_id.empty()) {
+    CTXKIT_REFS_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
+  }
+  CTXKIT_REFS_ASSIGN_OR_RETURN(
+      internal::IndexSearchResult found,
+      internal::SearchIndex(txn, dbs, terms, o.limit, conversation_id));
+  ReferenceSearchResults out;
+  out.total_matches = found.total_matches;
+  out.results.reserve(found.hits.size());
+  for (const internal::ScoredReference& hit : found.hits) {
+    std::string seq_key;
+    internal::AppendBigEndian32(&seq_key, hit.seq);
+    CTXKIT_REFS_ASSIGN_OR_RETURN(std::string_view id,
+                                 txn.Get(dbs.by_seq, seq_key));
+    const std::string id_copy(id);
+    CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id_copy));
+    ReferenceSearchResult result;
+    result.id = id_copy;
+    result.conversation_id = std::string(r.conversation_id);
+    result.type = std::string(internal::kReferenceTypeNames[r.type]);
+    result.title = std::string(r.title);
+    result.preview =
+        internal::MakePreview(r.content, ReferenceLimits::kPreviewChars);
+    result.tokens = r.tokens;
+    result.created_at = r.created_at;
+    result.relevance = hit.relevance;
+    result.score = hit.score;
+    out.results.push_back(std::move(result));
+  }
+  return out;
+}
+
+ReferenceStore::ReferenceStore(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+ReferenceStore::~ReferenceStore() = default;
+
+StatusOr<std::unique_ptr<ReferenceStore>> ReferenceStore::Open(
+    Store& store, ReferenceStoreOptions options) {
+  absl::Status model =
+      internal::CheckText("model", options.model, kMaxModelBytes);
+  if (!model.ok()) return internal::ToPublic(model);
+  absl::StatusOr<ReferenceDbs> dbs = internal::OpenReferenceDbs(store);
+  if (!dbs.ok()) return internal::ToPublic(dbs.status());
+  auto impl = std::make_unique<Impl>();
+  impl->store = &store;
+  impl->dbs = *dbs;
+  impl->options = std::move(options);
+  return std::unique_ptr<ReferenceStore>(new ReferenceStore(std::move(impl)));
+}
+
+StatusOr<Reference> ReferenceStore::Add(const NewReference& reference) {
+  return internal::ToPublic(impl_->Add(reference));
+}
+StatusOr<Reference> ReferenceStore::Get(std::string_view id) const {
+  return internal::ToPublic(impl_->Get(id));
+}
+StatusOr<ReferenceList> ReferenceStore::List(
+    const ListReferencesOptions& options) const {
+  return internal::ToPublic(impl_->List(options));
+}
+StatusOr<ReferenceStats> ReferenceStore::Stats(
+    std::string_view conversation_id) const {
+  return internal::ToPublic(impl_->Stats(conversation_id));
+}
+Status ReferenceStore::Delete(std::string_view id) {
+  return internal::ToPublic(impl_->Delete(id));
+}
+StatusOr<ReferenceSearchResults> ReferenceStore::Search(
+    const SearchReferencesOptions& options) const {
+  return internal::ToPublic(impl_->Search(options));
+}
+
+// JSON ---------------------------------------------------------------------
+
+namespace {
+
+// Re-emits a parsed JSON value (metadata) through the writer.
+void WriteElement(internal::JsonWriter& w, simdjson::dom::element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::ARRAY: {
+      w.BeginArray();
+      // Named locals: value_unsafe() returns a reference into the temporary
+      // result, which a range-for would outlive.
+      const simdjson::dom::array array = e.get_array().value_unsafe();
+      for (simdjson::dom::element child : array) {
+        WriteElement(w, child);
+      }
+      w.EndArray();
+      break;
+    }
+    case simdjson::dom::element_type::OBJECT: {
+      w.BeginObject();
+      const simdjson::dom::object object = e.get_object().value_unsafe();
+      for (simdjson::dom::key_value_pair field : object) {
+        w.Key(field.key);
+        WriteElement(w, field.value);
+      }
+      w.EndObject();
+      break;
+    }
+    case simdjson::dom::element_type::INT64:
+      w.Int(e.get_int64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::UINT64:
+      w.Uint(e.get_uint64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::DOUBLE:
+      w.Double(e.get_double().value_unsafe());
+      break;
+    case simdjson::dom::element_type::STRING:
+      w.String(e.get_string().value_unsafe());
+      break;
+    case simdjson::dom::element_type::BOOL:
+      w.Bool(e.get_bool().value_unsafe());
+      break;
+    case simdjson::dom::element_type::NULL_VALUE:
+      w.Null();
+      break;
+  }
+}
+
+void WriteStats(internal::JsonWriter& w, const ReferenceStats& stats) {
+  w.BeginObject();
+  w.Key("total_references").Uint(stats.total_references);
+  w.Key("total_tokens").Uint(stats.total_tokens);
+  w.Key("by_type").BeginObject();
+  for (const auto& [type, n] : stats.by_type) w.Key(type).Uint(n);
+  w.EndObject();
+  w.EndObject();
+}
+
+}  // namespace
+
+StatusOr<std::string> ReferenceToJson(const Reference& reference,
+                                      bool include_content) {
+  internal::JsonWriter w;
+  w.BeginObject();
+  w.Key("id").String(reference.id);
+  if (!reference.conversation_id.empty()) {
+    w.Key("conversation_id").String(reference.conversation_id);
+  }
+  w.Key("type").String(reference.type);
+  w.Key("title").String(reference.title);
+  if (include_content) {
+    w.Key("content").String(reference.content);
+  } else {
+    w.Key("preview").String(reference.preview);
+  }
+  w.Key("tokens").Uint(reference.tokens);
+  w.Key("created_at").Int(reference.created_at);
+  if (include_content) {
+    w.Key("metadata");
+    simdjson::dom::parser parser;
+    absl::StatusOr<simdjson::dom::element> root = internal::ParseJson(
+        parser, reference.metadata.empty() ? "{}" : reference.metadata,
+        "metadata");
+    if (!root.ok()) return internal::ToPublic(root.status());
+    WriteElement(w, *root);
+  }
+  w.EndObject();
+  return internal::ToPublic(std::move(w).Finish());
+}
+
+StatusOr<std::string> ReferenceStatsToJson(const ReferenceStats& stats) {
+  internal::JsonWriter w;
+  WriteStats(w, stats);
+  return internal::ToPublic(std::move(w).Finish());
+}
+
+StatusOr<std::string> ReferenceSearchResultsToJson(
+    const ReferenceSearchResults& results) {
+  internal::JsonWriter w;
+  w.BeginObject();
+  w.Key("results").BeginArray();
+  for (const ReferenceSearchResult& r : results.results) {
+    w.BeginObject();
+    w.Key("id").String(r.id);
+    w.Key("type").String(r.type);
+    w.Key("title").String(r.title);
+    w.Key("preview").String(r.preview);
+    w.Key("tokens").Uint(r.tokens);
+    w.Key("relevance").Double(r.relevance);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("total").Uint(results.results.size());
+  w.EndObject();
+  return internal::ToPublic(std::move(w).Finish());
+}
+
+}  // namespace ctxkit

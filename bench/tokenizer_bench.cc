@@ -50,6 +50,7 @@ namespace {
 
 using ctxkit::Tokenizer;
 using ctxkit::bench::BenchInput;
+using ctxkit::bench::InputSet;
 
 constexpr const char* kEncodings[] = {"cl100k_base", "o200k_base", "r50k_base"};
 constexpr std::string_view kChildFlag = "--first-use-child=";
@@ -135,6 +136,46 @@ void BM_EncodeInto(benchmark::State& state, const char* encoding,
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(input->text.size()));
   state.counters["tokens"] = static_cast<double>(tokens);
+}
+
+// CountMany over every real input cut into 64 KiB texts, with the thread
+// count as the argument: CountMany/<encoding>/1 against /2 is the scaling on
+// this machine's two cores (wall-clock time, as a caller sees it).
+void BM_CountMany(benchmark::State& state, const char* encoding,
+                  const InputSet* set) {
+  const std::shared_ptr<const Tokenizer> tok = Load(encoding);
+  constexpr size_t kPiece = size_t{64} << 10;
+  std::vector<std::string_view> texts;
+  size_t bytes = 0;
+  for (const BenchInput& in : set->inputs) {
+    if (in.pathological) continue;
+    const std::string_view text = in.text;
+    size_t at = 0;
+    while (at < text.size()) {
+      // Cut after a line break so no UTF-8 character is split.
+      size_t end = std::min(text.size(), at + kPiece);
+      while (end < text.size() && text[end - 1] != '\n') ++end;
+      texts.push_back(text.substr(at, end - at));
+      bytes += end - at;
+      at = end;
+    }
+  }
+  const auto threads = static_cast<unsigned>(state.range(0));
+  size_t total = 0;
+  for (auto _ : state) {
+    auto counts = tok->CountMany(texts, threads);
+    if (!counts.ok()) {
+      state.SkipWithError(counts.status().ToString().c_str());
+      return;
+    }
+    total = 0;
+    for (size_t n : *counts) total += n;
+    benchmark::DoNotOptimize(total);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes));
+  state.counters["texts"] = static_cast<double>(texts.size());
+  state.counters["tokens"] = static_cast<double>(total);
 }
 
 // VmRSS, RssAnon and RssFile of this process, in KiB.
@@ -300,6 +341,14 @@ void RegisterAll() {
         ->Unit(benchmark::kMillisecond);
   }
 #endif
+  for (const char* enc : {"cl100k_base", "o200k_base"}) {
+    benchmark::RegisterBenchmark((std::string("CountMany/") + enc).c_str(),
+                                 BM_CountMany, enc, &set)
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const char* enc : kEncodings) {
     for (const BenchInput& in : set.inputs) {
       benchmark::RegisterBenchmark(

@@ -8,6 +8,7 @@
 
 #include "ctxkit/c.h"
 #include "ctxkit/version.h"
+#include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/store_location.h"
 
 namespace ctxkit::program {
@@ -16,6 +17,12 @@ const Flag kJsonFlag{"--json", "",
                      "print one JSON document (one line) instead of text"};
 
 namespace {
+
+// Said by the help of every record command (conv, ref, cache, stats).
+#define CTXKIT_RECORD_OUTPUT                                                 \
+  "Prints one JSON document on one line. Opens the store read-write,\n"     \
+  "creating it if missing. Bad field values are INVALID_ARGUMENT errors\n"  \
+  "naming the field, unknown ids NOT_FOUND (exit status 1).\n"
 
 std::string VersionLine() {
   // The library actually loaded, which is what --version is asked about
@@ -34,6 +41,176 @@ std::string VersionLine() {
 const Program& CtxkitProgram() {
   // Built once and never destroyed, so no destructor runs at exit.
   static const std::vector<Command>* const kCommands = new std::vector<Command>{
+      {
+          .name = "cache check",
+          .summary = "say whether a content is cached, and under which key",
+          .args_usage = "[-]",
+          .max_args = 1,
+          .flags = {&kContentFlag, &kFileFlag, &kCacheCheckPrefixFlag, &kDbFlag},
+          .description =
+              "Looks the content (--content, --file or - for standard\n"
+              "input) up by its hash and compares the stored bytes. Prints\n"
+              "{\"exists\",\"key\",\"tokens_saved\"}; found counts as a hit,\n"
+              "not found as a miss.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheCheck,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "cache clear",
+          .summary = "remove every cache entry, or those of one prefix",
+          .flags = {&kCacheClearPrefixFlag, &kDbFlag},
+          .description =
+              "Prints {\"cleared\":N,\"prefix\":...}. Lifetime statistics\n"
+              "(hits, misses, tokens saved) are kept.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheClear,
+      },
+      {
+          .name = "cache get",
+          .summary = "print a cached entry by its key",
+          .args_usage = "KEY",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description =
+              "KEY is what 'cache put' printed: PREFIX:<32 hex digits>.\n"
+              "Prints the entry with its content, tokens, hit count (this\n"
+              "retrieval included), times and model. An absent or expired\n"
+              "entry is NOT_FOUND and counts as a miss.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheGet,
+      },
+      {
+          .name = "cache put",
+          .summary = "store a content in the cache and print its key",
+          .args_usage = "[-]",
+          .max_args = 1,
+          .flags = {&kContentFlag, &kFileFlag, &kCachePrefixFlag,
+                    &kCacheTtlFlag, &kCacheModelFlag, &kCacheConversationFlag,
+                    &kDbFlag},
+          .description =
+              "Stores the content (--content, --file or - for standard\n"
+              "input) under the key PREFIX:<XXH3-128 of the content>.\n"
+              "Storing the same content under the same prefix again finds\n"
+              "the same entry (\"already_cached\":true) and restarts its TTL.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCachePut,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "cache stats",
+          .summary = "show the cache's statistics",
+          .flags = {&kCacheTopFlag, &kDbFlag},
+          .description =
+              "Prints seed 000's cache-stats document: overview (entries,\n"
+              "hits, misses, hit rate, tokens saved), performance, top\n"
+              "entries, figures by prefix and by model, lifetime counters and\n"
+              "recommendations.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheStats,
+      },
+      {
+          .name = "cache sweep",
+          .summary = "remove the expired cache entries",
+          .flags = {&kDbFlag},
+          .description = "Prints {\"expired_removed\":N}.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheSweep,
+      },
+      {
+          .name = "conv add",
+          .summary = "add a message to a conversation",
+          .args_usage = "ID [-]",
+          .min_args = 1,
+          .max_args = 2,
+          .flags = {&kRoleFlag, &kContentFlag, &kFileFlag, &kNameFlag,
+                    &kToolCallIdFlag, &kToolCallsFlag, &kCompressedFlag,
+                    &kDbFlag},
+          .description =
+              "The content comes from --content, --file or - (standard\n"
+              "input); an assistant message with --tool-calls may have none.\n"
+              "Its tokens are counted with the conversation's model. Prints\n"
+              "{\"message\":{...},\"conversation\":{...}} with the totals\n"
+              "after the addition.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvAdd,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "conv create",
+          .summary = "create a conversation and print it",
+          .flags = {&kConvTitleFlag, &kConvModelFlag, &kConvMetadataFlag,
+                    &kDbFlag},
+          .description =
+              "--title is required. Prints {\"conversation\":{...}} with its\n"
+              "new id (a UUID), which the other conv commands take.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvCreate,
+      },
+      {
+          .name = "conv delete",
+          .summary = "delete a conversation and all that belongs to it",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description =
+              "Everything goes in one transaction. Prints how many messages\n"
+              "and dependent records (references, cache entries) went.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvDelete,
+      },
+      {
+          .name = "conv get",
+          .summary = "print a conversation with its messages",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kNoMessagesFlag, &kDbFlag},
+          .description =
+              "Prints {\"conversation\",\"messages\",\"actual_tokens\"}:\n"
+              "actual_tokens is the whole history as a chat request for the\n"
+              "conversation's model, chat framing included.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvGet,
+      },
+      {
+          .name = "conv list",
+          .summary = "list conversations, newest first",
+          .flags = {&kListLimitFlag, &kCursorFlag, &kDbFlag},
+          .description =
+              "Prints {\"conversations\",\"total\",\"showing\",\n"
+              "\"next_cursor\"}; pass next_cursor to --cursor for the next\n"
+              "page (null on the last page).\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvList,
+      },
+      {
+          .name = "conv stats",
+          .summary = "show token statistics of one conversation or of all",
+          .args_usage = "[ID]",
+          .max_args = 1,
+          .flags = {&kTimelinePointsFlag, &kDbFlag},
+          .description =
+              "With ID: seed 000's token-stats of that conversation (totals,\n"
+              "timeline, context-window status) and its optimization tips.\n"
+              "Without: the store-wide totals by model and by day, and\n"
+              "general tips. 'ctxkit stats' adds the cache and references.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvStats,
+      },
+      {
+          .name = "conv update",
+          .summary = "change a conversation's title or metadata",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kConvTitleFlag, &kConvMetadataFlag, &kDbFlag},
+          .description = "Prints {\"conversation\":{...}} after the change.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvUpdate,
+      },
       {
           .name = "count",
           .summary = "count the tokens of a text or of a chat request",
@@ -87,6 +264,98 @@ const Program& CtxkitProgram() {
           .description = "Prints the names that --encoding accepts, one per "
                          "line.\n",
           .handler = RunEncodings,
+      },
+      {
+          .name = "optimize",
+          .summary = "make a prompt shorter and more direct",
+          .args_usage = "[QUERY|-]",
+          .max_args = 1,
+          .flags = {&kQueryFileFlag, &kGoalFlag, &kOptimizeModelFlag,
+                    &kMaxTokensFlag, &kContextFlag},
+          .description =
+              "Finds filler words, hedges, redundant phrases and politeness\n"
+              "padding in QUERY (or the file of --file, or standard input\n"
+              "for -) and rewrites it, keeping every content word, number,\n"
+              "identifier, code span, quoted string and URL. Prints seed\n"
+              "000's optimize_query document (original, optimized,\n"
+              "analysis) on one line. Uses no store.\n",
+          .handler = RunOptimize,
+      },
+      {
+          .name = "ref add",
+          .summary = "add a reference (file, url, code, note, document)",
+          .args_usage = "[-]",
+          .max_args = 1,
+          .flags = {&kRefTypeFlag, &kRefTitleFlag, &kContentFlag, &kFileFlag,
+                    &kRefConversationFlag, &kRefMetadataFlag, &kDbFlag},
+          .description =
+              "--type and --title are required; the content comes from\n"
+              "--content, --file or - (standard input). The reference is\n"
+              "indexed for 'ref search' and its content's tokens counted.\n"
+              "Prints it, with a preview instead of the content.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefAdd,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "ref delete",
+          .summary = "delete a reference",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description = "Prints {\"deleted\":true,\"id\":...}.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefDelete,
+      },
+      {
+          .name = "ref get",
+          .summary = "print a reference with its content",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description = CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefGet,
+      },
+      {
+          .name = "ref list",
+          .summary = "list references, all or one conversation's",
+          .flags = {&kRefConversationFlag, &kRefWithContentFlag, &kDbFlag},
+          .description =
+              "Prints {\"references\":[...],\"stats\":{\"total_references\",\n"
+              "\"total_tokens\",\"by_type\"}} in order of addition.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefList,
+      },
+      {
+          .name = "ref search",
+          .summary = "search references by relevance (BM25)",
+          .args_usage = "QUERY",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kSearchLimitFlag, &kRefConversationFlag, &kDbFlag},
+          .description =
+              "Ranks references by BM25 over title (weighted 3x) and\n"
+              "content. Prints {\"results\":[{\"id\",\"type\",\"title\",\n"
+              "\"preview\",\"tokens\",\"relevance\"}],\"total\",\n"
+              "\"total_matches\"}, best first; relevance is in [0, 1].\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefSearch,
+      },
+      {
+          .name = "stats",
+          .summary = "show the statistics of a store: tokens, cache, "
+                     "references",
+          .flags = {&kDbFlag},
+          .description =
+              "Prints seed 000's aggregate token-stats (overview, by_model,\n"
+              "cache_efficiency, trends) plus the days with messages, the\n"
+              "cache-stats document as \"cache\", the references' totals as\n"
+              "\"references\" and general optimization tips. Every figure\n"
+              "comes from totals kept with each write: no scan.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunStats,
       },
       {
           .name = "store info",
@@ -146,5 +415,7 @@ const Program& CtxkitProgram() {
   };
   return *kProgram;
 }
+
+#undef CTXKIT_RECORD_OUTPUT
 
 }  // namespace ctxkit::program

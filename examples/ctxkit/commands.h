@@ -39,6 +39,66 @@ Status RunCount(const Args& args, std::ostream& out);
 Status RunTokenize(const Args& args, std::ostream& out);
 Status RunEncodings(const Args& args, std::ostream& out);
 
+// conversation_commands.cc
+extern const Flag kConvTitleFlag;
+extern const Flag kConvModelFlag;
+extern const Flag kConvMetadataFlag;
+extern const Flag kRoleFlag;
+extern const Flag kNameFlag;
+extern const Flag kToolCallIdFlag;
+extern const Flag kToolCallsFlag;
+extern const Flag kCompressedFlag;
+extern const Flag kNoMessagesFlag;
+extern const Flag kListLimitFlag;
+extern const Flag kCursorFlag;
+Status RunConvCreate(const Args& args, std::ostream& out);
+Status RunConvAdd(const Args& args, std::ostream& out);
+Status RunConvGet(const Args& args, std::ostream& out);
+Status RunConvList(const Args& args, std::ostream& out);
+Status RunConvUpdate(const Args& args, std::ostream& out);
+Status RunConvDelete(const Args& args, std::ostream& out);
+
+// stats_command.cc
+extern const Flag kTimelinePointsFlag;
+Status RunConvStats(const Args& args, std::ostream& out);
+Status RunStats(const Args& args, std::ostream& out);
+
+// reference_commands.cc
+extern const Flag kRefTypeFlag;
+extern const Flag kRefTitleFlag;
+extern const Flag kRefConversationFlag;
+extern const Flag kRefMetadataFlag;
+extern const Flag kRefWithContentFlag;
+extern const Flag kSearchLimitFlag;
+Status RunRefAdd(const Args& args, std::ostream& out);
+Status RunRefGet(const Args& args, std::ostream& out);
+Status RunRefList(const Args& args, std::ostream& out);
+Status RunRefDelete(const Args& args, std::ostream& out);
+Status RunRefSearch(const Args& args, std::ostream& out);
+
+// cache_commands.cc
+extern const Flag kCachePrefixFlag;
+extern const Flag kCacheCheckPrefixFlag;
+extern const Flag kCacheClearPrefixFlag;
+extern const Flag kCacheTtlFlag;
+extern const Flag kCacheModelFlag;
+extern const Flag kCacheConversationFlag;
+extern const Flag kCacheTopFlag;
+Status RunCachePut(const Args& args, std::ostream& out);
+Status RunCacheGet(const Args& args, std::ostream& out);
+Status RunCacheCheck(const Args& args, std::ostream& out);
+Status RunCacheStats(const Args& args, std::ostream& out);
+Status RunCacheClear(const Args& args, std::ostream& out);
+Status RunCacheSweep(const Args& args, std::ostream& out);
+
+// optimize_command.cc
+extern const Flag kGoalFlag;
+extern const Flag kOptimizeModelFlag;
+extern const Flag kMaxTokensFlag;
+extern const Flag kContextFlag;
+extern const Flag kQueryFileFlag;
+Status RunOptimize(const Args& args, std::ostream& out);
+
 }  // namespace ctxkit::program
 
 #endif  // CTXKIT_EXAMPLES_CTXKIT_COMMANDS_H_

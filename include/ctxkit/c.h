@@ -412,6 +412,461 @@ CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
                                                     ctxkit_tokenizer** out,
                                                     char** out_error);
 
+/* ======================================================================== */
+/* Records: conversations, references, cache, query optimizer, analytics    */
+/* ======================================================================== */
+/*
+ * The parts of ctxkit/conversations.h, references.h, cache.h,
+ * query_optimizer.h and analytics.h, through the conventions above, plus:
+ *
+ *  - Part handles are opened from a ctxkit_store, which must stay open until
+ *    every handle opened from it is closed. Every *_close accepts NULL; no
+ *    call on the handle may be in progress or follow it.
+ *  - Optional string inputs: a NULL pointer (with length 0) means "absent"
+ *    (the default stated for that input); a non-NULL pointer with length 0
+ *    is the empty string, which fields that must not be empty reject. A NULL
+ *    pointer with a non-zero length is INVALID_ARGUMENT.
+ *  - Structured inputs (metadata, messages, tool calls) are UTF-8 JSON text.
+ *  - Results are JSON documents in *out_json / *out_json_len (both must not
+ *    be NULL), released with ctxkit_free, each an object beginning with
+ *    "schema_version":1 and using the field names of the corresponding seed
+ *    000 tool response (ctxkit's own extra fields follow them).
+ *  - Errors name the offending field: INVALID_ARGUMENT for a malformed id,
+ *    a bad role/type/prefix/goal, an empty or oversized field (the byte
+ *    limits are those of the C++ headers, repeated below), invalid UTF-8,
+ *    malformed JSON, a limit or TTL out of range, a bad cursor; NOT_FOUND
+ *    naming an id, key or conversation that does not exist. A failed call
+ *    writes nothing to the store.
+ *  - Thread safety: every handle may be used by any number of threads at
+ *    once (writes are serialized by the store; reads see snapshots).
+ */
+
+/* ------------------------------------------------------------------------ */
+/* Conversations                                                            */
+
+/* Conversations and their messages, with token counts taken at insertion
+ * (ctxkit/conversations.h). Limits: title 1..1024 bytes, model 1..256,
+ * metadata (a JSON object) up to 65536, content up to 16 MiB, name 1..256,
+ * tool calls up to 1 MiB, tool call id 1..256; up to 100000 messages and
+ * 256 MiB of content per batch; list limit 1..1000.
+ *
+ * A conversation in the documents below is
+ *   {"id","title","model","created_at","updated_at","total_tokens",
+ *    "message_count","metadata" (object),"last_message","last_message_at",
+ *    "input_tokens","output_tokens","user_tokens","assistant_tokens",
+ *    "system_tokens","tool_tokens","compressed_count","compressed_tokens"}
+ * and a message
+ *   {"id","conversation_id","seq","role","content" (not in add results),
+ *    "name","tool_calls","tool_call_id" (only when set),"tokens",
+ *    "is_compressed","created_at"}.
+ * Times are milliseconds since the epoch. */
+typedef struct ctxkit_conversations ctxkit_conversations;
+
+/* Opens the conversations part of `store` (creating its databases unless
+ * read-only). Errors: INVALID_ARGUMENT (NULL store or out); the store's
+ * (NOT_FOUND for a read-only store that never held conversations). */
+CTXKIT_EXPORT int ctxkit_conversations_open(ctxkit_store* store,
+                                            ctxkit_conversations** out,
+                                            char** out_error);
+
+/* Closes the handle. NULL is a no-op. */
+CTXKIT_EXPORT void ctxkit_conversations_close(ctxkit_conversations* convs);
+
+/* Creates a conversation titled `title` (required) for `model` (absent =
+ * "claude-3-5-sonnet") with `metadata_json` (a JSON object; absent = {}).
+ * Document: {"schema_version":1,"conversation":{...}}.
+ * Errors: INVALID_ARGUMENT naming title, model or metadata. */
+CTXKIT_EXPORT int ctxkit_conversations_create(
+    ctxkit_conversations* convs, const char* title, size_t title_len,
+    const char* model, size_t model_len, const char* metadata_json,
+    size_t metadata_json_len, char** out_json, size_t* out_json_len,
+    char** out_error);
+
+/* Appends a message to conversation `conversation_id`: `role` is "user",
+ * "assistant", "system" or "tool"; `content` may be empty; `name` optional;
+ * `tool_calls_json` optional, assistant messages only (an array of OpenAI
+ * tool calls); `tool_call_id` optional, tool messages only; is_compressed
+ * non-zero marks it compressed. Its tokens are counted with the
+ * conversation's model. Document: {"schema_version":1,"message":{...},
+ * "conversation":{... after the addition}}.
+ * Errors: INVALID_ARGUMENT naming conversation_id, role, content, name,
+ * tool_calls or tool_call_id; NOT_FOUND naming the conversation. */
+CTXKIT_EXPORT int ctxkit_conversations_add_message(
+    ctxkit_conversations* convs, const char* conversation_id,
+    size_t conversation_id_len, const char* role, size_t role_len,
+    const char* content, size_t content_len, const char* name,
+    size_t name_len, const char* tool_calls_json, size_t tool_calls_json_len,
+    const char* tool_call_id, size_t tool_call_id_len, int is_compressed,
+    char** out_json, size_t* out_json_len, char** out_error);
+
+/* Appends 1..100000 messages in one transaction (all or none).
+ * `messages_json` is an array of {"role","content","name"?,"tool_calls"?
+ * (array),"tool_call_id"?,"is_compressed"? (bool)}. Document:
+ * {"schema_version":1,"messages":[...],"conversation":{...}}.
+ * Errors: INVALID_ARGUMENT naming "messages[i].<field>" (or "messages" for
+ * malformed JSON or a non-array) or conversation_id; NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_conversations_add_messages(
+    ctxkit_conversations* convs, const char* conversation_id,
+    size_t conversation_id_len, const char* messages_json,
+    size_t messages_json_len, char** out_json, size_t* out_json_len,
+    char** out_error);
+
+/* The conversation, with its messages when include_messages is non-zero,
+ * and "actual_tokens" (the history as a chat request for its model, with
+ * framing). Document: {"schema_version":1,"conversation":{...},
+ * "messages":[...] (only with include_messages),"actual_tokens",
+ * "actual_tokens_exact"}. Errors: INVALID_ARGUMENT (malformed id);
+ * NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_conversations_get(ctxkit_conversations* convs,
+                                           const char* id, size_t id_len,
+                                           int include_messages,
+                                           char** out_json,
+                                           size_t* out_json_len,
+                                           char** out_error);
+
+/* One page of conversations, newest first: `limit` in 1..1000 (20 is the
+ * seed's default); `cursor` absent for the first page, else the
+ * "next_cursor" of an earlier page. Document: {"schema_version":1,
+ * "conversations":[...],"total","showing","next_cursor" (string, or null
+ * on the last page)}. Errors: INVALID_ARGUMENT naming limit or cursor. */
+CTXKIT_EXPORT int ctxkit_conversations_list(ctxkit_conversations* convs,
+                                            int64_t limit, const char* cursor,
+                                            size_t cursor_len, char** out_json,
+                                            size_t* out_json_len,
+                                            char** out_error);
+
+/* Changes the title and/or the metadata (absent = unchanged; at least one
+ * must be given). Document: {"schema_version":1,"conversation":{...}}.
+ * Errors: INVALID_ARGUMENT naming id, title, metadata, or "title or
+ * metadata" when both are absent; NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_conversations_update(
+    ctxkit_conversations* convs, const char* id, size_t id_len,
+    const char* title, size_t title_len, const char* metadata_json,
+    size_t metadata_json_len, char** out_json, size_t* out_json_len,
+    char** out_error);
+
+/* Deletes the conversation with its messages, references and cached
+ * results, in one transaction. Document: {"schema_version":1,
+ * "deleted":true,"conversation":{... as it was},"messages_deleted",
+ * "dependent_records_deleted"}. Errors: INVALID_ARGUMENT; NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_conversations_delete(ctxkit_conversations* convs,
+                                              const char* id, size_t id_len,
+                                              char** out_json,
+                                              size_t* out_json_len,
+                                              char** out_error);
+
+/* Store-wide statistics from maintained totals (token-stats://aggregate
+ * without the cache's figures): {"schema_version":1,"overview":
+ * {"total_conversations","total_messages","total_input_tokens",
+ * "total_output_tokens","total_tokens","total_user_tokens",
+ * "total_assistant_tokens","total_system_tokens","total_tool_tokens",
+ * "compressed_messages","compressed_tokens"},"by_model":{"<model>":
+ * {"conversations","messages","input_tokens","output_tokens"}},"trends":
+ * {"daily_average","weekly_average","peak_day","peak_tokens"},"days":
+ * [{"date","day","messages","input_tokens","output_tokens","tokens"}]}.
+ * Errors: INVALID_ARGUMENT for a NULL argument; the store's. */
+CTXKIT_EXPORT int ctxkit_conversations_stats(ctxkit_conversations* convs,
+                                             char** out_json,
+                                             size_t* out_json_len,
+                                             char** out_error);
+
+/* Statistics of one conversation (token-stats://{id}): {"schema_version":1,
+ * "conversation_id","title","model","statistics":{"total_tokens",
+ * "input_tokens","output_tokens","message_count","avg_tokens_per_message",
+ * "total_user_tokens","total_assistant_tokens","compression_ratio"},
+ * "timeline":[{"timestamp","cumulative_tokens","message_tokens"}],
+ * "token_limit":{"model_limit","current_usage","percentage","status"
+ * ("safe" below 75%, "warning" below 90%, else "critical"; "unknown"),
+ * "action","should_compress"}}. The timeline keeps at most
+ * max_timeline_points points (0 = one per message). Errors:
+ * INVALID_ARGUMENT (malformed id); NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_conversations_conversation_stats(
+    ctxkit_conversations* convs, const char* id, size_t id_len,
+    size_t max_timeline_points, char** out_json, size_t* out_json_len,
+    char** out_error);
+
+/* Optimization tips. With `id` absent, the general tips
+ * (optimization-tips://general without "resources"): {"schema_version":1,
+ * "overview":{"total_conversations","total_messages","total_tokens",
+ * "cache_hit_rate" (only when has_cache_hit_rate)},"tips":[{"category",
+ * "priority","tip","action"}]}; `cache_hit_rate` (percent, e.g. the cache
+ * stats' "hit_rate") is used only when has_cache_hit_rate is non-zero.
+ * With an id, that conversation's tips: {"schema_version":1,"conversation":
+ * {"id","title","model","current_tokens","message_count"},"tips":[...]}
+ * (the cache arguments are ignored). Errors: INVALID_ARGUMENT (malformed
+ * id; a hit rate that is not a finite number in 0..100); NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_conversations_tips(ctxkit_conversations* convs,
+                                            const char* id, size_t id_len,
+                                            int has_cache_hit_rate,
+                                            double cache_hit_rate,
+                                            char** out_json,
+                                            size_t* out_json_len,
+                                            char** out_error);
+
+/* ------------------------------------------------------------------------ */
+/* References                                                               */
+
+/* Reference material with token counts and BM25 search
+ * (ctxkit/references.h). Limits: title 1..1024 bytes, content 1..16 MiB,
+ * metadata (a JSON object) up to 65536, query 1..4096 bytes, search limit
+ * 1..100. Types: "file", "url", "code", "note", "document". A reference in
+ * the documents is {"id","conversation_id" (when it has one),"type",
+ * "title","content" and "metadata" (get, and list with content) or
+ * "preview" (otherwise),"tokens","created_at"}. */
+typedef struct ctxkit_references ctxkit_references;
+
+/* Opens the references part of `store`; tokens are counted with `model`
+ * (absent = "claude-3-5-sonnet"; 1..256 bytes). Errors: INVALID_ARGUMENT
+ * (NULL store or out; bad model); FAILED_PRECONDITION (index of an
+ * incompatible version); the store's. */
+CTXKIT_EXPORT int ctxkit_references_open(ctxkit_store* store,
+                                         const char* model, size_t model_len,
+                                         ctxkit_references** out,
+                                         char** out_error);
+
+/* Closes the handle. NULL is a no-op. */
+CTXKIT_EXPORT void ctxkit_references_close(ctxkit_references* refs);
+
+/* Adds a reference (conversation_id optional, naming an existing
+ * conversation; metadata_json optional, a JSON object). Document:
+ * {"schema_version":1,"reference":{... with preview}}. Errors:
+ * INVALID_ARGUMENT naming conversation_id, type, title, content or
+ * metadata; NOT_FOUND naming the conversation. */
+CTXKIT_EXPORT int ctxkit_references_add(
+    ctxkit_references* refs, const char* conversation_id,
+    size_t conversation_id_len, const char* type, size_t type_len,
+    const char* title, size_t title_len, const char* content,
+    size_t content_len, const char* metadata_json, size_t metadata_json_len,
+    char** out_json, size_t* out_json_len, char** out_error);
+
+/* The reference `id` with content and metadata: {"schema_version":1,
+ * "reference":{...}}. Errors: INVALID_ARGUMENT (malformed id); NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_references_get(ctxkit_references* refs,
+                                        const char* id, size_t id_len,
+                                        char** out_json, size_t* out_json_len,
+                                        char** out_error);
+
+/* All references, or those of `conversation_id` (absent = all), in order of
+ * addition, with content and metadata when include_content is non-zero:
+ * {"schema_version":1,"references":[...],"total","statistics":
+ * {"total_references","total_tokens","by_type":{"<type>":n}}}.
+ * Errors: INVALID_ARGUMENT (malformed id); NOT_FOUND (no such
+ * conversation). */
+CTXKIT_EXPORT int ctxkit_references_list(ctxkit_references* refs,
+                                         const char* conversation_id,
+                                         size_t conversation_id_len,
+                                         int include_content, char** out_json,
+                                         size_t* out_json_len,
+                                         char** out_error);
+
+/* Deletes reference `id` and its index entries. Errors: INVALID_ARGUMENT
+ * (malformed id); NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_references_delete(ctxkit_references* refs,
+                                           const char* id, size_t id_len,
+                                           char** out_error);
+
+/* BM25 search over title and content, best first, at most `limit`
+ * (1..100), optionally within one conversation: {"schema_version":1,
+ * "results":[{"id","type","title","preview","tokens","relevance" (0..1)}],
+ * "total" (results returned),"total_matches" (references matching any
+ * term)}. Errors: INVALID_ARGUMENT naming query (empty, oversized, invalid
+ * UTF-8, no term), limit or conversation_id; NOT_FOUND (no such
+ * conversation). */
+CTXKIT_EXPORT int ctxkit_references_search(
+    ctxkit_references* refs, const char* query, size_t query_len,
+    int64_t limit, const char* conversation_id, size_t conversation_id_len,
+    char** out_json, size_t* out_json_len, char** out_error);
+
+/* Counts of all references, or of one conversation's (absent = all; an
+ * unknown conversation has none): {"schema_version":1,"total_references",
+ * "total_tokens","by_type":{"<type>":n}}. Errors: INVALID_ARGUMENT
+ * (malformed id). */
+CTXKIT_EXPORT int ctxkit_references_stats(ctxkit_references* refs,
+                                          const char* conversation_id,
+                                          size_t conversation_id_len,
+                                          char** out_json,
+                                          size_t* out_json_len,
+                                          char** out_error);
+
+/* ------------------------------------------------------------------------ */
+/* Cache                                                                    */
+
+/* A content-addressed cache with TTLs and LRU limits (ctxkit/cache.h). Keys
+ * are "<prefix>:<32 hex digits>". Limits: content 1..16 MiB, prefix 1..64
+ * bytes of [A-Za-z0-9._-], model 1..128, TTL 0 (never expires) or
+ * 1..315360000000 ms (10 years). Hit statistics are batched in memory and
+ * written by a background thread (see cache.h, "Durability"). */
+typedef struct ctxkit_cache ctxkit_cache;
+
+/* Opens the cache part of `store`: max_entries and max_bytes (content
+ * bytes) are capacity limits (0 = unlimited); flush_interval_ms is how often
+ * batched hit statistics are written (0 = the default 1000; else
+ * 1..60000). Errors: INVALID_ARGUMENT naming the option (NULL store or
+ * out); the store's. */
+CTXKIT_EXPORT int ctxkit_cache_open(ctxkit_store* store, uint64_t max_entries,
+                                    uint64_t max_bytes,
+                                    int64_t flush_interval_ms,
+                                    ctxkit_cache** out, char** out_error);
+
+/* Flushes pending hit statistics (errors dropped) and closes the handle.
+ * NULL is a no-op. */
+CTXKIT_EXPORT void ctxkit_cache_close(ctxkit_cache* cache);
+
+/* Stores `content` under `prefix` (absent = "default") with `ttl_ms`,
+ * counting its tokens with `model` (absent = "claude-3-5-sonnet"), tied to
+ * `conversation_id` (optional: deleting that conversation removes it); the
+ * same content again refreshes its TTL. Document: {"schema_version":1,
+ * "key","tokens","expires_at" (null = never),"created_at",
+ * "already_cached"}. Errors: INVALID_ARGUMENT naming content, prefix,
+ * ttl_ms, model or conversation_id; NOT_FOUND (no such conversation);
+ * RESOURCE_EXHAUSTED (content over max_bytes, store full). */
+CTXKIT_EXPORT int ctxkit_cache_put(ctxkit_cache* cache, const char* content,
+                                   size_t content_len, const char* prefix,
+                                   size_t prefix_len, int64_t ttl_ms,
+                                   const char* model, size_t model_len,
+                                   const char* conversation_id,
+                                   size_t conversation_id_len, char** out_json,
+                                   size_t* out_json_len, char** out_error);
+
+/* The entry under `key`, counting a hit: {"schema_version":1,"key",
+ * "content","tokens","hit_count","created_at","last_accessed",
+ * "expires_at" (null = never),"model","conversation_id" (null = none)}.
+ * Errors: INVALID_ARGUMENT naming key (malformed); NOT_FOUND (absent or
+ * expired; counted as a miss). */
+CTXKIT_EXPORT int ctxkit_cache_get(ctxkit_cache* cache, const char* key,
+                                   size_t key_len, char** out_json,
+                                   size_t* out_json_len, char** out_error);
+
+/* Whether `content` is cached, under `prefix` (absent = any prefix),
+ * comparing bytes: {"schema_version":1,"exists","key" (null when not),
+ * "tokens_saved"}. Not being cached is not an error. Errors:
+ * INVALID_ARGUMENT naming content or prefix. */
+CTXKIT_EXPORT int ctxkit_cache_check(ctxkit_cache* cache, const char* content,
+                                     size_t content_len, const char* prefix,
+                                     size_t prefix_len, char** out_json,
+                                     size_t* out_json_len, char** out_error);
+
+/* Removes every entry, or those of `prefix` (absent = all); *out_cleared
+ * (may be NULL) receives how many. Errors: INVALID_ARGUMENT naming prefix. */
+CTXKIT_EXPORT int ctxkit_cache_clear(ctxkit_cache* cache, const char* prefix,
+                                     size_t prefix_len, uint64_t* out_cleared,
+                                     char** out_error);
+
+/* Removes every expired entry; *out_removed (may be NULL) receives how
+ * many. Errors: the store's. */
+CTXKIT_EXPORT int ctxkit_cache_sweep(ctxkit_cache* cache,
+                                     uint64_t* out_removed, char** out_error);
+
+/* Writes the batched hit statistics now. Errors: the store's. */
+CTXKIT_EXPORT int ctxkit_cache_flush(ctxkit_cache* cache, char** out_error);
+
+/* Flushes, then returns seed 000's cache-stats document with `top_n`
+ * (0..1000) top entries: {"schema_version":1,"overview":{"total_entries",
+ * "total_hits","total_misses","hit_rate","tokens_saved",
+ * "avg_tokens_per_entry"},"performance":{...},"top_entries":[...],
+ * "by_prefix":{...},"recommendations":[...],"by_model":{...},
+ * "lifetime":{...}} (ctxkit/cache.h, CacheStatsToJson). Errors:
+ * INVALID_ARGUMENT naming top_n. */
+CTXKIT_EXPORT int ctxkit_cache_stats(ctxkit_cache* cache, int64_t top_n,
+                                     char** out_json, size_t* out_json_len,
+                                     char** out_error);
+
+/* ------------------------------------------------------------------------ */
+/* Query optimizer                                                          */
+
+/* Analyzes and rewrites `query` (1..65536 bytes) with the built-in rules
+ * (ctxkit/query_optimizer.h): `model` counts tokens (absent =
+ * "claude-3-5-sonnet"); `goal` is "reduce_tokens", "improve_clarity" or
+ * "both" (absent = "both"); `context` (optional, 1..1 MiB) is counted and
+ * searched for repeated sentences; max_tokens 0 = no limit, else the
+ * optimized query is cut to 1..10000000 tokens. Document: seed 000's
+ * optimize_query response without "success": {"schema_version":1,
+ * "original":{"query","tokens","issues"},"optimized":{"query","tokens",
+ * "improvements","truncated"},"analysis":{"tokens_saved",
+ * "reduction_percent","clarity_score","original_clarity_score",
+ * "recommendations"},"model","optimization_goal","tokens_exact",
+ * "context" (only with a context)}. Touches no store.
+ * Errors: INVALID_ARGUMENT naming query, context, model,
+ * optimization_goal or max_tokens. Thread-safe. */
+CTXKIT_EXPORT int ctxkit_optimize_query(const char* query, size_t query_len,
+                                        const char* model, size_t model_len,
+                                        const char* goal, size_t goal_len,
+                                        const char* context,
+                                        size_t context_len, int64_t max_tokens,
+                                        char** out_json, size_t* out_json_len,
+                                        char** out_error);
+
+/* ------------------------------------------------------------------------ */
+/* Analytics                                                                */
+
+/* Counts and durations of operations by type (ctxkit/analytics.h). Types
+ * are 1..64 bytes of [a-z0-9_.:-] (e.g. seed 003's "vector_db_search").
+ * Calls are batched in memory and written by a background thread, before
+ * every query, on flush and on close. */
+typedef struct ctxkit_analytics ctxkit_analytics;
+
+/* Opens the analytics part of `store` and purges calls past retention:
+ * retention_days 0 = the default 30, else 1..3650; flush_interval_ms 0 =
+ * the default 1000, else 1..60000. Errors: INVALID_ARGUMENT naming
+ * retention_days or flush_interval_ms (NULL store or out); the store's. */
+CTXKIT_EXPORT int ctxkit_analytics_open(ctxkit_store* store,
+                                        int64_t retention_days,
+                                        int64_t flush_interval_ms,
+                                        ctxkit_analytics** out,
+                                        char** out_error);
+
+/* Flushes (errors dropped) and closes the handle. NULL is a no-op. */
+CTXKIT_EXPORT void ctxkit_analytics_close(ctxkit_analytics* analytics);
+
+/* Records one call of `type` that took duration_us (0..604800000000, 7
+ * days) and succeeded when ok is non-zero, at *timestamp_ms
+ * (0..253402300799999) or now when timestamp_ms is NULL. Errors:
+ * INVALID_ARGUMENT naming type, duration_us or timestamp_ms (nothing is
+ * recorded). */
+CTXKIT_EXPORT int ctxkit_analytics_record(ctxkit_analytics* analytics,
+                                          const char* type, size_t type_len,
+                                          int64_t duration_us, int ok,
+                                          const int64_t* timestamp_ms,
+                                          char** out_error);
+
+/* Statistics of the calls with from_ms <= timestamp <= to_ms:
+ * {"schema_version":1,"from","to","total_calls","total_errors",
+ * "calls_by_type":{"<type>":n},"average_duration_us":{"<type>":x},
+ * "by_type":{"<type>":{"calls","errors","avg_duration_us",
+ * "min_duration_us","max_duration_us","total_duration_us"}}}.
+ * Errors: INVALID_ARGUMENT naming to_ms (before from_ms). */
+CTXKIT_EXPORT int ctxkit_analytics_query(ctxkit_analytics* analytics,
+                                         int64_t from_ms, int64_t to_ms,
+                                         char** out_json, size_t* out_json_len,
+                                         char** out_error);
+
+/* The calls in [from_ms, to_ms], oldest first, at most `limit`
+ * (1..100000): {"schema_version":1,"calls":[{"type","timestamp",
+ * "duration_us","ok"}]}. Errors: INVALID_ARGUMENT naming to_ms or limit. */
+CTXKIT_EXPORT int ctxkit_analytics_calls(ctxkit_analytics* analytics,
+                                         int64_t from_ms, int64_t to_ms,
+                                         int64_t limit, char** out_json,
+                                         size_t* out_json_len,
+                                         char** out_error);
+
+/* The number of retained calls of `type` in *out_count (seed 003's
+ * getCallCount). Errors: INVALID_ARGUMENT naming type (NULL out_count). */
+CTXKIT_EXPORT int ctxkit_analytics_call_count(ctxkit_analytics* analytics,
+                                              const char* type,
+                                              size_t type_len,
+                                              uint64_t* out_count,
+                                              char** out_error);
+
+/* Deletes calls older than retention; *out_purged (may be NULL) receives
+ * how many. Errors: the store's. */
+CTXKIT_EXPORT int ctxkit_analytics_purge(ctxkit_analytics* analytics,
+                                         uint64_t* out_purged,
+                                         char** out_error);
+
+/* Writes the batched calls now. Errors: the store's. */
+CTXKIT_EXPORT int ctxkit_analytics_flush(ctxkit_analytics* analytics,
+                                         char** out_error);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,429 @@
+// JSON documents of ConversationStore's results (see conversation_json.h).
+
+#include "lib/conversations/conversation_json.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "lib/json/json_copy.h"
+#include "lib/json/json_reader.h"
+#include "simdjson.h"
+
+namespace ctxkit::internal {
+namespace {
+
+#define CTXKIT_CJ_RETURN_IF_ERROR(expr) \
+  do {                                  \
+    absl::Status status_ = (expr);      \
+    if (!status_.ok()) return status_;  \
+  } while (0)
+
+JsonWriter Begin() {
+  JsonWriter writer;
+  writer.BeginObject().Key("schema_version").Int(1);
+  return writer;
+}
+
+absl::StatusOr<std::string> End(JsonWriter writer) {
+  writer.EndObject();
+  return std::move(writer).Finish();
+}
+
+void WriteTip(JsonWriter& writer, const OptimizationTip& tip) {
+  writer.BeginObject()
+      .Key("category")
+      .String(tip.category)
+      .Key("priority")
+      .String(tip.priority)
+      .Key("tip")
+      .String(tip.tip)
+      .Key("action")
+      .String(tip.action)
+      .EndObject();
+}
+
+void WriteTips(JsonWriter& writer, const std::vector<OptimizationTip>& tips) {
+  writer.Key("tips").BeginArray();
+  for (const OptimizationTip& tip : tips) WriteTip(writer, tip);
+  writer.EndArray();
+}
+
+}  // namespace
+
+absl::Status WriteConversationJson(JsonWriter& writer, const Conversation& c) {
+  writer.BeginObject()
+      .Key("id")
+      .String(c.id)
+      .Key("title")
+      .String(c.title)
+      .Key("model")
+      .String(c.model)
+      .Key("created_at")
+      .Int(c.created_at)
+      .Key("updated_at")
+      .Int(c.updated_at)
+      .Key("total_tokens")
+      .Uint(c.total_tokens)
+      .Key("message_count")
+      .Uint(c.message_count)
+      .Key("metadata");
+  CTXKIT_CJ_RETURN_IF_ERROR(WriteJsonValue(
+      writer, c.metadata.empty() ? std::string_view("{}") : c.metadata,
+      "metadata"));
+  writer.Key("last_message")
+      .String(c.last_message)
+      .Key("last_message_at")
+      .Int(c.last_message_at)
+      .Key("input_tokens")
+      .Uint(c.input_tokens())
+      .Key("output_tokens")
+      .Uint(c.output_tokens())
+      .Key("user_tokens")
+      .Uint(c.user_tokens)
+      .Key("assistant_tokens")
+      .Uint(c.assistant_tokens)
+      .Key("system_tokens")
+      .Uint(c.system_tokens)
+      .Key("tool_tokens")
+      .Uint(c.tool_tokens)
+      .Key("compressed_count")
+      .Uint(c.compressed_count)
+      .Key("compressed_tokens")
+      .Uint(c.compressed_tokens)
+      .EndObject();
+  return writer.status();
+}
+
+absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
+                              bool include_content) {
+  writer.BeginObject()
+      .Key("id")
+      .String(m.id)
+      .Key("conversation_id")
+      .String(m.conversation_id)
+      .Key("seq")
+      .Uint(m.seq)
+      .Key("role")
+      .String(MessageRoleName(m.role));
+  if (include_content) writer.Key("content").String(m.content);
+  if (m.name) writer.Key("name").String(*m.name);
+  if (m.tool_calls) {
+    writer.Key("tool_calls");
+    CTXKIT_CJ_RETURN_IF_ERROR(
+        WriteJsonValue(writer, *m.tool_calls, "tool_calls"));
+  }
+  if (m.tool_call_id) writer.Key("tool_call_id").String(*m.tool_call_id);
+  writer.Key("tokens")
+      .Uint(m.tokens)
+      .Key("is_compressed")
+      .Bool(m.is_compressed)
+      .Key("created_at")
+      .Int(m.created_at)
+      .EndObject();
+  return writer.status();
+}
+
+absl::StatusOr<std::string> ConversationToJson(const Conversation& c) {
+  JsonWriter writer = Begin();
+  writer.Key("conversation");
+  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, c));
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> ConversationDetailToJson(
+    const ConversationDetail& detail, bool include_messages) {
+  JsonWriter writer = Begin();
+  writer.Key("conversation");
+  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, detail.conversation));
+  if (include_messages) {
+    writer.Key("messages").BeginArray();
+    for (const Message& m : detail.messages) {
+      CTXKIT_CJ_RETURN_IF_ERROR(WriteMessageJson(writer, m, true));
+    }
+    writer.EndArray();
+  }
+  writer.Key("actual_tokens")
+      .Uint(detail.actual_tokens)
+      .Key("actual_tokens_exact")
+      .Bool(detail.actual_tokens_exact);
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> ConversationPageToJson(
+    const ConversationPage& page) {
+  JsonWriter writer = Begin();
+  writer.Key("conversations").BeginArray();
+  for (const Conversation& c : page.conversations) {
+    CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, c));
+  }
+  writer.EndArray()
+      .Key("total")
+      .Uint(page.total)
+      .Key("showing")
+      .Uint(page.conversations.size())
+      .Key("next_cursor");
+  if (page.next_cursor.empty()) {
+    writer.Null();
+  } else {
+    writer.String(page.next_cursor);
+  }
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> AddMessageResultToJson(
+    const AddMessageResult& result) {
+  JsonWriter writer = Begin();
+  writer.Key("message");
+  CTXKIT_CJ_RETURN_IF_ERROR(WriteMessageJson(writer, result.message, false));
+  writer.Key("conversation");
+  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, result.conversation));
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> AddMessagesResultToJson(
+    const AddMessagesResult& result) {
+  JsonWriter writer = Begin();
+  writer.Key("messages").BeginArray();
+  for (const Message& m : result.messages) {
+    CTXKIT_CJ_RETURN_IF_ERROR(WriteMessageJson(writer, m, false));
+  }
+  writer.EndArray().Key("conversation");
+  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, result.conversation));
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> DeletedConversationToJson(
+    const DeletedConversation& deleted) {
+  JsonWriter writer = Begin();
+  writer.Key("deleted").Bool(true).Key("conversation");
+  CTXKIT_CJ_RETURN_IF_ERROR(
+      WriteConversationJson(writer, deleted.conversation));
+  writer.Key("messages_deleted")
+      .Uint(deleted.messages_deleted)
+      .Key("dependent_records_deleted")
+      .Uint(deleted.dependent_records_deleted);
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats) {
+  JsonWriter writer = Begin();
+  writer.Key("overview")
+      .BeginObject()
+      .Key("total_conversations")
+      .Uint(stats.conversations)
+      .Key("total_messages")
+      .Uint(stats.messages)
+      .Key("total_input_tokens")
+      .Uint(stats.input_tokens)
+      .Key("total_output_tokens")
+      .Uint(stats.output_tokens)
+      .Key("total_tokens")
+      .Uint(stats.total_tokens)
+      .Key("total_user_tokens")
+      .Uint(stats.user_tokens)
+      .Key("total_assistant_tokens")
+      .Uint(stats.assistant_tokens)
+      .Key("total_system_tokens")
+      .Uint(stats.system_tokens)
+      .Key("total_tool_tokens")
+      .Uint(stats.tool_tokens)
+      .Key("compressed_messages")
+      .Uint(stats.compressed_messages)
+      .Key("compressed_tokens")
+      .Uint(stats.compressed_tokens)
+      .EndObject();
+  writer.Key("by_model").BeginObject();
+  for (const ModelUsage& m : stats.by_model) {
+    writer.Key(m.model)
+        .BeginObject()
+        .Key("conversations")
+        .Uint(m.conversations)
+        .Key("messages")
+        .Uint(m.messages)
+        .Key("input_tokens")
+        .Uint(m.input_tokens)
+        .Key("output_tokens")
+        .Uint(m.output_tokens)
+        .EndObject();
+  }
+  writer.EndObject();
+  writer.Key("trends")
+      .BeginObject()
+      .Key("daily_average")
+      .Double(stats.daily_average)
+      .Key("weekly_average")
+      .Double(stats.weekly_average)
+      .Key("peak_day")
+      .String(stats.peak_day)
+      .Key("peak_tokens")
+      .Uint(stats.peak_tokens)
+      .EndObject();
+  writer.Key("days").BeginArray();
+  for (const DailyUsage& d : stats.days) {
+    writer.BeginObject()
+        .Key("date")
+        .String(d.date)
+        .Key("day")
+        .Int(d.day)
+        .Key("messages")
+        .Uint(d.messages)
+        .Key("input_tokens")
+        .Uint(d.input_tokens)
+        .Key("output_tokens")
+        .Uint(d.output_tokens)
+        .Key("tokens")
+        .Uint(d.tokens())
+        .EndObject();
+  }
+  writer.EndArray();
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> ConversationStatsToJson(
+    const ConversationStats& stats) {
+  JsonWriter writer = Begin();
+  writer.Key("conversation_id")
+      .String(stats.conversation.id)
+      .Key("title")
+      .String(stats.conversation.title)
+      .Key("model")
+      .String(stats.conversation.model)
+      .Key("statistics")
+      .BeginObject()
+      .Key("total_tokens")
+      .Uint(stats.total_tokens)
+      .Key("input_tokens")
+      .Uint(stats.input_tokens)
+      .Key("output_tokens")
+      .Uint(stats.output_tokens)
+      .Key("message_count")
+      .Uint(stats.message_count)
+      .Key("avg_tokens_per_message")
+      .Double(stats.avg_tokens_per_message)
+      .Key("total_user_tokens")
+      .Uint(stats.user_tokens)
+      .Key("total_assistant_tokens")
+      .Uint(stats.assistant_tokens)
+      .Key("compression_ratio")
+      .Double(stats.compression_ratio)
+      .EndObject();
+  writer.Key("timeline").BeginArray();
+  for (const TimelinePoint& p : stats.timeline) {
+    writer.BeginObject()
+        .Key("timestamp")
+        .Int(p.timestamp)
+        .Key("cumulative_tokens")
+        .Uint(p.cumulative_tokens)
+        .Key("message_tokens")
+        .Uint(p.message_tokens)
+        .EndObject();
+  }
+  writer.EndArray();
+  const TokenLimit& limit = stats.token_limit;
+  writer.Key("token_limit")
+      .BeginObject()
+      .Key("model_limit")
+      .Uint(limit.model_limit)
+      .Key("current_usage")
+      .Uint(limit.current_usage)
+      .Key("percentage")
+      .Double(limit.percentage)
+      .Key("status")
+      .String(limit.status)
+      .Key("action")
+      .String(limit.action)
+      .Key("should_compress")
+      .Bool(limit.should_compress)
+      .EndObject();
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> GeneralTipsToJson(
+    const AggregateStats& stats, std::optional<double> cache_hit_rate,
+    const std::vector<OptimizationTip>& tips) {
+  JsonWriter writer = Begin();
+  writer.Key("overview")
+      .BeginObject()
+      .Key("total_conversations")
+      .Uint(stats.conversations)
+      .Key("total_messages")
+      .Uint(stats.messages)
+      .Key("total_tokens")
+      .Uint(stats.total_tokens);
+  if (cache_hit_rate) writer.Key("cache_hit_rate").Double(*cache_hit_rate);
+  writer.EndObject();
+  WriteTips(writer, tips);
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::string> ConversationTipsToJson(
+    const ConversationStats& stats, const std::vector<OptimizationTip>& tips) {
+  JsonWriter writer = Begin();
+  writer.Key("conversation")
+      .BeginObject()
+      .Key("id")
+      .String(stats.conversation.id)
+      .Key("title")
+      .String(stats.conversation.title)
+      .Key("model")
+      .String(stats.conversation.model)
+      .Key("current_tokens")
+      .Uint(stats.total_tokens)
+      .Key("message_count")
+      .Uint(stats.message_count)
+      .EndObject();
+  WriteTips(writer, tips);
+  return End(std::move(writer));
+}
+
+absl::StatusOr<std::vector<NewMessage>> ParseNewMessagesJson(
+    std::string_view json) {
+  simdjson::dom::parser parser;
+  absl::StatusOr<simdjson::dom::element> root =
+      ParseJson(parser, json, "messages");
+  if (!root.ok()) return root.status();
+  absl::StatusOr<simdjson::dom::array> array = AsArray(*root, "messages");
+  if (!array.ok()) return array.status();
+  std::vector<NewMessage> out;
+  size_t i = 0;
+  for (simdjson::dom::element element : *array) {
+    const std::string path = JsonIndexPath("messages", i++);
+    absl::StatusOr<simdjson::dom::object> obj = AsObject(element, path);
+    if (!obj.ok()) return obj.status();
+    NewMessage m;
+    absl::StatusOr<std::string_view> role = GetString(*obj, "role", path);
+    if (!role.ok()) return role.status();
+    StatusOr<MessageRole> parsed = ParseMessageRole(*role);
+    if (!parsed.ok()) {
+      // The library's message begins with the field name ("role ..."):
+      // prefix the element's path so it names "messages[i].role".
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s.%s", path, std::string_view(parsed.status().message())));
+    }
+    m.role = *parsed;
+    absl::StatusOr<std::string_view> content = GetString(*obj, "content", path);
+    if (!content.ok()) return content.status();
+    m.content = std::string(*content);
+    absl::StatusOr<std::optional<std::string_view>> name =
+        GetOptionalString(*obj, "name", path);
+    if (!name.ok()) return name.status();
+    if (*name) m.name = std::string(**name);
+    absl::StatusOr<std::optional<simdjson::dom::array>> calls =
+        GetOptionalArray(*obj, "tool_calls", path);
+    if (!calls.ok()) return calls.status();
+    if (*calls) m.tool_calls = simdjson::minify(**calls);
+    absl::StatusOr<std::optional<std::string_view>> call_id =
+        GetOptionalString(*obj, "tool_call_id", path);
+    if (!call_id.ok()) return call_id.status();
+    if (*call_id) m.tool_call_id = std::string(**call_id);
+    absl::StatusOr<std::optional<bool>> compressed =
+        GetOptionalBool(*obj, "is_compressed", path);
+    if (!compressed.ok()) return compressed.status();
+    m.is_compressed = compressed->value_or(false);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace ctxkit::internal

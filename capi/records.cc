@@ -443,7 +443,8 @@ int ctxkit_conversations_delete(ctxkit_conversations* convs, const char* id,
   });
 }
 
-int ctxkit_conversations_stats(ctxkit_conversations* convs, char** out_json,
+int ctxkit_conversations_stats(ctxkit_conversations* convs,
+                               ctxkit_cache* cache, char** out_json,
                                size_t* out_json_len, char** out_error) {
   if (int rc = StartDoc(convs, "convs", out_json, out_json_len, out_error);
       rc >= 0) {
@@ -452,8 +453,16 @@ int ctxkit_conversations_stats(ctxkit_conversations* convs, char** out_json,
   return Guard(out_error, [&] {
     auto stats = convs->conversations->AggregateStats();
     if (!stats.ok()) return Report(stats.status(), out_error);
-    return ReturnResult(ctxkit::internal::AggregateStatsToJson(*stats),
-                        out_json, out_json_len, out_error);
+    std::optional<ctxkit::CacheStats> cache_stats;
+    if (cache != nullptr) {
+      auto s = cache->cache->Stats();
+      if (!s.ok()) return Report(s.status(), out_error);
+      cache_stats = *std::move(s);
+    }
+    return ReturnResult(
+        ctxkit::internal::AggregateStatsToJson(
+            *stats, cache_stats ? &*cache_stats : nullptr),
+        out_json, out_json_len, out_error);
   });
 }
 

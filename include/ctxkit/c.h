@@ -461,6 +461,8 @@ CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
  *    "is_compressed","created_at"}.
  * Times are milliseconds since the epoch. */
 typedef struct ctxkit_conversations ctxkit_conversations;
+/* Declared here for ctxkit_conversations_stats; see the Cache section. */
+typedef struct ctxkit_cache ctxkit_cache;
 
 /* Opens the conversations part of `store` (creating its databases unless
  * read-only). Errors: INVALID_ARGUMENT (NULL store or out); the store's
@@ -555,8 +557,8 @@ CTXKIT_EXPORT int ctxkit_conversations_delete(ctxkit_conversations* convs,
                                               size_t* out_json_len,
                                               char** out_error);
 
-/* Store-wide statistics from maintained totals (token-stats://aggregate
- * without the cache's figures): {"schema_version":1,"overview":
+/* Store-wide statistics from maintained totals (token-stats://aggregate):
+ * {"schema_version":1,"overview":
  * {"total_conversations","total_messages","total_input_tokens",
  * "total_output_tokens","total_tokens","total_user_tokens",
  * "total_assistant_tokens","total_system_tokens","total_tool_tokens",
@@ -564,8 +566,13 @@ CTXKIT_EXPORT int ctxkit_conversations_delete(ctxkit_conversations* convs,
  * {"conversations","messages","input_tokens","output_tokens"}},"trends":
  * {"daily_average","weekly_average","peak_day","peak_tokens"},"days":
  * [{"date","day","messages","input_tokens","output_tokens","tokens"}]}.
+ * With `cache` (may be NULL; a cache of the same store) the cache's figures
+ * join them: "total_cached_tokens" in the overview, "cached_tokens" per
+ * model (tokens the cache saved for entries stored with that model) and
+ * "cache_efficiency":{"cache_hit_rate","tokens_saved"}.
  * Errors: INVALID_ARGUMENT for a NULL argument; the store's. */
 CTXKIT_EXPORT int ctxkit_conversations_stats(ctxkit_conversations* convs,
+                                             ctxkit_cache* cache,
                                              char** out_json,
                                              size_t* out_json_len,
                                              char** out_error);
@@ -696,7 +703,6 @@ CTXKIT_EXPORT int ctxkit_references_stats(ctxkit_references* refs,
  * bytes of [A-Za-z0-9._-], model 1..128, TTL 0 (never expires) or
  * 1..315360000000 ms (10 years). Hit statistics are batched in memory and
  * written by a background thread (see cache.h, "Durability"). */
-typedef struct ctxkit_cache ctxkit_cache;
 
 /* Opens the cache part of `store`: max_entries and max_bytes (content
  * bytes) are capacity limits (0 = unlimited); flush_interval_ms is how often

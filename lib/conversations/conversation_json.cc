@@ -2,6 +2,8 @@
 
 #include "lib/conversations/conversation_json.h"
 
+#include "absl/container/flat_hash_map.h"
+
 #include <string>
 #include <utility>
 
@@ -206,7 +208,18 @@ absl::StatusOr<std::string> DeletedConversationToJson(
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats) {
+absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
+                                                 const CacheStats* cache) {
+  absl::flat_hash_map<std::string, uint64_t> cached_by_model;
+  if (cache != nullptr) {
+    for (const CacheModelStats& m : cache->by_model) {
+      cached_by_model[m.model] = m.lifetime_tokens_saved;
+    }
+  }
+  auto cached_for = [&](const std::string& model) -> uint64_t {
+    const auto it = cached_by_model.find(model);
+    return it == cached_by_model.end() ? 0 : it->second;
+  };
   JsonWriter writer = Begin();
   writer.Key("overview")
       .BeginObject()
@@ -231,8 +244,11 @@ absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats) {
       .Key("compressed_messages")
       .Uint(stats.compressed_messages)
       .Key("compressed_tokens")
-      .Uint(stats.compressed_tokens)
-      .EndObject();
+      .Uint(stats.compressed_tokens);
+  if (cache != nullptr) {
+    writer.Key("total_cached_tokens").Uint(cache->lifetime_tokens_saved);
+  }
+  writer.EndObject();
   writer.Key("by_model").BeginObject();
   for (const ModelUsage& m : stats.by_model) {
     writer.Key(m.model)
@@ -244,10 +260,20 @@ absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats) {
         .Key("input_tokens")
         .Uint(m.input_tokens)
         .Key("output_tokens")
-        .Uint(m.output_tokens)
-        .EndObject();
+        .Uint(m.output_tokens);
+    if (cache != nullptr) writer.Key("cached_tokens").Uint(cached_for(m.model));
+    writer.EndObject();
   }
   writer.EndObject();
+  if (cache != nullptr) {
+    writer.Key("cache_efficiency")
+        .BeginObject()
+        .Key("cache_hit_rate")
+        .Double(cache->hit_rate)
+        .Key("tokens_saved")
+        .Uint(cache->lifetime_tokens_saved)
+        .EndObject();
+  }
   writer.Key("trends")
       .BeginObject()
       .Key("daily_average")

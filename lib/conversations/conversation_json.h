@@ -31,6 +31,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
 #include "lib/json/json_writer.h"
 
@@ -79,7 +80,15 @@ absl::StatusOr<std::string> DeletedConversationToJson(
 //  "output_tokens"}},"trends":{"daily_average","weekly_average","peak_day",
 //  "peak_tokens"},"days":[{"date","day","messages","input_tokens",
 //  "output_tokens","tokens"}]}
-absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats);
+//
+// With `cache` (the Cache's Stats() of the same store), the seed's cached
+// figures too: overview "total_cached_tokens", by_model "cached_tokens" (the
+// tokens the cache saved for entries stored with that model, over the
+// cache's lifetime) and "cache_efficiency":{"cache_hit_rate","tokens_saved"}.
+// The seed's "estimated_cost_savings" is not produced: ctxkit keeps no
+// price list.
+absl::StatusOr<std::string> AggregateStatsToJson(
+    const AggregateStats& stats, const CacheStats* cache = nullptr);
 
 // token-stats://{id} without cached_tokens:
 // {"schema_version":1,"conversation_id","title","model","statistics":

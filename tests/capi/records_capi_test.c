@@ -239,7 +239,7 @@ static void test_conversations(void) {
   HAS("\"title\":\"Renamed\"");
   HAS("\"metadata\":{\"k\":true}");
 
-  EXPECT_DOC(ctxkit_conversations_stats(convs, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_stats(convs, NULL, &json, &len, ERR));
   HAS("\"overview\":{\"total_conversations\":2,\"total_messages\":5");
   HAS("\"by_model\":{\"claude-3-5-sonnet\":{\"conversations\":1");
   HAS("\"gpt-4o\":{\"conversations\":1");
@@ -383,6 +383,13 @@ static void test_cache(void) {
   HAS("\"top_entries\":[{\"key\":\"system-prompts:");
   HAS("\"by_prefix\":{");
   CHECK(strstr(json + 1, "schema_version") == strstr(json, "schema_version"));
+
+  /* The aggregate token statistics with the cache's figures: the hit on the
+   * claude-3-5-sonnet entry saved its tokens for that model. */
+  EXPECT_DOC(ctxkit_conversations_stats(convs, cache, &json, &len, ERR));
+  CHECK(json_number(json, "total_cached_tokens") > 0);
+  HAS("\"cached_tokens\":");
+  HAS("\"cache_efficiency\":{\"cache_hit_rate\":");
 
   CHECK(ctxkit_cache_clear(cache, L("nothing-here"), &n, NULL) == CTXKIT_OK);
   CHECK(n == 0);
@@ -596,7 +603,7 @@ static void take(Snapshot* s) {
   s->conversation = s->aggregate = s->references = NULL;
   CHECK(ctxkit_conversations_get(convs, L(conv_id), 1, &s->conversation, &len,
                                  NULL) == CTXKIT_OK);
-  CHECK(ctxkit_conversations_stats(convs, &s->aggregate, &len, NULL) ==
+  CHECK(ctxkit_conversations_stats(convs, NULL, &s->aggregate, &len, NULL) ==
         CTXKIT_OK);
   CHECK(ctxkit_references_list(refs, NULL, 0, 1, &s->references, &len,
                                NULL) == CTXKIT_OK);
@@ -974,7 +981,7 @@ static void test_delete_cascade(void) {
                CTXKIT_NOT_FOUND, error, conv_id);
   EXPECT_ERROR(ctxkit_references_get(refs, L(ref_id), &json, &len, &error),
                CTXKIT_NOT_FOUND, error, ref_id);
-  EXPECT_DOC(ctxkit_conversations_stats(convs, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_stats(convs, NULL, &json, &len, ERR));
   HAS("\"total_conversations\":1,\"total_messages\":0");
   ctxkit_free(json);
 }

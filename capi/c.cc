@@ -2,6 +2,7 @@
 // pointer + length, malloc'd results) and the C++ API. No logic lives here.
 
 #include "ctxkit/c.h"
+#include "capi/c_internal.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -28,10 +29,6 @@ struct ctxkit_store_options {
   ctxkit::StoreOptions options;
 };
 
-struct ctxkit_store {
-  std::unique_ptr<ctxkit::Store> store;
-};
-
 // Handles share the per-process cached tokenizer; the handle itself only
 // holds a reference, so freeing it never frees the tokenizer under another.
 struct ctxkit_tokenizer {
@@ -39,6 +36,12 @@ struct ctxkit_tokenizer {
 };
 
 namespace {
+
+using ctxkit::capi::CopyOut;
+using ctxkit::capi::Fail;
+using ctxkit::capi::Guard;
+using ctxkit::capi::Report;
+using ctxkit::capi::View;
 
 using ctxkit::StatusCode;
 
@@ -62,48 +65,6 @@ CTXKIT_SAME_CODE(CTXKIT_UNAVAILABLE, kUnavailable);
 CTXKIT_SAME_CODE(CTXKIT_DATA_LOSS, kDataLoss);
 CTXKIT_SAME_CODE(CTXKIT_UNAUTHENTICATED, kUnauthenticated);
 #undef CTXKIT_SAME_CODE
-
-// A malloc'd, NUL-terminated copy that ctxkit_free releases; NULL if memory
-// runs out.
-char* CopyOut(std::string_view s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out == nullptr) return nullptr;
-  if (!s.empty()) std::memcpy(out, s.data(), s.size());
-  out[s.size()] = '\0';
-  return out;
-}
-
-int Fail(char** out_error, int code, std::string_view message) {
-  if (out_error != nullptr) *out_error = CopyOut(message);
-  return code;
-}
-
-int Report(const ctxkit::Status& status, char** out_error) {
-  if (status.ok()) {
-    if (out_error != nullptr) *out_error = nullptr;
-    return CTXKIT_OK;
-  }
-  return Fail(out_error, static_cast<int>(status.code()), status.message());
-}
-
-// Runs `body`, turning any escaping C++ exception into a status: nothing
-// may unwind into C.
-template <typename Body>
-int Guard(char** out_error, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(out_error, CTXKIT_INTERNAL, e.what());
-  } catch (...) {
-    return Fail(out_error, CTXKIT_INTERNAL, "unknown C++ exception");
-  }
-}
-
-std::string_view View(const char* data, size_t len) {
-  return data == nullptr ? std::string_view() : std::string_view(data, len);
-}
 
 constexpr uint32_t kKnownEncodeFlags = CTXKIT_ENCODE_ALLOW_SPECIAL |
                                        CTXKIT_ENCODE_SPECIAL_AS_TEXT |

@@ -19,6 +19,7 @@
 
 #include "ctxkit/analytics.h"
 #include "ctxkit/c.h"
+#include "capi/c_internal.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/query_optimizer.h"
@@ -29,12 +30,6 @@
 #include "lib/conversations/conversation_json.h"
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
-
-// The same definition as in capi/c.cc (token for token, as the one-definition
-// rule requires of a class defined in two translation units).
-struct ctxkit_store {
-  std::unique_ptr<ctxkit::Store> store;
-};
 
 struct ctxkit_conversations {
   std::unique_ptr<ctxkit::ConversationStore> conversations;
@@ -54,54 +49,22 @@ struct ctxkit_analytics {
 
 namespace {
 
+using ctxkit::capi::CopyOut;
+using ctxkit::capi::Fail;
+using ctxkit::capi::Guard;
+using ctxkit::capi::Report;
+using ctxkit::capi::View;
+
 using ctxkit::Status;
 using ctxkit::StatusCode;
 using ctxkit::internal::JsonWriter;
 using ctxkit::internal::ToPublic;
-
-// A malloc'd, NUL-terminated copy that ctxkit_free releases; NULL if memory
-// runs out.
-char* CopyOut(std::string_view s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out == nullptr) return nullptr;
-  if (!s.empty()) std::memcpy(out, s.data(), s.size());
-  out[s.size()] = '\0';
-  return out;
-}
-
-int Fail(char** out_error, int code, std::string_view message) {
-  if (out_error != nullptr) *out_error = CopyOut(message);
-  return code;
-}
-
-int Report(const Status& status, char** out_error) {
-  if (status.ok()) {
-    if (out_error != nullptr) *out_error = nullptr;
-    return CTXKIT_OK;
-  }
-  return Fail(out_error, static_cast<int>(status.code()), status.message());
-}
 
 int Report(const absl::Status& status, char** out_error) {
   return Report(ToPublic(status), out_error);
 }
 
 int Ok(char** out_error) { return Report(Status(), out_error); }
-
-// Runs `body`, turning any escaping C++ exception into a status: nothing
-// may unwind into C.
-template <typename Body>
-int Guard(char** out_error, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(out_error, CTXKIT_INTERNAL, e.what());
-  } catch (...) {
-    return Fail(out_error, CTXKIT_INTERNAL, "unknown C++ exception");
-  }
-}
 
 // One string argument: its C name (for messages) and pointer + length.
 struct Arg {
@@ -120,10 +83,6 @@ int CheckArgs(std::initializer_list<Arg> args, char** out_error) {
     }
   }
   return -1;
-}
-
-std::string_view View(const char* data, size_t len) {
-  return data == nullptr ? std::string_view() : std::string_view(data, len);
 }
 
 // An optional input: NULL means absent.

@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "capi/c_internal.h"
 #include "ctxkit/analytics.h"
 #include "ctxkit/c.h"
-#include "capi/c_internal.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/query_optimizer.h"
@@ -65,6 +65,15 @@ int Report(const absl::Status& status, char** out_error) {
 }
 
 int Ok(char** out_error) { return Report(Status(), out_error); }
+
+// Stores a successful result's value in `*out` (when not NULL) and returns
+// CTXKIT_OK; otherwise the error.
+template <typename T, typename Out>
+int ReturnValue(ctxkit::StatusOr<T> result, Out* out, char** out_error) {
+  if (!result.ok()) return Report(result.status(), out_error);
+  if (out != nullptr) *out = *result;
+  return Ok(out_error);
+}
 
 // One string argument: its C name (for messages) and pointer + length.
 struct Arg {
@@ -402,9 +411,9 @@ int ctxkit_conversations_delete(ctxkit_conversations* convs, const char* id,
   });
 }
 
-int ctxkit_conversations_stats(ctxkit_conversations* convs,
-                               ctxkit_cache* cache, char** out_json,
-                               size_t* out_json_len, char** out_error) {
+int ctxkit_conversations_stats(ctxkit_conversations* convs, ctxkit_cache* cache,
+                               char** out_json, size_t* out_json_len,
+                               char** out_error) {
   if (int rc = StartDoc(convs, "convs", out_json, out_json_len, out_error);
       rc >= 0) {
     return rc;
@@ -418,10 +427,9 @@ int ctxkit_conversations_stats(ctxkit_conversations* convs,
       if (!s.ok()) return Report(s.status(), out_error);
       cache_stats = *std::move(s);
     }
-    return ReturnResult(
-        ctxkit::internal::AggregateStatsToJson(
-            *stats, cache_stats ? &*cache_stats : nullptr),
-        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::internal::AggregateStatsToJson(
+                            *stats, cache_stats ? &*cache_stats : nullptr),
+                        out_json, out_json_len, out_error);
   });
 }
 
@@ -833,10 +841,8 @@ int ctxkit_cache_clear(ctxkit_cache* cache, const char* prefix,
     return rc;
   }
   return Guard(out_error, [&] {
-    auto cleared = cache->cache->Clear(Optional(prefix, prefix_len));
-    if (!cleared.ok()) return Report(cleared.status(), out_error);
-    if (out_cleared != nullptr) *out_cleared = *cleared;
-    return Ok(out_error);
+    return ReturnValue(cache->cache->Clear(Optional(prefix, prefix_len)),
+                       out_cleared, out_error);
   });
 }
 
@@ -847,10 +853,7 @@ int ctxkit_cache_sweep(ctxkit_cache* cache, uint64_t* out_removed,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "cache is NULL");
   }
   return Guard(out_error, [&] {
-    auto removed = cache->cache->Sweep();
-    if (!removed.ok()) return Report(removed.status(), out_error);
-    if (out_removed != nullptr) *out_removed = *removed;
-    return Ok(out_error);
+    return ReturnValue(cache->cache->Sweep(), out_removed, out_error);
   });
 }
 
@@ -1023,10 +1026,8 @@ int ctxkit_analytics_call_count(ctxkit_analytics* analytics, const char* type,
     return rc;
   }
   return Guard(out_error, [&] {
-    auto count = analytics->analytics->CallCount(View(type, type_len));
-    if (!count.ok()) return Report(count.status(), out_error);
-    *out_count = *count;
-    return Ok(out_error);
+    return ReturnValue(analytics->analytics->CallCount(View(type, type_len)),
+                       out_count, out_error);
   });
 }
 
@@ -1037,10 +1038,7 @@ int ctxkit_analytics_purge(ctxkit_analytics* analytics, uint64_t* out_purged,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "analytics is NULL");
   }
   return Guard(out_error, [&] {
-    auto purged = analytics->analytics->Purge();
-    if (!purged.ok()) return Report(purged.status(), out_error);
-    if (out_purged != nullptr) *out_purged = *purged;
-    return Ok(out_error);
+    return ReturnValue(analytics->analytics->Purge(), out_purged, out_error);
   });
 }
 

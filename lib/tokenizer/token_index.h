@@ -36,7 +36,8 @@ inline constexpr size_t kMaxInlineToken = 4;
 inline constexpr uint64_t kHashedKeyFlag = uint64_t{1} << 39;
 inline constexpr uint32_t kMiss = 0xFFFFFFFFu;
 
-// Linear probing over a power-of-two capacity, load <= 1/2. Immutable once
+// Linear probing over a power-of-two capacity (load <= 1/2 for the short
+// index, <= 3/4 for the long one: see Vocabulary::BuildIndex). Immutable once
 // built, so any number of threads may read it.
 struct Index {
   std::unique_ptr<uint64_t[]> slots;
@@ -85,34 +86,47 @@ inline SlotKey ShortKey(const char* data, size_t size) {
 // bytes past its end that repeat its first ones.
 inline constexpr size_t kGroup = 8;
 
-// The rank of the 3 or 4 bytes at `data` in the short index, or kMiss.
-//
-// Whether a string is a token is exactly what the merge loop does not know
-// in advance, so a branch on "found" mispredicts on text such as base64.
-// This looks at kGroup control bytes at once (SWAR: a byte-wise compare with
-// the fingerprint and with 0, the classic has-zero-byte trick, whose lowest
-// flagged byte is always a true match) and picks the answer with
-// conditional moves. It branches only when the group cannot decide: a
-// fingerprint shared by another key (1 in 128), or kGroup occupied slots in
-// a row (rare at load <= 1/2), and then probes one slot at a time.
-inline uint32_t FindShort(const Index& index, const char* data, size_t size) {
+// The slots of the group at `start` whose control byte is `control`, as the
+// high bit of their byte in `candidates`, up to the first empty slot (the
+// key cannot lie beyond it); `has_empty` when the group has one. SWAR: a
+// byte-wise compare with the fingerprint and with 0 by the classic
+// has-zero-byte trick, whose lowest flagged byte is always a true one (a
+// higher flag may be false: callers check the slot's key).
+struct GroupMatch {
+  uint64_t candidates;
+  bool has_empty;
+};
+inline GroupMatch MatchGroup(const Index& index, uint64_t start,
+                             uint8_t control) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   constexpr uint64_t kHighs = 0x8080808080808080ull;
-  const SlotKey k = ShortKey(data, size);
-  const uint8_t control = ControlByte(k.hash);
-  const uint64_t start = k.hash & index.mask;
   uint64_t group;
   std::memcpy(&group, index.control.get() + start, kGroup);
   const uint64_t diff = group ^ (kOnes * control);
   const uint64_t match = (diff - kOnes) & ~diff & kHighs;
   const uint64_t empty = (group - kOnes) & ~group & kHighs;
-  // Candidates lie before the first empty slot (all of the group if none).
   const uint64_t before = empty == 0 ? ~uint64_t{0} : (empty & -empty) - 1;
-  const uint64_t candidates = match & before;
+  return {match & before, empty != 0};
+}
+
+// The rank of the 3 or 4 bytes at `data` in the short index, or kMiss.
+//
+// Whether a string is a token is exactly what the merge loop does not know
+// in advance, so a branch on "found" mispredicts on text such as base64.
+// This looks at kGroup control bytes at once (MatchGroup) and picks the
+// answer with conditional moves. It branches only when the group cannot decide:
+// a fingerprint shared by another key (1 in 128), or kGroup occupied slots in
+// a row (rare at load <= 1/2), and then probes one slot at a time.
+inline uint32_t FindShort(const Index& index, const char* data, size_t size) {
+  const SlotKey k = ShortKey(data, size);
+  const uint8_t control = ControlByte(k.hash);
+  const uint64_t start = k.hash & index.mask;
+  const GroupMatch g = MatchGroup(index, start, control);
+  const uint64_t candidates = g.candidates;
   const int offset = candidates == 0 ? 0 : __builtin_ctzll(candidates) / 8;
   const uint64_t word = index.slots[(start + offset) & index.mask];
   const bool found = candidates != 0 && word >> kRankBits == k.key;
-  const bool decided = found || (candidates == 0 && empty != 0);
+  const bool decided = found || (candidates == 0 && g.has_empty);
   if (__builtin_expect(decided, 1)) {
     return found ? static_cast<uint32_t>(word & kRankMask) : kMiss;
   }

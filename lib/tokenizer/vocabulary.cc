@@ -281,17 +281,21 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
     const uint32_t length = offsets_[rank + 1] - offsets_[rank];
     if (length >= 3) ++(length <= kMaxInlineToken ? short_count : long_count);
   }
-  auto allocate = [](token_index::Index& index, uint64_t count) {
+  // Load at most 1/2 for the short index, whose group probe wants an empty
+  // slot among any 8; at most 3/4 for the long one, where the control bytes
+  // make a long probe cheap and the slots are most of the memory.
+  auto allocate = [](token_index::Index& index, uint64_t count,
+                     uint64_t load_num, uint64_t load_den) {
     uint64_t capacity = 16;
-    while (capacity < 2 * count) capacity *= 2;
+    while (capacity * load_num < count * load_den) capacity *= 2;
     index.slots = std::make_unique<uint64_t[]>(capacity);  // zeroed: empty
     // kGroup extra control bytes mirror the first ones, so a group load
     // at the last slots needs no wrap-around (see token_index.h).
     index.control = std::make_unique<uint8_t[]>(capacity + token_index::kGroup);
     index.mask = capacity - 1;
   };
-  allocate(short_index_, short_count);
-  allocate(long_index_, long_count);
+  allocate(short_index_, short_count, 1, 2);
+  allocate(long_index_, long_count, 3, 4);
 
   const char* blob = blob_.get();
   for (uint32_t rank = 0; rank < size_; ++rank) {
@@ -336,20 +340,25 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
 
 uint32_t Vocabulary::FindLong(const char* data, size_t size) const {
   const SlotKey k = LongKey(data, size);
-  const uint8_t control = ControlByte(k.hash);
   const token_index::Index& index = long_index_;
-  for (uint64_t i = k.hash & index.mask;; i = (i + 1) & index.mask) {
-    const uint8_t c = index.control[i];
-    if (c == 0) return kNoToken;
-    if (c != control) continue;
-    const uint64_t word = index.slots[i];
-    if (word >> kRankBits != k.key) continue;
-    const auto rank = static_cast<uint32_t>(word & kRankMask);
-    const uint32_t begin = offsets_[rank];
-    if (offsets_[rank + 1] - begin == size &&
-        std::memcmp(blob_.get() + begin, data, size) == 0) {
-      return rank;
+  // kGroup control bytes at a time (see token_index::FindShort): at the long
+  // index's higher load a miss still ends after one group load, usually.
+  for (uint64_t start = k.hash & index.mask;;
+       start = (start + token_index::kGroup) & index.mask) {
+    const token_index::GroupMatch g =
+        token_index::MatchGroup(index, start, ControlByte(k.hash));
+    for (uint64_t c = g.candidates; c != 0; c &= c - 1) {
+      const uint64_t slot = (start + __builtin_ctzll(c) / 8) & index.mask;
+      const uint64_t word = index.slots[slot];
+      if (word >> kRankBits != k.key) continue;
+      const auto rank = static_cast<uint32_t>(word & kRankMask);
+      const uint32_t begin = offsets_[rank];
+      if (offsets_[rank + 1] - begin == size &&
+          std::memcmp(blob_.get() + begin, data, size) == 0) {
+        return rank;
+      }
     }
+    if (g.has_empty) return kNoToken;
   }
 }
 

@@ -241,6 +241,10 @@ class CTXKIT_EXPORT Cache {
   // The entry under `key`. A hit is counted (hit_count + 1, last_accessed =
   // now). INVALID_ARGUMENT naming key when it is not "<prefix>:<32 hex>" or
   // with "-<n>"; NOT_FOUND (counted as a miss) when absent or expired.
+  // Entries read recently are kept in memory (up to 65,536 entries and
+  // 64 MiB, none over 4 MiB) and served from there until anything is
+  // committed to the store by any process (Store::LastCommittedTransactionId
+  // changes), so a hit never returns data a later commit changed.
   StatusOr<CacheEntry> Get(std::string_view key);
 
   // Whether `content` is stored (under `prefix` if given, else under any

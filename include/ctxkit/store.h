@@ -188,6 +188,11 @@ class CTXKIT_EXPORT ReadTransaction : public Transaction {
   ReadTransaction& operator=(ReadTransaction&& other) noexcept;
   ~ReadTransaction();
 
+  // The id of the last write transaction committed before this snapshot was
+  // taken: what Store::LastCommittedTransactionId() returned then. 0 for a
+  // moved-from transaction.
+  uint64_t snapshot_id() const;
+
  private:
   friend class internal::StoreImpl;
   ReadTransaction(internal::StoreImpl* store, MDB_txn* txn)
@@ -329,6 +334,13 @@ class CTXKIT_EXPORT Store {
   bool read_only() const;
   // Reader slots of dead processes that Open cleared.
   int stale_readers_cleared() const;
+
+  // The id of the last write transaction committed to this store by any
+  // process. It changes exactly when some process commits a write, so data
+  // read in a snapshot whose snapshot_id() equals it is still current: the
+  // way to keep a copy of stored data without re-reading it. Takes no
+  // transaction and no lock. Thread-safe.
+  uint64_t LastCommittedTransactionId() const;
 
  private:
   explicit Store(std::unique_ptr<internal::StoreImpl> impl);

@@ -1,3 +1,5 @@
+#include "ctxkit/cache.h"
+
 #include <xxhash.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "ctxkit/cache.h"
 #include "ctxkit/model_registry.h"
 #include "lib/base/absl_string_view.h"
 #include "lib/base/clock.h"
@@ -99,10 +100,10 @@ absl::Status Del(WriteTransaction& txn, Database db, std::string_view key) {
   return gone.ok() ? absl::OkStatus() : ToAbsl(gone.status());
 }
 
-#define CTXKIT_RETURN_IF_ERROR(expr)           \
-  do {                                         \
-    absl::Status _s = (expr);                  \
-    if (!_s.ok()) return _s;                   \
+#define CTXKIT_RETURN_IF_ERROR(expr) \
+  do {                               \
+    absl::Status _s = (expr);        \
+    if (!_s.ok()) return _s;         \
   } while (0)
 
 // Signed adjustments to a counter record, applied once per transaction.
@@ -151,14 +152,15 @@ CacheImpl::CacheImpl(Store& store, CacheOptions options, CacheDbs dbs)
 
 absl::StatusOr<std::unique_ptr<CacheImpl>> CacheImpl::Open(
     Store& store, CacheOptions options) {
-  CTXKIT_RETURN_IF_ERROR(CheckRange(
-      "max_entries", static_cast<int64_t>(std::min<uint64_t>(
-                         options.max_entries, uint64_t{1} << 62)),
-      0, int64_t{1} << 40));
-  CTXKIT_RETURN_IF_ERROR(CheckRange(
-      "max_bytes", static_cast<int64_t>(std::min<uint64_t>(
-                       options.max_bytes, uint64_t{1} << 62)),
-      0, int64_t{1} << 50));
+  CTXKIT_RETURN_IF_ERROR(
+      CheckRange("max_entries",
+                 static_cast<int64_t>(std::min<uint64_t>(options.max_entries,
+                                                         uint64_t{1} << 62)),
+                 0, int64_t{1} << 40));
+  CTXKIT_RETURN_IF_ERROR(CheckRange("max_bytes",
+                                    static_cast<int64_t>(std::min<uint64_t>(
+                                        options.max_bytes, uint64_t{1} << 62)),
+                                    0, int64_t{1} << 50));
   CTXKIT_RETURN_IF_ERROR(
       CheckRange("flush_interval_ms", options.flush_interval_ms, 1, 60000));
   CTXKIT_RETURN_IF_ERROR(
@@ -203,7 +205,8 @@ Hash128 CacheImpl::HashOf(std::string_view content) const {
   const XXH128_hash_t h = XXH3_128bits(content.data(), content.size());
   Hash128 out;
   for (int i = 0; i < 8; ++i) {
-    out[static_cast<size_t>(i)] = static_cast<uint8_t>(h.high64 >> (56 - 8 * i));
+    out[static_cast<size_t>(i)] =
+        static_cast<uint8_t>(h.high64 >> (56 - 8 * i));
     out[static_cast<size_t>(8 + i)] =
         static_cast<uint8_t>(h.low64 >> (56 - 8 * i));
   }
@@ -268,8 +271,8 @@ void CacheImpl::RestoreBatch(HitBatch&& batch) {
   pending_.MergeFrom(std::move(newer));
 }
 
-absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn,
-                                   const HitBatch& batch, int64_t now) {
+absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
+                                   int64_t now) {
   Deltas totals(kTotFieldCount);
   std::map<std::string, Deltas> groups;  // stats key -> deltas
   auto group = [&](const std::string& k) -> std::vector<int64_t>& {
@@ -370,7 +373,8 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
     if (!cursor.ok()) return ToAbsl(cursor.status());
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       if (cursor->key().size() < 8) continue;
-      const int64_t at = SignedFromOrdered(ReadBigEndian64(cursor->key().data()));
+      const int64_t at =
+          SignedFromOrdered(ReadBigEndian64(cursor->key().data()));
       if (at > now) break;
       keys.emplace_back(cursor->key().substr(8));
     }
@@ -398,14 +402,14 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
   CTXKIT_RETURN_IF_ERROR(
       CheckText("model", options.model, kCacheMaxModelBytes));
   if (!options.conversation_id.empty() && !IsUuid(options.conversation_id)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "conversation_id is not a lowercase UUID (%d bytes)",
-        options.conversation_id.size()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("conversation_id is not a lowercase UUID (%d bytes)",
+                        options.conversation_id.size()));
   }
   if (options_.max_bytes != 0 && content.size() > options_.max_bytes) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "content is %d bytes; the cache's max_bytes is %d", content.size(),
-        options_.max_bytes));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("content is %d bytes; the cache's max_bytes is %d",
+                        content.size(), options_.max_bytes));
   }
   StatusOr<TokenCount> count =
       ModelRegistry::Default().CountTokens(options.model, content);
@@ -424,9 +428,9 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
           txn.Get(dbs_.conversations, options.conversation_id);
       if (!conv.ok()) {
         if (conv.status().code() == StatusCode::kNotFound) {
-          return absl::NotFoundError(absl::StrFormat(
-              "conversation_id '%s' names no conversation",
-              options.conversation_id));
+          return absl::NotFoundError(
+              absl::StrFormat("conversation_id '%s' names no conversation",
+                              options.conversation_id));
         }
         return ToAbsl(conv.status());
       }
@@ -442,8 +446,8 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
     {
       StatusOr<Cursor> cursor = txn.NewCursor(dbs_.entries);
       if (!cursor.ok()) return ToAbsl(cursor.status());
-      for (cursor->Seek(base); cursor->Valid() && cursor->key().starts_with(base);
-           cursor->Next()) {
+      for (cursor->Seek(base);
+           cursor->Valid() && cursor->key().starts_with(base); cursor->Next()) {
         std::string_view rest = cursor->key().substr(base.size());
         int n = 0;
         if (!rest.empty()) {
@@ -468,16 +472,17 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
       absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *value);
       if (!meta.ok()) return meta.status();
       if (meta->expires_at != 0) {
-        CTXKIT_RETURN_IF_ERROR(Del(txn, dbs_.expiry,
-                                   TimeIndexKey(meta->expires_at, *same_key)));
+        CTXKIT_RETURN_IF_ERROR(
+            Del(txn, dbs_.expiry, TimeIndexKey(meta->expires_at, *same_key)));
       }
       if (expires != 0) {
-        CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
-            dbs_.expiry, TimeIndexKey(expires, *same_key), std::string_view())));
+        CTXKIT_RETURN_IF_ERROR(
+            ToAbsl(txn.Put(dbs_.expiry, TimeIndexKey(expires, *same_key),
+                           std::string_view())));
       }
       if (now > meta->last_accessed) {
-        CTXKIT_RETURN_IF_ERROR(Del(
-            txn, dbs_.lru, TimeIndexKey(meta->last_accessed, *same_key)));
+        CTXKIT_RETURN_IF_ERROR(
+            Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, *same_key)));
         CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
             dbs_.lru, TimeIndexKey(now, *same_key), std::string_view())));
         meta->last_accessed = now;
@@ -542,22 +547,23 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
     meta.size_bytes = content.size();
     meta.model = options.model;
     meta.conversation_id = options.conversation_id;
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(meta))));
+    CTXKIT_RETURN_IF_ERROR(
+        ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(meta))));
     CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.content, key, content)));
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(
+        ToAbsl(txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
     if (expires != 0) {
-      CTXKIT_RETURN_IF_ERROR(ToAbsl(
-          txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
+      CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
+          dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
     }
     CTXKIT_RETURN_IF_ERROR(ToAbsl(
         txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view())));
     CTXKIT_RETURN_IF_ERROR(
         ToAbsl(txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view())));
     if (!meta.conversation_id.empty()) {
-      CTXKIT_RETURN_IF_ERROR(ToAbsl(
-          txn.Put(dbs_.conv, ConvIndexKey(meta.conversation_id, key),
-                  std::string_view())));
+      CTXKIT_RETURN_IF_ERROR(
+          ToAbsl(txn.Put(dbs_.conv, ConvIndexKey(meta.conversation_id, key),
+                         std::string_view())));
     }
     std::vector<uint64_t>& t = *totals;
     t[kTotEntries] += 1;
@@ -584,6 +590,26 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
   return result;
 }
 
+void CacheImpl::Remember(std::string_view key, MemoEntry entry) {
+  const size_t bytes = key.size() + entry.content.size() + entry.model.size() +
+                       entry.conversation_id.size();
+  if (bytes > kMemoMaxBytes / 16) return;  // large entries are not kept
+  std::lock_guard lock(memo_mu_);
+  const auto old = memo_.find(AV(key));
+  if (old != memo_.end()) {
+    memo_bytes_ -= key.size() + old->second.content.size() +
+                   old->second.model.size() +
+                   old->second.conversation_id.size();
+    memo_.erase(old);
+  }
+  if (memo_.size() >= kMemoMaxEntries || memo_bytes_ + bytes > kMemoMaxBytes) {
+    memo_.clear();
+    memo_bytes_ = 0;
+  }
+  memo_.emplace(std::string(key), std::move(entry));
+  memo_bytes_ += bytes;
+}
+
 absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   std::string_view prefix;
   Hash128 hash{};
@@ -597,6 +623,39 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   }
   const int64_t now = Now();
   CacheEntry entry;
+  {
+    const uint64_t current = store_.LastCommittedTransactionId();
+    MemoEntry hot;
+    bool found = false;
+    {
+      std::lock_guard lock(memo_mu_);
+      const auto it = memo_.find(AV(key));
+      if (it != memo_.end() && it->second.snapshot == current &&
+          !Expired(it->second.expires_at, now)) {
+        found = true;
+        hot.serial = it->second.serial;
+        hot.tokens = it->second.tokens;
+        hot.hit_count = it->second.hit_count;
+        hot.created_at = it->second.created_at;
+        hot.expires_at = it->second.expires_at;
+        hot.last_accessed = it->second.last_accessed;
+        entry.content = it->second.content;
+        entry.model = it->second.model;
+        entry.conversation_id = it->second.conversation_id;
+      }
+    }
+    if (found) {
+      entry.key.assign(key.data(), key.size());
+      uint64_t pending = 0;
+      RecordHit(key, hot.serial, hot.tokens, entry.model, now, &pending);
+      entry.tokens = hot.tokens;
+      entry.hit_count = hot.hit_count + pending;
+      entry.created_at = hot.created_at;
+      entry.last_accessed = std::max(now, hot.last_accessed);
+      entry.expires_at = hot.expires_at;
+      return entry;
+    }
+  }
   MetaView meta{};
   bool expired = false;
   {
@@ -609,8 +668,8 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
       }
     } else {
       if (!DecodeView(*value, &meta)) {
-        return absl::DataLossError(absl::StrFormat(
-            "cache entry '%s' has a malformed record", key));
+        return absl::DataLossError(
+            absl::StrFormat("cache entry '%s' has a malformed record", key));
       }
       if (Expired(meta.expires_at, now)) {
         expired = true;
@@ -622,6 +681,18 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
         entry.conversation_id.assign(meta.conversation_id.data(),
                                      meta.conversation_id.size());
         entry.key.assign(key.data(), key.size());
+        MemoEntry keep;
+        keep.snapshot = txn->snapshot_id();
+        keep.serial = meta.serial;
+        keep.tokens = meta.tokens;
+        keep.hit_count = meta.hit_count;
+        keep.created_at = meta.created_at;
+        keep.expires_at = meta.expires_at;
+        keep.last_accessed = meta.last_accessed;
+        keep.model = entry.model;
+        keep.conversation_id = entry.conversation_id;
+        keep.content = entry.content;
+        Remember(key, std::move(keep));
         uint64_t pending = 0;
         RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
         entry.tokens = meta.tokens;
@@ -665,8 +736,8 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
       if (!value.ok()) return ToAbsl(value.status());
       MetaView meta{};
       if (!DecodeView(*value, &meta)) {
-        return absl::DataLossError(absl::StrFormat(
-            "cache entry '%s' has a malformed record", key));
+        return absl::DataLossError(
+            absl::StrFormat("cache entry '%s' has a malformed record", key));
       }
       StatusOr<std::string_view> stored = txn->Get(dbs_.content, key);
       if (!stored.ok()) return ToAbsl(stored.status());
@@ -693,72 +764,72 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
     std::optional<std::string_view> prefix) {
   if (prefix) CTXKIT_RETURN_IF_ERROR(CheckPrefix(*prefix));
   uint64_t removed = 0;
-  absl::Status status = UpdateWithBatch([&](WriteTransaction& txn,
-                                            int64_t) -> absl::Status {
-    removed = 0;
-    if (prefix) {
-      const std::string start = absl::StrFormat("%s:", *prefix);
-      std::vector<std::string> keys;
-      {
-        StatusOr<Cursor> cursor = txn.NewCursor(dbs_.entries);
-        if (!cursor.ok()) return ToAbsl(cursor.status());
-        for (cursor->Seek(start);
-             cursor->Valid() && cursor->key().starts_with(start);
-             cursor->Next()) {
-          keys.emplace_back(cursor->key());
+  absl::Status status =
+      UpdateWithBatch([&](WriteTransaction& txn, int64_t) -> absl::Status {
+        removed = 0;
+        if (prefix) {
+          const std::string start = absl::StrFormat("%s:", *prefix);
+          std::vector<std::string> keys;
+          {
+            StatusOr<Cursor> cursor = txn.NewCursor(dbs_.entries);
+            if (!cursor.ok()) return ToAbsl(cursor.status());
+            for (cursor->Seek(start);
+                 cursor->Valid() && cursor->key().starts_with(start);
+                 cursor->Next()) {
+              keys.emplace_back(cursor->key());
+            }
+            if (!cursor->status().ok()) return ToAbsl(cursor->status());
+          }
+          for (const std::string& key : keys) {
+            StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+            if (!value.ok()) return ToAbsl(value.status());
+            absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
+            if (!meta.ok()) return meta.status();
+            CTXKIT_RETURN_IF_ERROR(
+                RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExplicit));
+            ++removed;
+          }
+          return absl::OkStatus();
         }
-        if (!cursor->status().ok()) return ToAbsl(cursor->status());
-      }
-      for (const std::string& key : keys) {
-        StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
-        if (!value.ok()) return ToAbsl(value.status());
-        absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
-        if (!meta.ok()) return meta.status();
-        CTXKIT_RETURN_IF_ERROR(
-            RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExplicit));
-        ++removed;
-      }
-      return absl::OkStatus();
-    }
-    // Everything: drop the tables whole, zero the live counters and keep
-    // the lifetime ones.
-    absl::StatusOr<std::vector<uint64_t>> t =
-        ReadCounters(txn, dbs_.stats, kTotalsKey, kTotFieldCount);
-    if (!t.ok()) return t.status();
-    removed = (*t)[kTotEntries];
-    for (int f : {kTotEntries, kTotSizeBytes, kTotTokens, kTotHits,
-                  kTotTokensSaved, kTotZeroHitEntries}) {
-      (*t)[static_cast<size_t>(f)] = 0;
-    }
-    CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, kTotalsKey, *t));
-    std::vector<std::pair<std::string, std::vector<uint64_t>>> groups;
-    {
-      StatusOr<Cursor> cursor = txn.NewCursor(dbs_.stats);
-      if (!cursor.ok()) return ToAbsl(cursor.status());
-      for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
-        const std::string_view k = cursor->key();
-        if (k.starts_with("p") || k.starts_with("m")) {
-          groups.emplace_back(std::string(k), std::vector<uint64_t>());
+        // Everything: drop the tables whole, zero the live counters and keep
+        // the lifetime ones.
+        absl::StatusOr<std::vector<uint64_t>> t =
+            ReadCounters(txn, dbs_.stats, kTotalsKey, kTotFieldCount);
+        if (!t.ok()) return t.status();
+        removed = (*t)[kTotEntries];
+        for (int f : {kTotEntries, kTotSizeBytes, kTotTokens, kTotHits,
+                      kTotTokensSaved, kTotZeroHitEntries}) {
+          (*t)[static_cast<size_t>(f)] = 0;
         }
-      }
-      if (!cursor->status().ok()) return ToAbsl(cursor->status());
-    }
-    for (auto& [k, f] : groups) {
-      absl::StatusOr<std::vector<uint64_t>> g =
-          ReadCounters(txn, dbs_.stats, k, kGrpFieldCount);
-      if (!g.ok()) return g.status();
-      for (int i : {kGrpEntries, kGrpSizeBytes, kGrpTokens, kGrpHits,
-                    kGrpTokensSaved}) {
-        (*g)[static_cast<size_t>(i)] = 0;
-      }
-      CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, k, *g));
-    }
-    for (Database db : {dbs_.entries, dbs_.content, dbs_.lru, dbs_.expiry,
-                        dbs_.hash, dbs_.conv, dbs_.hits}) {
-      CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Clear(db)));
-    }
-    return absl::OkStatus();
-  });
+        CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, kTotalsKey, *t));
+        std::vector<std::pair<std::string, std::vector<uint64_t>>> groups;
+        {
+          StatusOr<Cursor> cursor = txn.NewCursor(dbs_.stats);
+          if (!cursor.ok()) return ToAbsl(cursor.status());
+          for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
+            const std::string_view k = cursor->key();
+            if (k.starts_with("p") || k.starts_with("m")) {
+              groups.emplace_back(std::string(k), std::vector<uint64_t>());
+            }
+          }
+          if (!cursor->status().ok()) return ToAbsl(cursor->status());
+        }
+        for (auto& [k, f] : groups) {
+          absl::StatusOr<std::vector<uint64_t>> g =
+              ReadCounters(txn, dbs_.stats, k, kGrpFieldCount);
+          if (!g.ok()) return g.status();
+          for (int i : {kGrpEntries, kGrpSizeBytes, kGrpTokens, kGrpHits,
+                        kGrpTokensSaved}) {
+            (*g)[static_cast<size_t>(i)] = 0;
+          }
+          CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, k, *g));
+        }
+        for (Database db : {dbs_.entries, dbs_.content, dbs_.lru, dbs_.expiry,
+                            dbs_.hash, dbs_.conv, dbs_.hits}) {
+          CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Clear(db)));
+        }
+        return absl::OkStatus();
+      });
   if (!status.ok()) return status;
   return removed;
 }
@@ -815,7 +886,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
     s.hit_rate = Round1(100.0 * static_cast<double>(s.lifetime_hits) /
                         static_cast<double>(lookups));
   }
-  s.effectiveness = lookups == 0 ? "low"
+  s.effectiveness = lookups == 0                              ? "low"
                     : s.hit_rate >= kCacheHighEffectiveness   ? "high"
                     : s.hit_rate >= kCacheMediumEffectiveness ? "medium"
                                                               : "low";
@@ -870,8 +941,8 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
       if (!value.ok()) return ToAbsl(value.status());
       MetaView meta{};
       if (!DecodeView(*value, &meta)) {
-        return absl::DataLossError(absl::StrFormat(
-            "cache entry '%s' has a malformed record", key));
+        return absl::DataLossError(
+            absl::StrFormat("cache entry '%s' has a malformed record", key));
       }
       s.top_entries.push_back(
           CacheTopEntry{key, hits, hits * meta.tokens, meta.last_accessed});
@@ -880,8 +951,8 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
   // Recommendations in the manner of seed 000's cache-stats.
   auto add = [&](const char* priority, std::string suggestion,
                  std::string action) {
-    s.recommendations.push_back(
-        CacheRecommendation{priority, std::move(suggestion), std::move(action)});
+    s.recommendations.push_back(CacheRecommendation{
+        priority, std::move(suggestion), std::move(action)});
   };
   if (s.total_entries == 0) {
     add("medium", "Cache is empty",
@@ -891,8 +962,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
     add("low", "Not enough lookups to judge the cache yet",
         "Retrieve cached content by key or check content before sending it");
   } else if (s.hit_rate < kCacheMediumEffectiveness) {
-    add("high",
-        absl::StrFormat("Cache hit rate is low (%.1f%%)", s.hit_rate),
+    add("high", absl::StrFormat("Cache hit rate is low (%.1f%%)", s.hit_rate),
         "Cache stable, frequently repeated content (system prompts, "
         "instructions) and check before sending");
   } else if (s.hit_rate < kCacheHighEffectiveness) {

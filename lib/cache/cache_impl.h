@@ -40,8 +40,7 @@ struct HitBatch {
   uint64_t misses = 0;
 
   bool empty() const {
-    return entries.empty() && orphans.empty() && expired.empty() &&
-           misses == 0;
+    return entries.empty() && orphans.empty() && expired.empty() && misses == 0;
   }
   void MergeFrom(HitBatch&& other);
 };
@@ -57,8 +56,8 @@ class CacheImpl {
   absl::StatusOr<CachePutResult> Put(std::string_view content,
                                      const CachePutOptions& options);
   absl::StatusOr<CacheEntry> Get(std::string_view key);
-  absl::StatusOr<CacheCheckResult> Check(std::string_view content,
-                                         std::optional<std::string_view> prefix);
+  absl::StatusOr<CacheCheckResult> Check(
+      std::string_view content, std::optional<std::string_view> prefix);
   absl::StatusOr<uint64_t> Clear(std::optional<std::string_view> prefix);
   absl::StatusOr<uint64_t> Sweep();
   absl::Status Flush();
@@ -87,6 +86,9 @@ class CacheImpl {
       bool skip_if_empty = false);
   absl::StatusOr<uint64_t> RemoveExpired(WriteTransaction& txn, int64_t now);
   void FlusherLoop();
+  // Keeps `entry` (read in snapshot entry.snapshot) for later Gets (memo_).
+  struct MemoEntry;
+  void Remember(std::string_view key, MemoEntry entry);
 
   Store& store_;
   const CacheOptions options_;
@@ -98,6 +100,30 @@ class CacheImpl {
   std::mutex flush_mu_;
   std::mutex pending_mu_;
   HitBatch pending_;  // guarded by pending_mu_
+
+  // Entries read by Get, each stamped with the snapshot it was read in, and
+  // served again without LMDB while Store::LastCommittedTransactionId() still
+  // equals that stamp: any commit by any process (a Put, a delete, a hit
+  // flush) changes the id and so retires every copy. Repeated hits on hot
+  // entries (a system prompt) are the cache's main use, and two B-tree
+  // lookups per hit were most of their cost. Bounded; emptied when full.
+  struct MemoEntry {
+    uint64_t snapshot = 0;
+    uint64_t serial = 0;
+    uint64_t tokens = 0;
+    uint64_t hit_count = 0;
+    int64_t created_at = 0;
+    int64_t expires_at = 0;
+    int64_t last_accessed = 0;
+    std::string model;
+    std::string conversation_id;
+    std::string content;
+  };
+  static constexpr size_t kMemoMaxEntries = size_t{1} << 16;
+  static constexpr size_t kMemoMaxBytes = size_t{64} << 20;
+  std::mutex memo_mu_;
+  absl::flat_hash_map<std::string, MemoEntry> memo_;  // guarded by memo_mu_
+  size_t memo_bytes_ = 0;                             // guarded by memo_mu_
 
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_;

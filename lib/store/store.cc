@@ -36,9 +36,10 @@ StatusOr<ReadTransaction> Store::BeginRead() const {
 }
 
 Status Store::Update(const std::function<Status(WriteTransaction&)>& fn) {
-  if (!fn) return Status(StatusCode::kInvalidArgument, "Update needs a function");
-  return ToPublic(impl_->Update(
-      [&](WriteTransaction& txn) { return ToAbsl(fn(txn)); }));
+  if (!fn)
+    return Status(StatusCode::kInvalidArgument, "Update needs a function");
+  return ToPublic(
+      impl_->Update([&](WriteTransaction& txn) { return ToAbsl(fn(txn)); }));
 }
 
 StatusOr<StoreInfo> Store::Info() const { return ToPublic(impl_->Info()); }
@@ -47,6 +48,9 @@ const std::string& Store::path() const { return impl_->path(); }
 bool Store::read_only() const { return impl_->read_only(); }
 int Store::stale_readers_cleared() const {
   return impl_->stale_readers_cleared();
+}
+uint64_t Store::LastCommittedTransactionId() const {
+  return impl_->LastCommittedTransactionId();
 }
 
 }  // namespace ctxkit

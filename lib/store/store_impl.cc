@@ -82,9 +82,9 @@ absl::Status ValidateOptions(std::string_view path,
         ") must be at least kMinMapSize (", StoreOptions::kMinMapSize, ")"));
   }
   if (options.max_map_size < options.map_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "StoreOptions.max_map_size (", options.max_map_size,
-        ") must be at least map_size (", options.map_size, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("StoreOptions.max_map_size (", options.max_map_size,
+                     ") must be at least map_size (", options.map_size, ")"));
   }
   if (options.max_map_size > (uint64_t{1} << 46)) {
     return absl::InvalidArgumentError(
@@ -92,9 +92,9 @@ absl::Status ValidateOptions(std::string_view path,
                      ") exceeds 64 TiB"));
   }
   if (options.max_readers < 1 || options.max_readers > 32767) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("StoreOptions.max_readers (", options.max_readers,
-                     ") must be in 1..32767"));
+    return absl::InvalidArgumentError(absl::StrCat("StoreOptions.max_readers (",
+                                                   options.max_readers,
+                                                   ") must be in 1..32767"));
   }
   return absl::OkStatus();
 }
@@ -104,9 +104,8 @@ absl::Status ValidateDatabaseName(std::string_view name) {
     return absl::InvalidArgumentError("database name must not be empty");
   }
   if (name.size() > kMaxDatabaseName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("database name of ", name.size(), " bytes exceeds ",
-                     kMaxDatabaseName));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "database name of ", name.size(), " bytes exceeds ", kMaxDatabaseName));
   }
   if (name.find('\0') != std::string_view::npos) {
     return absl::InvalidArgumentError("database name must not contain NUL");
@@ -139,8 +138,9 @@ absl::StatusOr<uint32_t> ReadVersion(MDB_txn* txn, MDB_dbi meta,
   MDB_val value;
   int rc = mdb_get(txn, meta, &key, &value);
   if (rc == MDB_NOTFOUND) {
-    return absl::DataLossError(absl::StrCat(
-        "store '", AV(path), "' has a __meta database without a format version"));
+    return absl::DataLossError(
+        absl::StrCat("store '", AV(path),
+                     "' has a __meta database without a format version"));
   }
   if (rc != 0) return LmdbStatus(rc, "reading the store's format version");
   if (value.mv_size != 4) {
@@ -163,9 +163,9 @@ absl::Status NewerFormatError(std::string_view path, uint32_t stored,
 
 class MigrationContextImpl final : public MigrationContext {
  public:
-  MigrationContextImpl(WriteTransaction& txn,
-                       std::function<absl::StatusOr<Database>(std::string_view)>
-                           open)
+  MigrationContextImpl(
+      WriteTransaction& txn,
+      std::function<absl::StatusOr<Database>(std::string_view)> open)
       : txn_(txn), open_(std::move(open)) {}
   WriteTransaction& txn() override { return txn_; }
   absl::StatusOr<Database> OpenDatabase(std::string_view name) override {
@@ -225,13 +225,12 @@ absl::Status StoreImpl::OpenEnvironment() {
     if (stat(parent.c_str(), &parent_st) != 0) {
       const int perr = errno;
       if (perr == ENOENT) {
-        return absl::NotFoundError(
-            absl::StrCat("cannot create store '", path_,
-                         "': its parent directory '", AV(parent),
-                         "' does not exist"));
+        return absl::NotFoundError(absl::StrCat(
+            "cannot create store '", path_, "': its parent directory '",
+            AV(parent), "' does not exist"));
       }
       return LmdbStatus(perr, absl::StrCat("cannot create store '", path_,
-                                            "': checking '", AV(parent), "'"));
+                                           "': checking '", AV(parent), "'"));
     }
     if (!S_ISDIR(parent_st.st_mode)) {
       return absl::FailedPreconditionError(
@@ -240,11 +239,12 @@ absl::Status StoreImpl::OpenEnvironment() {
     }
     // 0700: a store holds users' conversations.
     if (mkdir(path_.c_str(), 0700) != 0 && errno != EEXIST) {
-      return LmdbStatus(errno, absl::StrCat("cannot create store directory '",
-                                             path_, "'"));
+      return LmdbStatus(
+          errno, absl::StrCat("cannot create store directory '", path_, "'"));
     }
     if (stat(path_.c_str(), &st) != 0) {
-      return LmdbStatus(errno, absl::StrCat("cannot access store '", path_, "'"));
+      return LmdbStatus(errno,
+                        absl::StrCat("cannot access store '", path_, "'"));
     }
   }
   if (!S_ISDIR(st.st_mode)) {
@@ -254,9 +254,9 @@ absl::Status StoreImpl::OpenEnvironment() {
         "and lock.mdb"));
   }
   if (access(path_.c_str(), R_OK | X_OK | (read_only ? 0 : W_OK)) != 0) {
-    return LmdbStatus(errno, absl::StrCat("cannot ",
-                                           read_only ? "read" : "write",
-                                           " store directory '", path_, "'"));
+    return LmdbStatus(errno,
+                      absl::StrCat("cannot ", read_only ? "read" : "write",
+                                   " store directory '", path_, "'"));
   }
   const std::string data_path = path_ + "/data.mdb";
   struct stat data_st;
@@ -322,7 +322,8 @@ absl::Status StoreImpl::OpenEnvironment() {
             "is not an LMDB lock file"));
       default:
         if (rc > 0) {
-          return LmdbStatus(rc, absl::StrCat("cannot open store '", path_, "'"));
+          return LmdbStatus(rc,
+                            absl::StrCat("cannot open store '", path_, "'"));
         }
         return LmdbStatus(rc, absl::StrCat("cannot open store '", path_, "'"));
     }
@@ -383,7 +384,8 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
     opened.clear();
     MDB_txn* raw = txn.txn_;
     MDB_dbi meta;
-    int rc = mdb_dbi_open(raw, std::string(kMetaDatabaseName).c_str(), 0, &meta);
+    int rc =
+        mdb_dbi_open(raw, std::string(kMetaDatabaseName).c_str(), 0, &meta);
     if (rc == MDB_NOTFOUND) {
       MDB_stat main_stat;
       MDB_dbi main_dbi;
@@ -396,21 +398,24 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
             "' holds an LMDB environment but not a ctxkit store (no __meta "
             "database); refusing to write into it"));
       }
-      rc = mdb_dbi_open(raw, std::string(kMetaDatabaseName).c_str(),
-                        MDB_CREATE, &meta);
-      if (rc != 0) return ToAbsl(txn.Fail(rc, "creating the store's __meta database"));
+      rc = mdb_dbi_open(raw, std::string(kMetaDatabaseName).c_str(), MDB_CREATE,
+                        &meta);
+      if (rc != 0)
+        return ToAbsl(txn.Fail(rc, "creating the store's __meta database"));
       const std::string version = EncodeVersion(format.current);
       const std::string created_by = "ctxkit " CTXKIT_VERSION_STRING;
       MDB_val k1 = Val(kFormatVersionKey), v1 = Val(version);
       MDB_val k2 = Val(kCreatedByKey), v2 = Val(created_by);
       rc = mdb_put(raw, meta, &k1, &v1, 0);
       if (rc == 0) rc = mdb_put(raw, meta, &k2, &v2, 0);
-      if (rc != 0) return ToAbsl(txn.Fail(rc, "writing the store's format version"));
+      if (rc != 0)
+        return ToAbsl(txn.Fail(rc, "writing the store's format version"));
       opened.emplace_back(std::string(kMetaDatabaseName), meta);
       final_version = format.current;
       return absl::OkStatus();
     }
-    if (rc != 0) return ToAbsl(txn.Fail(rc, "opening the store's __meta database"));
+    if (rc != 0)
+      return ToAbsl(txn.Fail(rc, "opening the store's __meta database"));
     opened.emplace_back(std::string(kMetaDatabaseName), meta);
     absl::StatusOr<uint32_t> stored = ReadVersion(raw, meta, path_);
     if (!stored.ok()) return stored.status();
@@ -418,9 +423,9 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
       return NewerFormatError(path_, *stored, format.current);
     }
     for (uint32_t v = *stored; v < format.current; ++v) {
-      auto step = std::find_if(
-          format.migrations.begin(), format.migrations.end(),
-          [v](const Migration& m) { return m.from == v; });
+      auto step =
+          std::find_if(format.migrations.begin(), format.migrations.end(),
+                       [v](const Migration& m) { return m.from == v; });
       if (step == format.migrations.end() || !step->apply) {
         return absl::FailedPreconditionError(absl::StrFormat(
             "store '%s' has on-disk format version %u, which this ctxkit "
@@ -433,9 +438,9 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
             const int orc =
                 mdb_dbi_open(raw, std::string(name).c_str(), MDB_CREATE, &dbi);
             if (orc != 0) {
-              return ToAbsl(txn.Fail(orc, absl::StrCat("opening database '",
-                                                       AV(name),
-                                                       "' during migration")));
+              return ToAbsl(
+                  txn.Fail(orc, absl::StrCat("opening database '", AV(name),
+                                             "' during migration")));
             }
             opened.emplace_back(std::string(name), dbi);
             return Database(this, dbi);
@@ -452,7 +457,8 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
       const std::string version = EncodeVersion(format.current);
       MDB_val k = Val(kFormatVersionKey), val = Val(version);
       rc = mdb_put(raw, meta, &k, &val, 0);
-      if (rc != 0) return ToAbsl(txn.Fail(rc, "writing the store's format version"));
+      if (rc != 0)
+        return ToAbsl(txn.Fail(rc, "writing the store's format version"));
     }
     final_version = format.current;
     return absl::OkStatus();
@@ -489,15 +495,16 @@ absl::StatusOr<Database> StoreImpl::OpenDatabase(std::string_view name) {
     }
     ExitTxn();
     if (rc == MDB_NOTFOUND) {
-      return absl::NotFoundError(
-          absl::StrCat("store '", path_, "' has no database '", AV(name),
-                       "' (and it is open read-only, so it cannot be created)"));
+      return absl::NotFoundError(absl::StrCat(
+          "store '", path_, "' has no database '", AV(name),
+          "' (and it is open read-only, so it cannot be created)"));
     }
     if (rc == MDB_INCOMPATIBLE) {
       return absl::FailedPreconditionError(absl::StrCat(
           "'", AV(name), "' in store '", path_, "' is not a database"));
     }
-    if (rc != 0) return LmdbStatus(rc, absl::StrCat("opening database '", AV(name), "'"));
+    if (rc != 0)
+      return LmdbStatus(rc, absl::StrCat("opening database '", AV(name), "'"));
   } else {
     absl::Status s = Update([&](WriteTransaction& txn) -> absl::Status {
       const int rc = mdb_dbi_open(txn.txn_, cname.c_str(), MDB_CREATE, &dbi);
@@ -506,12 +513,13 @@ absl::StatusOr<Database> StoreImpl::OpenDatabase(std::string_view name) {
             "'", AV(name), "' in store '", path_, "' is not a database"));
       }
       if (rc == MDB_DBS_FULL) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "store '", path_, "' cannot hold more than ", kMaxDatabases - 1,
-            " databases"));
+        return absl::ResourceExhaustedError(
+            absl::StrCat("store '", path_, "' cannot hold more than ",
+                         kMaxDatabases - 1, " databases"));
       }
       if (rc != 0) {
-        return ToAbsl(txn.Fail(rc, absl::StrCat("creating database '", AV(name), "'")));
+        return ToAbsl(
+            txn.Fail(rc, absl::StrCat("creating database '", AV(name), "'")));
       }
       return absl::OkStatus();
     });
@@ -544,9 +552,15 @@ absl::Status StoreImpl::BeginRawRead(MDB_txn** out) {
           "too many read transactions open on store '", path_,
           "' (max_readers=", options_.max_readers, " across all processes)"));
     }
-    return LmdbStatus(rc, absl::StrCat("beginning a read transaction on '",
-                                       path_, "'"));
+    return LmdbStatus(
+        rc, absl::StrCat("beginning a read transaction on '", path_, "'"));
   }
+}
+
+uint64_t StoreImpl::LastCommittedTransactionId() const {
+  MDB_envinfo info;
+  mdb_env_info(env_, &info);
+  return info.me_last_txnid;
 }
 
 void StoreImpl::DrainReadPool() {
@@ -610,8 +624,7 @@ void StoreImpl::EnterTxn() {
   const std::thread::id self = std::this_thread::get_id();
   // A pending resize waits for every open transaction to end; a thread that
   // already holds one must not wait for the resize in turn.
-  if (!read_txns_by_thread_.contains(self) &&
-      writer_thread_.load() != self) {
+  if (!read_txns_by_thread_.contains(self) && writer_thread_.load() != self) {
     txn_cv_.wait(lock, [&] { return !resizing_; });
   }
   ++open_txns_;
@@ -667,8 +680,8 @@ absl::Status StoreImpl::ResizeMap(bool grow) {
 absl::Status StoreImpl::Update(
     absl::FunctionRef<absl::Status(WriteTransaction&)> fn) {
   if (options_.read_only) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("store '", path_, "' is open read-only; it cannot be written"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "store '", path_, "' is open read-only; it cannot be written"));
   }
   const std::thread::id self = std::this_thread::get_id();
   if (writer_thread_.load() == self) {
@@ -690,8 +703,8 @@ absl::Status StoreImpl::Update(
         if (absl::Status s = ResizeMap(/*grow=*/false); !s.ok()) return s;
         continue;
       }
-      return LmdbStatus(rc, absl::StrCat("beginning a write transaction on '",
-                                         path_, "'"));
+      return LmdbStatus(
+          rc, absl::StrCat("beginning a write transaction on '", path_, "'"));
     }
     {
       std::lock_guard lock(txn_mu_);
@@ -795,12 +808,14 @@ absl::StatusOr<StoreInfo> StoreImpl::Info() {
     } else {
       rc = mdb_dbi_open(txn, name.c_str(), 0, &dbi);
       if (rc == MDB_INCOMPATIBLE) continue;  // a plain key, not a database
-      if (rc != 0) return LmdbStatus(rc, absl::StrCat("opening '", AV(name), "'"));
+      if (rc != 0)
+        return LmdbStatus(rc, absl::StrCat("opening '", AV(name), "'"));
       opened.emplace_back(name, dbi);
     }
     MDB_stat st;
     rc = mdb_stat(txn, dbi, &st);
-    if (rc != 0) return LmdbStatus(rc, absl::StrCat("reading '", AV(name), "'"));
+    if (rc != 0)
+      return LmdbStatus(rc, absl::StrCat("reading '", AV(name), "'"));
     info.databases.push_back(DatabaseInfo{
         name, st.ms_entries,
         st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages,

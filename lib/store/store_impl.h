@@ -58,6 +58,7 @@ class StoreImpl {
   const std::string& path() const { return path_; }
   bool read_only() const { return options_.read_only; }
   int stale_readers_cleared() const { return stale_readers_cleared_; }
+  uint64_t LastCommittedTransactionId() const;
   uint32_t format_version() const { return format_version_; }
 
   // For the transaction classes.

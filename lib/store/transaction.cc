@@ -33,7 +33,8 @@ std::string Quote(std::string_view key) {
   std::string out = absl::StrCat(
       "'", absl::CHexEscape(absl::string_view(shown.data(), shown.size())),
       "'");
-  if (key.size() > kShown) absl::StrAppend(&out, "... (", key.size(), " bytes)");
+  if (key.size() > kShown)
+    absl::StrAppend(&out, "... (", key.size(), " bytes)");
   return out;
 }
 
@@ -89,8 +90,8 @@ void Cursor::Move(int op, std::string_view target) {
   }
   MDB_val key = Val(target);
   MDB_val value{0, nullptr};
-  const int rc = mdb_cursor_get(cursor_, &key, &value,
-                                static_cast<MDB_cursor_op>(op));
+  const int rc =
+      mdb_cursor_get(cursor_, &key, &value, static_cast<MDB_cursor_op>(op));
   if (rc == 0) {
     valid_ = true;
     key_ = View(key);
@@ -188,6 +189,10 @@ ReadTransaction& ReadTransaction::operator=(ReadTransaction&& other) noexcept {
 }
 
 ReadTransaction::~ReadTransaction() { End(); }
+
+uint64_t ReadTransaction::snapshot_id() const {
+  return txn_ == nullptr ? 0 : mdb_txn_id(txn_);
+}
 
 void ReadTransaction::End() {
   if (txn_ != nullptr) store_->EndRead(std::exchange(txn_, nullptr));

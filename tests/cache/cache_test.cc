@@ -595,6 +595,46 @@ TEST_CASE("the conversation delete hook removes that conversation's entries") {
   CheckAgainstRecount(*f.store, *cache);
 }
 
+// Get keeps hot entries in memory, stamped with their snapshot; any commit
+// to the store, by any part or process, must retire those copies. Here the
+// entry's records are removed behind the Cache's back, as another process
+// would.
+TEST_CASE("a hit served from memory never outlives a commit") {
+  Fixture f;
+  auto cache = f.Open();
+  auto put = cache->Put("You are a careful reviewer.", Prefix("prompts"));
+  REQUIRE(put.ok());
+  for (uint64_t i = 1; i <= 3; ++i) {
+    auto hit = cache->Get(put->key);
+    REQUIRE(hit.ok());
+    CHECK(hit->content == "You are a careful reviewer.");
+    CHECK(hit->hit_count == i);
+  }
+  auto entries = f.store->OpenDatabase("cache");
+  auto content = f.store->OpenDatabase("cache.content");
+  auto other = f.store->OpenDatabase("unrelated");
+  REQUIRE((entries.ok() && content.ok() && other.ok()));
+  // An unrelated commit: the entry is read again and is unchanged.
+  REQUIRE(f.store
+              ->Update([&](WriteTransaction& txn) {
+                return txn.Put(*other, "k", "v");
+              })
+              .ok());
+  auto hit = cache->Get(put->key);
+  REQUIRE(hit.ok());
+  CHECK(hit->hit_count == 4);
+  // Removed behind its back: the copy in memory must not be served.
+  REQUIRE(f.store
+              ->Update([&](WriteTransaction& txn) {
+                auto a = txn.Delete(*entries, put->key);
+                auto b = txn.Delete(*content, put->key);
+                return a.ok() && b.ok() ? Status()
+                                        : Status(StatusCode::kInternal, "");
+              })
+              .ok());
+  CHECK(cache->Get(put->key).status().code() == StatusCode::kNotFound);
+}
+
 TEST_CASE("8 threads mixing Get, Put and Check") {
   Fixture f;
   CacheOptions o;

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -37,14 +38,15 @@ struct Fixture {
   std::unique_ptr<Store> store;
   std::unique_ptr<ReferenceStore> refs;
   Database conversations;
-  int64_t now = 1700000000000;
+  // Atomic: the threads test calls the clock from several threads.
+  std::atomic<int64_t> now{1700000000000};
 
   Fixture() {
     auto s = Store::Open(dir.path());
     REQUIRE(s.ok());
     store = std::move(*s);
     ReferenceStoreOptions options;
-    options.clock = [this] { return now++; };
+    options.clock = [this] { return now.fetch_add(1); };
     auto r = ReferenceStore::Open(*store, options);
     REQUIRE(r.ok());
     refs = std::move(*r);

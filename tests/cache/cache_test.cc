@@ -680,28 +680,5 @@ TEST_CASE("8 threads mixing Get, Put and Check") {
   CheckAgainstRecount(*f.store, *cache);
 }
 
-TEST_CASE("hit retrieval speed (1 KiB entries, one thread)") {
-  Fixture f;
-  auto cache = f.Open();
-  std::vector<std::string> keys;
-  for (int i = 0; i < 256; ++i) {
-    std::string content(1024, 'a' + static_cast<char>(i % 26));
-    content += std::to_string(i);
-    keys.push_back(cache->Put(content)->key);
-  }
-  const int n = 200000;
-  const auto start = std::chrono::steady_clock::now();
-  size_t bytes = 0;
-  for (int i = 0; i < n; ++i) {
-    auto r = cache->Get(keys[static_cast<size_t>(i) & 255]);
-    bytes += r->content.size();
-  }
-  const double secs = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-  MESSAGE("cache hit retrieval: ", n / secs / 1e6, " M/s (", bytes, " bytes)");
-  CHECK(bytes > 0);
-}
-
 }  // namespace
 }  // namespace ctxkit

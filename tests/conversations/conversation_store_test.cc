@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -700,52 +699,6 @@ TEST_CASE("Open wires the references and cache parts' hooks") {
   Conversation c = Must(f.convs->Create({.title = "t"}));
   DeletedConversation d = Must(f.convs->Delete(c.id));
   CHECK(d.dependent_records_deleted == 0);
-}
-
-// ---- Speed (printed; the targets are checked in bench/) ----
-
-TEST_CASE("batched add_message rate") {
-  Fixture f;
-  Conversation c = Must(f.convs->Create({.title = "speed"}));
-  std::vector<NewMessage> batch;
-  std::mt19937 rng(7);
-  const char* words[] = {"the", "token", "budget", "of", "this", "request",
-                         "is", "fine,", "but", "consider", "caching", "42"};
-  for (int i = 0; i < 20000; ++i) {
-    std::string t;
-    while (t.size() < 200) {
-      t += words[rng() % std::size(words)];
-      t += ' ';
-    }
-    batch.push_back(Msg(i % 2 ? MessageRole::kAssistant : MessageRole::kUser, t));
-  }
-  const auto start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < batch.size(); i += 1000) {
-    std::vector<NewMessage> chunk(batch.begin() + static_cast<std::ptrdiff_t>(i),
-                                  batch.begin() + static_cast<std::ptrdiff_t>(i + 1000));
-    Must(f.convs->AddMessages(c.id, chunk));
-  }
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-  MESSAGE("AddMessages, batches of 1000 x ~200 B: "
-          << static_cast<uint64_t>(20000 / seconds) << " messages/s");
-  const auto stats_start = std::chrono::steady_clock::now();
-  AggregateStats s = Must(f.convs->AggregateStats());
-  const double stats_us = std::chrono::duration<double, std::micro>(
-                              std::chrono::steady_clock::now() - stats_start)
-                              .count();
-  MESSAGE("AggregateStats: " << stats_us << " us");
-  CHECK(s.messages == 20000);
-
-  // One durable commit per message, for comparison.
-  const auto single_start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 200; ++i) Must(f.convs->AddMessage(c.id, batch[i]));
-  const double single_seconds = std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - single_start)
-                                    .count();
-  MESSAGE("AddMessage, one durable commit each: "
-          << static_cast<uint64_t>(200 / single_seconds) << " messages/s");
 }
 
 }  // namespace

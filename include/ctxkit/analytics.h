@@ -25,6 +25,15 @@
 // Retention. Calls older than retention_days (relative to the clock) are
 // deleted by Purge(), which also runs when the Analytics is opened.
 //
+// Counters. Besides calls, named 64-bit counters accumulate quantities that
+// go with operations (the compactor adds "compact.messages_in",
+// "compact.tokens_saved", ...). Counter names follow the rules of call types.
+// A counter is a lifetime total: it has no timestamp, Purge and retention
+// never touch it, and it exists from its first AddCounts on. Deltas are
+// batched with the calls (summed in memory per name, written in the same
+// transaction), so the durability above applies: a crash loses at most the
+// deltas of the last flush interval.
+//
 // Thread safety: every method may be called concurrently; Record takes only a
 // short in-memory lock. One Analytics per Store per process.
 
@@ -33,10 +42,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ctxkit/export.h"
@@ -91,14 +103,26 @@ struct AnalyticsReport {
   uint64_t total_calls = 0;
   uint64_t total_errors = 0;
   std::vector<AnalyticsTypeStats> by_type;  // sorted by type
+  // Every counter's lifetime total when the report was made, sorted by name.
+  // Counters have no timestamps, so from_ms/to_ms do not restrict them.
+  std::vector<std::pair<std::string, int64_t>> counters;
 };
 
 // {"schema_version":1,"from":..,"to":..,"total_calls":..,"total_errors":..,
 //  "calls_by_type":{"<type>":n},"average_duration_us":{"<type>":x},
 //  "by_type":{"<type>":{calls,errors,avg_duration_us,min_duration_us,
-//  max_duration_us,total_duration_us}}}
+//  max_duration_us,total_duration_us}},"counters":{"<name>":n}}
+// ("counters" is always present, {} when there are none).
 CTXKIT_EXPORT StatusOr<std::string> AnalyticsReportToJson(
     const AnalyticsReport& report);
+
+inline constexpr size_t kAnalyticsMaxCounterNameBytes = kAnalyticsMaxTypeBytes;
+
+// One delta for Analytics::AddCounts. `name` is only read during the call.
+struct AnalyticsCount {
+  std::string_view name;  // 1..64 bytes of [a-z0-9_.:-]
+  int64_t delta = 0;      // any value, negative included
+};
 
 class CTXKIT_EXPORT Analytics {
  public:
@@ -122,7 +146,8 @@ class CTXKIT_EXPORT Analytics {
   Status Flush();
 
   // Statistics of the calls with from_ms <= timestamp <= to_ms (a scan of
-  // those calls). INVALID_ARGUMENT naming to_ms when to_ms < from_ms.
+  // those calls), plus every counter's lifetime total. INVALID_ARGUMENT
+  // naming to_ms when to_ms < from_ms.
   StatusOr<AnalyticsReport> Query(int64_t from_ms, int64_t to_ms);
 
   // The calls in [from_ms, to_ms], oldest first, at most `limit`
@@ -136,7 +161,37 @@ class CTXKIT_EXPORT Analytics {
   StatusOr<uint64_t> CallCount(std::string_view type);
 
   // Deletes calls older than now - retention_days; returns how many.
+  // Counters are not affected.
   StatusOr<uint64_t> Purge();
+
+  // Adds each delta to its counter, all or nothing: if any name is bad,
+  // INVALID_ARGUMENT naming it ("counts[2].name ...") and no delta of the
+  // batch is applied. A name may appear several times (the deltas add up);
+  // an empty batch is OK. Negative deltas are allowed (a compaction may grow
+  // its input, making "tokens saved" negative); a zero delta still creates
+  // the counter. Totals saturate at INT64_MIN and INT64_MAX instead of
+  // wrapping (per addition, so only then does the order of deltas matter).
+  // Like Record, this only takes a short in-memory lock; the deltas are
+  // written by the next flush.
+  Status AddCounts(std::span<const AnalyticsCount> counts);
+  Status AddCounts(std::initializer_list<AnalyticsCount> counts) {
+    return AddCounts(
+        std::span<const AnalyticsCount>(counts.begin(), counts.size()));
+  }
+  Status AddCount(std::string_view name, int64_t delta) {
+    const AnalyticsCount count{name, delta};
+    return AddCounts(std::span<const AnalyticsCount>(&count, 1));
+  }
+
+  // The total of counter `name` (0 if it never received a delta), after
+  // flushing the waiting deltas. INVALID_ARGUMENT naming name.
+  StatusOr<int64_t> Counter(std::string_view name);
+
+  // Every counter whose name starts with `prefix` ("" = all), sorted by
+  // name, after flushing. `prefix` is 0..64 bytes of [a-z0-9_.:-];
+  // INVALID_ARGUMENT naming prefix otherwise.
+  StatusOr<std::vector<std::pair<std::string, int64_t>>> Counters(
+      std::string_view prefix = "");
 
  private:
   explicit Analytics(std::unique_ptr<internal::AnalyticsImpl> impl);

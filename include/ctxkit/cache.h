@@ -17,6 +17,19 @@
 // collide are never confused: the second one gets the key "<prefix>:<hex>-1"
 // ("-2", ... up to "-99").
 //
+// Keyed entries. PutKeyed/GetKeyed store a value found by a lookup (a
+// canonical request: the compactor keys its results by its input and
+// options) rather than by its own content. The key is "<prefix>:<hex>" as
+// above, from the XXH3-128 of the lookup XORed with a constant (so a lookup
+// and an equal content never share a key). The whole lookup is stored with
+// the entry and compared on every keyed read, so a colliding (even crafted)
+// lookup never returns another lookup's value; it gets "-1", "-2", ... as a
+// colliding content does. Put and Check never match a keyed entry. A keyed
+// entry is otherwise an entry like any other: Get(key) returns its value,
+// and TTL, LRU eviction, max_entries/max_bytes (its size is its value plus
+// its lookup bytes, both stored), statistics (hits, misses, tokens of the
+// value), Clear, Sweep and the conversation delete hook treat it alike.
+//
 // Durability. An entry (its content, tokens, TTL) is durable when Put returns
 // OK, and removals when Clear/Sweep return. Hit statistics are not written per
 // hit: a hit costs about a microsecond, a durable commit milliseconds. Hits,
@@ -88,6 +101,8 @@ struct CacheOptions {
 inline constexpr size_t kCacheMaxContentBytes = size_t{16} << 20;  // 16 MiB
 inline constexpr size_t kCacheMaxPrefixBytes = 64;
 inline constexpr size_t kCacheMaxModelBytes = 128;
+// Limit of a keyed entry's lookup (any bytes; PutKeyed, GetKeyed).
+inline constexpr size_t kCacheMaxLookupBytes = size_t{16} << 20;  // 16 MiB
 inline constexpr int64_t kCacheMaxTtlMs =
     int64_t{10} * 365 * 24 * 3600 * 1000;  // 10 years
 
@@ -246,6 +261,33 @@ class CTXKIT_EXPORT Cache {
   // committed to the store by any process (Store::LastCommittedTransactionId
   // changes), so a hit never returns data a later commit changed.
   StatusOr<CacheEntry> Get(std::string_view key);
+
+  // Stores `value` (1 byte .. kCacheMaxContentBytes of UTF-8) as the keyed
+  // entry of `lookup` (1 byte .. kCacheMaxLookupBytes, any bytes) under
+  // options.prefix (see "Keyed entries"). If the lookup already has an
+  // unexpired entry under the prefix: the same value only refreshes its TTL
+  // and last access (already_cached, as Put); a different value replaces
+  // it, under the same key, as a new entry (new created_at, model, tokens,
+  // conversation_id and TTL from `options`, hit count from 0). Errors, with
+  // nothing written:
+  //   INVALID_ARGUMENT   naming lookup (never echoed), value, prefix,
+  //                      ttl_ms, model or conversation_id
+  //   NOT_FOUND          conversation_id names no conversation
+  //   RESOURCE_EXHAUSTED value + lookup exceed max_bytes (naming value),
+  //                      99 colliding lookups under one hash, or the store
+  //                      is full
+  //   and the store's errors.
+  StatusOr<CachePutResult> PutKeyed(std::string_view lookup,
+                                    std::string_view value,
+                                    const CachePutOptions& options = {});
+
+  // The keyed entry of `lookup` under `prefix`, its content being the value
+  // (full lookup bytes compared, see "Keyed entries"). Counted like Get: a
+  // hit (hit_count + 1, last_accessed = now), or a miss with NOT_FOUND when
+  // absent or expired. INVALID_ARGUMENT naming lookup or prefix. Always
+  // reads the store (Get's in-memory copies are not used).
+  StatusOr<CacheEntry> GetKeyed(std::string_view lookup,
+                                std::string_view prefix);
 
   // Whether `content` is stored (under `prefix` if given, else under any
   // prefix; the first unexpired match in key order), comparing bytes. Found

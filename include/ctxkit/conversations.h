@@ -34,10 +34,13 @@
 // "conversations" (id -> record), "conversations.messages" (id + seq ->
 // message), "conversations.message_ids" (message id -> id + seq),
 // "conversations.by_created" (created_at + id, for listing) and
-// "conversations.stats" (store-wide totals, per model and per UTC day).
+// "conversations.stats" (store-wide totals, per model and per UTC day) and
+// "conversations.compacted_views" (id + version -> compacted view; layout in
+// compacted_views.cc).
 //
 // Deleting a conversation deletes, in the same write transaction, its
-// messages and whatever the references and cache parts hold for it.
+// messages, its compacted views and whatever the references and cache parts
+// hold for it.
 //
 // Thread safety: every method of ConversationStore may be called from any
 // number of threads at once. Writes are serialized by the Store; reads run on
@@ -209,7 +212,8 @@ struct ConversationPage {
 struct DeletedConversation {
   Conversation conversation;    // as it was before deletion
   uint64_t messages_deleted = 0;
-  // References, cache entries, ... removed with it by the other parts.
+  // Compacted views, and references, cache entries, ... removed with it by
+  // the other parts.
   uint64_t dependent_records_deleted = 0;
 };
 
@@ -364,6 +368,57 @@ CTXKIT_EXPORT std::vector<OptimizationTip> GeneralTips(
 CTXKIT_EXPORT std::vector<OptimizationTip> ConversationTips(
     const ConversationStats& stats);
 
+// ---- Compacted views -------------------------------------------------------
+//
+// Compacting a stored conversation (Compactor::CompactConversation) never
+// touches its messages: the result is saved beside them as a compacted view,
+// numbered 1, 2, ... per conversation in order of saving (a version is never
+// reused: views go only with their conversation). Views are plain records:
+// adding, changing or deleting messages leaves every view as it was, and
+// source_message_count / source_last_seq tell which messages a view was made
+// from (messages with seq > source_last_seq were added after it). Views are
+// not part of any token total or statistic of the conversation or the store.
+
+// Byte limits of a view's documents (INVALID_ARGUMENT naming the field and
+// the limit).
+struct CompactedViewLimits {
+  static constexpr size_t kMaxMessagesJsonBytes = size_t{64} << 20;  // 64 MiB
+  static constexpr size_t kMaxInfoJsonBytes = size_t{1} << 20;       // 1 MiB
+};
+
+// A view to save.
+struct NewCompactedView {
+  // The compacted history: a JSON array of message objects (any message
+  // format; stored byte for byte as given), 2..kMaxMessagesJsonBytes bytes
+  // of UTF-8.
+  std::string messages_json = "[]";
+  // What the compaction reported (its compaction_info, strategy, ...): a JSON
+  // object, stored as given, at most kMaxInfoJsonBytes.
+  std::string info_json = "{}";
+  // How many messages the view was made from, and the seq of the newest of
+  // them. source_last_seq must not exceed the last seq the conversation has
+  // handed out, and source_message_count must not exceed source_last_seq
+  // (seqs start at 1 and are never reused).
+  uint64_t source_message_count = 0;
+  uint64_t source_last_seq = 0;
+  // The view's token count as the compactor measured it (stored as given).
+  uint64_t tokens = 0;
+};
+
+// A stored view.
+struct CompactedView {
+  std::string conversation_id;
+  uint64_t version = 0;    // 1, 2, ... per conversation
+  int64_t created_at = 0;  // ms since the epoch, when it was saved
+  // As saved; empty in ListCompactedViews results (see messages_bytes).
+  std::string messages_json;
+  std::string info_json;
+  uint64_t messages_bytes = 0;  // size of messages_json as stored
+  uint64_t source_message_count = 0;
+  uint64_t source_last_seq = 0;
+  uint64_t tokens = 0;
+};
+
 // ---- The store ------------------------------------------------------------
 
 struct ConversationOptions {
@@ -449,6 +504,33 @@ class CTXKIT_EXPORT ConversationStore {
   // keeps its shape. INVALID_ARGUMENT for a malformed id; NOT_FOUND.
   StatusOr<ctxkit::ConversationStats> ConversationStats(
       std::string_view id, size_t max_timeline_points = 0) const;
+
+  // ---- Compacted views (see "Compacted views" above) ----
+
+  // Saves `view` as the conversation's next version (latest + 1, decided in
+  // the write transaction, so concurrent saves get distinct versions), with
+  // created_at = now. Checks everything before writing; a failed call writes
+  // nothing. INVALID_ARGUMENT naming conversation_id, messages_json (not
+  // UTF-8, not JSON, not an array, "messages_json[i]" not an object, over
+  // the limit), info_json (not a JSON object, over the limit),
+  // source_last_seq or source_message_count; NOT_FOUND naming the
+  // conversation. Returns the view as stored.
+  StatusOr<CompactedView> SaveCompactedView(std::string_view conversation_id,
+                                            const NewCompactedView& view);
+
+  // Version `version` of the conversation's views, or the latest when 0.
+  // INVALID_ARGUMENT for a malformed id; NOT_FOUND naming the conversation,
+  // or the version (also when the conversation has no view at all).
+  StatusOr<CompactedView> GetCompactedView(std::string_view conversation_id,
+                                           uint64_t version = 0) const;
+
+  // Every view of the conversation, oldest version first, WITHOUT
+  // messages_json (empty; messages_bytes says how large it is): a listing
+  // reads only the small part of each record. Use GetCompactedView for the
+  // messages. Empty when the conversation has no views. Errors as
+  // GetCompactedView's for the conversation.
+  StatusOr<std::vector<CompactedView>> ListCompactedViews(
+      std::string_view conversation_id) const;
 
   struct Impl;
 

@@ -10,6 +10,8 @@
 //   "analytics.totals"  type -> u8 version (1) | u64 calls | u64 errors |
 //                       u64 total_duration_us   (retained calls per type:
 //                       CallCount without a scan; Purge subtracts)
+//   "analytics.counters" name -> u8 version (1) | i64 total (two's
+//                       complement). Lifetime totals: Purge leaves them.
 
 #include "ctxkit/analytics.h"
 
@@ -20,12 +22,17 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <span>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/absl_string_view.h"
 #include "lib/base/clock.h"
 #include "lib/base/field_check.h"
 #include "lib/base/key_codec.h"
@@ -44,22 +51,75 @@ constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
     if (!_s.ok()) return _s;         \
   } while (0)
 
-absl::Status CheckType(std::string_view type) {
-  if (type.empty() || type.size() > kAnalyticsMaxTypeBytes) {
+// Call types, counter names and counter prefixes share one alphabet, so
+// they can be shown, logged and used as JSON keys without escaping.
+absl::Status CheckName(std::string_view field, std::string_view name,
+                       size_t min_bytes) {
+  if (name.size() < min_bytes || name.size() > kAnalyticsMaxTypeBytes) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "type is %d bytes; it must be 1 to %d bytes of [a-z0-9_.:-]",
-        type.size(), kAnalyticsMaxTypeBytes));
+        "%s is %d bytes; it must be %d to %d bytes of [a-z0-9_.:-]", field,
+        name.size(), min_bytes, kAnalyticsMaxTypeBytes));
   }
-  for (size_t i = 0; i < type.size(); ++i) {
-    const char c = type[i];
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
           c == '.' || c == ':' || c == '-')) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "type has byte 0x%02X at offset %d; only [a-z0-9_.:-] is allowed",
-          static_cast<unsigned char>(c), i));
+          "%s has byte 0x%02X at offset %d; only [a-z0-9_.:-] is allowed",
+          field, static_cast<unsigned char>(c), i));
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckType(std::string_view type) {
+  return CheckName("type", type, 1);
+}
+
+// `counts[i].name "<name>"`, the name C-escaped and cut at 80 bytes so that
+// a huge or binary name still gives a short, printable message.
+std::string CounterField(size_t index, std::string_view name) {
+  constexpr size_t kShown = 80;
+  const bool cut = name.size() > kShown;
+  return absl::StrFormat("counts[%d].name \"%s%s\"", index,
+                         absl::CHexEscape(AV(name.substr(0, kShown))),
+                         cut ? "..." : "");
+}
+
+// Counter totals saturate rather than wrap: a wrapped total would turn a
+// huge count into a negative one, which is worse than a pinned one.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
+}
+
+std::string EncodeCounter(int64_t total) {
+  std::string out(1, static_cast<char>(kVersion));
+  AppendBigEndian64(&out, static_cast<uint64_t>(total));
+  return out;
+}
+
+absl::StatusOr<int64_t> DecodeCounter(std::string_view name,
+                                      std::string_view value) {
+  if (value.size() != 9 || static_cast<uint8_t>(value[0]) != kVersion) {
+    return absl::DataLossError(
+        absl::StrFormat("analytics counter '%s' is malformed", name));
+  }
+  return static_cast<int64_t>(ReadBigEndian64(value.data() + 1));
+}
+
+absl::StatusOr<int64_t> ReadCounter(const Transaction& txn, Database db,
+                                    std::string_view name) {
+  StatusOr<std::string_view> v = txn.Get(db, name);
+  if (!v.ok()) {
+    if (v.status().code() == StatusCode::kNotFound) return 0;
+    return ToAbsl(v.status());
+  }
+  return DecodeCounter(name, *v);
 }
 
 struct Totals {
@@ -131,8 +191,10 @@ class AnalyticsImpl {
     if (!calls.ok()) return ToAbsl(calls.status());
     StatusOr<Database> totals = store.OpenDatabase("analytics.totals");
     if (!totals.ok()) return ToAbsl(totals.status());
-    std::unique_ptr<AnalyticsImpl> impl(
-        new AnalyticsImpl(store, std::move(options), *calls, *totals));
+    StatusOr<Database> counters = store.OpenDatabase("analytics.counters");
+    if (!counters.ok()) return ToAbsl(counters.status());
+    std::unique_ptr<AnalyticsImpl> impl(new AnalyticsImpl(
+        store, std::move(options), *calls, *totals, *counters));
     if (!store.read_only()) {
       absl::StatusOr<uint64_t> purged = impl->Purge();
       if (!purged.ok()) return purged.status();
@@ -170,14 +232,47 @@ class AnalyticsImpl {
       wake = pending_.size() ==
              static_cast<size_t>(options_.flush_max_pending);
     }
-    if (wake) {
-      {
-        std::lock_guard lock(flusher_mu_);
-        flush_wanted_ = true;
-      }
-      flusher_cv_.notify_one();
-    }
+    if (wake) WakeFlusher();
     return absl::OkStatus();
+  }
+
+  absl::Status AddCounts(std::span<const AnalyticsCount> counts) {
+    // Every name is checked before any delta is applied: all or nothing.
+    for (size_t i = 0; i < counts.size(); ++i) {
+      CTXKIT_RETURN_IF_ERROR(
+          CheckName(CounterField(i, counts[i].name), counts[i].name, 1));
+    }
+    bool wake = false;
+    {
+      std::lock_guard lock(pending_mu_);
+      for (const AnalyticsCount& c : counts) {
+        auto it = pending_counts_.find(c.name);
+        if (it == pending_counts_.end()) {
+          pending_counts_.emplace(std::string(c.name), c.delta);
+          wake = wake || pending_counts_.size() ==
+                             static_cast<size_t>(options_.flush_max_pending);
+        } else {
+          it->second = SaturatingAdd(it->second, c.delta);
+        }
+      }
+    }
+    if (wake) WakeFlusher();
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<int64_t> Counter(std::string_view name) {
+    CTXKIT_RETURN_IF_ERROR(CheckName("name", name, 1));
+    if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
+    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    if (!txn.ok()) return ToAbsl(txn.status());
+    return ReadCounter(*txn, counters_, name);
+  }
+
+  absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> Counters(
+      std::string_view prefix) {
+    CTXKIT_RETURN_IF_ERROR(CheckName("prefix", prefix, 0));
+    if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
+    return ReadCounters(prefix);
   }
 
   absl::Status Flush() {
@@ -185,11 +280,13 @@ class AnalyticsImpl {
     // flushing after another thread took a batch still sees those calls.
     std::lock_guard flush_lock(flush_mu_);
     std::vector<Pending> batch;
+    CountMap counts;
     {
       std::lock_guard lock(pending_mu_);
       batch.swap(pending_);
+      counts.swap(pending_counts_);
     }
-    if (batch.empty()) return absl::OkStatus();
+    if (batch.empty() && counts.empty()) return absl::OkStatus();
     std::map<std::string, Totals> deltas;
     for (const Pending& p : batch) {
       Totals& t = deltas[p.call.type];
@@ -215,16 +312,54 @@ class AnalyticsImpl {
           return s;
         }
       }
+      for (const auto& [name, delta] : counts) {
+        absl::StatusOr<int64_t> total = ReadCounter(txn, counters_, name);
+        if (!total.ok()) return ToPublic(total.status());
+        if (Status s = txn.Put(counters_, name,
+                               EncodeCounter(SaturatingAdd(*total, delta)));
+            !s.ok()) {
+          return s;
+        }
+      }
       return Status();
     }));
     if (!status.ok()) {
-      // Keep the calls for the next attempt, ahead of newer ones.
+      // Keep the calls for the next attempt, ahead of newer ones, and fold
+      // the deltas back into those added meanwhile.
       std::lock_guard lock(pending_mu_);
       batch.insert(batch.end(), std::make_move_iterator(pending_.begin()),
                    std::make_move_iterator(pending_.end()));
       pending_.swap(batch);
+      for (auto& [name, delta] : counts) {
+        auto [it, inserted] = pending_counts_.try_emplace(name, delta);
+        if (!inserted) it->second = SaturatingAdd(it->second, delta);
+      }
     }
     return status;
+  }
+
+  // The stored counters starting with `prefix`, without flushing.
+  absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> ReadCounters(
+      std::string_view prefix) {
+    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    if (!txn.ok()) return ToAbsl(txn.status());
+    StatusOr<Cursor> cursor = txn->NewCursor(counters_);
+    if (!cursor.ok()) return ToAbsl(cursor.status());
+    std::vector<std::pair<std::string, int64_t>> out;
+    if (prefix.empty()) {
+      cursor->SeekToFirst();
+    } else {
+      cursor->Seek(prefix);
+    }
+    for (; cursor->Valid() && cursor->key().starts_with(prefix);
+         cursor->Next()) {
+      absl::StatusOr<int64_t> total =
+          DecodeCounter(cursor->key(), cursor->value());
+      if (!total.ok()) return total.status();
+      out.emplace_back(std::string(cursor->key()), *total);
+    }
+    CTXKIT_RETURN_IF_ERROR(ToAbsl(cursor->status()));
+    return out;
   }
 
   // Walks the calls in [from_ms, to_ms], stopping when `visit` says false.
@@ -277,6 +412,11 @@ class AnalyticsImpl {
                           static_cast<double>(s.calls);
       report.by_type.push_back(std::move(s));
     }
+    // Walk has flushed, so the counters include the deltas added before.
+    absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> counters =
+        ReadCounters("");
+    if (!counters.ok()) return counters.status();
+    report.counters = std::move(*counters);
     return report;
   }
 
@@ -355,14 +495,26 @@ class AnalyticsImpl {
     std::string key;
     AnalyticsCall call;
   };
+  // Pending counter deltas, summed per name (std::less<> for lookups by
+  // string_view without a copy).
+  using CountMap = std::map<std::string, int64_t, std::less<>>;
 
   AnalyticsImpl(Store& store, AnalyticsOptions options, Database calls,
-                Database totals)
+                Database totals, Database counters)
       : store_(store),
         options_(std::move(options)),
         calls_(calls),
         totals_(totals),
+        counters_(counters),
         instance_(uint64_t{std::random_device{}()} << 32) {}
+
+  void WakeFlusher() {
+    {
+      std::lock_guard lock(flusher_mu_);
+      flush_wanted_ = true;
+    }
+    flusher_cv_.notify_one();
+  }
 
   void FlusherLoop() {
     std::unique_lock lock(flusher_mu_);
@@ -382,11 +534,13 @@ class AnalyticsImpl {
   const AnalyticsOptions options_;
   const Database calls_;
   const Database totals_;
+  const Database counters_;
   const uint64_t instance_;
 
   std::mutex flush_mu_;  // serializes Flush (see there)
   std::mutex pending_mu_;
   std::vector<Pending> pending_;  // guarded by pending_mu_
+  CountMap pending_counts_;       // guarded by pending_mu_
   uint32_t counter_ = 0;          // guarded by pending_mu_
 
   std::mutex flusher_mu_;
@@ -431,6 +585,16 @@ StatusOr<uint64_t> Analytics::CallCount(std::string_view type) {
   return ToPublic(impl_->CallCount(type));
 }
 StatusOr<uint64_t> Analytics::Purge() { return ToPublic(impl_->Purge()); }
+Status Analytics::AddCounts(std::span<const AnalyticsCount> counts) {
+  return ToPublic(impl_->AddCounts(counts));
+}
+StatusOr<int64_t> Analytics::Counter(std::string_view name) {
+  return ToPublic(impl_->Counter(name));
+}
+StatusOr<std::vector<std::pair<std::string, int64_t>>> Analytics::Counters(
+    std::string_view prefix) {
+  return ToPublic(impl_->Counters(prefix));
+}
 
 namespace {
 int64_t SteadyNanos() {
@@ -473,6 +637,9 @@ StatusOr<std::string> AnalyticsReportToJson(const AnalyticsReport& r) {
     w.Key("total_duration_us").Uint(s.total_duration_us);
     w.EndObject();
   }
+  w.EndObject();
+  w.Key("counters").BeginObject();
+  for (const auto& [name, total] : r.counters) w.Key(name).Int(total);
   w.EndObject().EndObject();
   return ToPublic(std::move(w).Finish());
 }

@@ -393,9 +393,60 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
   return removed;
 }
 
-absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
-                                              const CachePutOptions& options) {
-  CTXKIT_RETURN_IF_ERROR(CheckText("content", content, kCacheMaxContentBytes));
+namespace {
+
+// XORed into the hash of a keyed entry's lookup, so that a lookup and a
+// content with the same bytes land on different collision chains. Any
+// constant works; this one is "ctxkit.keyed.v1\n" in ASCII.
+constexpr Hash128 kKeyedHashMask = {0x63, 0x74, 0x78, 0x6b, 0x69, 0x74,
+                                    0x2e, 0x6b, 0x65, 0x79, 0x65, 0x64,
+                                    0x2e, 0x76, 0x31, 0x0a};
+
+// Walks the collision chain of `base` (base, base-1, ... base-99; contiguous
+// in key order), marking every index in use in `used` (size
+// kMaxCollisions + 1) and stopping at the first key for which `is_match(key)`
+// says true, which goes to `*match`.
+template <typename Fn>
+absl::Status WalkChain(const Transaction& txn, Database entries,
+                       const std::string& base, std::vector<bool>* used,
+                       std::optional<std::string>* match, Fn&& is_match) {
+  StatusOr<Cursor> cursor = txn.NewCursor(entries);
+  if (!cursor.ok()) return ToAbsl(cursor.status());
+  for (cursor->Seek(base); cursor->Valid() && cursor->key().starts_with(base);
+       cursor->Next()) {
+    std::string_view rest = cursor->key().substr(base.size());
+    int n = 0;
+    if (!rest.empty()) {
+      if (rest.size() < 2 || rest[0] != '-') continue;
+      for (char c : rest.substr(1)) n = n * 10 + (c - '0');
+      if (n < 1 || n > kMaxCollisions) continue;
+    }
+    (*used)[static_cast<size_t>(n)] = true;
+    absl::StatusOr<bool> matched = is_match(cursor->key());
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      *match = std::string(cursor->key());
+      break;
+    }
+  }
+  return ToAbsl(cursor->status());
+}
+
+// The serial of entry `key`, whose meta record is in `txn`.
+absl::StatusOr<uint64_t> SerialOf(const Transaction& txn, Database entries,
+                                  std::string_view key) {
+  StatusOr<std::string_view> value = txn.Get(entries, key);
+  if (!value.ok()) return ToAbsl(value.status());
+  MetaView meta{};
+  if (!DecodeView(*value, &meta)) {
+    return absl::DataLossError(
+        absl::StrFormat("cache entry '%s' has a malformed record", key));
+  }
+  return meta.serial;
+}
+
+// Put's and PutKeyed's checks of their options.
+absl::Status CheckPutOptions(const CachePutOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckPrefix(options.prefix));
   CTXKIT_RETURN_IF_ERROR(
       CheckRange("ttl_ms", options.ttl_ms, 0, kCacheMaxTtlMs));
@@ -406,6 +457,172 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
         absl::StrFormat("conversation_id is not a lowercase UUID (%d bytes)",
                         options.conversation_id.size()));
   }
+  return absl::OkStatus();
+}
+
+// A lookup is never echoed: it may be any bytes, and messages must stay
+// valid UTF-8.
+absl::Status CheckLookup(std::string_view lookup) {
+  if (lookup.empty() || lookup.size() > kCacheMaxLookupBytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "lookup is %d bytes; it must be 1 to %d bytes", lookup.size(),
+        kCacheMaxLookupBytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Hash128 CacheImpl::KeyedHashOf(std::string_view lookup) const {
+  Hash128 hash = HashOf(lookup);
+  for (size_t i = 0; i < hash.size(); ++i) hash[i] ^= kKeyedHashMask[i];
+  return hash;
+}
+
+absl::Status CacheImpl::CheckConversation(const Transaction& txn,
+                                          std::string_view conversation_id) {
+  if (conversation_id.empty()) return absl::OkStatus();
+  StatusOr<std::string_view> conv = txn.Get(dbs_.conversations, conversation_id);
+  if (!conv.ok()) {
+    if (conv.status().code() == StatusCode::kNotFound) {
+      return absl::NotFoundError(absl::StrFormat(
+          "conversation_id '%s' names no conversation", conversation_id));
+    }
+    return ToAbsl(conv.status());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CacheImpl::RefreshEntry(WriteTransaction& txn,
+                                     const std::string& key, int64_t now,
+                                     int64_t expires, CachePutResult* result) {
+  StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+  if (!value.ok()) return ToAbsl(value.status());
+  absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
+  if (!meta.ok()) return meta.status();
+  if (meta->expires_at != 0) {
+    CTXKIT_RETURN_IF_ERROR(
+        Del(txn, dbs_.expiry, TimeIndexKey(meta->expires_at, key)));
+  }
+  if (expires != 0) {
+    CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
+        dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
+  }
+  if (now > meta->last_accessed) {
+    CTXKIT_RETURN_IF_ERROR(
+        Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
+    CTXKIT_RETURN_IF_ERROR(ToAbsl(
+        txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
+    meta->last_accessed = now;
+  }
+  meta->expires_at = expires;
+  CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(*meta))));
+  result->key = key;
+  result->tokens = meta->tokens;
+  result->created_at = meta->created_at;
+  result->expires_at = expires;
+  result->already_cached = true;
+  return absl::OkStatus();
+}
+
+absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
+                                    const std::string& key, const Hash128& hash,
+                                    std::string_view content,
+                                    std::optional<std::string_view> lookup,
+                                    uint64_t tokens, int64_t expires,
+                                    const CachePutOptions& options,
+                                    CachePutResult* result) {
+  const uint64_t size = content.size() + (lookup ? lookup->size() : 0);
+  // Capacity: evict least recently accessed entries.
+  absl::StatusOr<std::vector<uint64_t>> totals =
+      ReadCounters(txn, dbs_.stats, kTotalsKey, kTotFieldCount);
+  if (!totals.ok()) return totals.status();
+  uint64_t entries = (*totals)[kTotEntries];
+  uint64_t bytes = (*totals)[kTotSizeBytes];
+  while ((options_.max_entries != 0 && entries + 1 > options_.max_entries) ||
+         (options_.max_bytes != 0 && bytes + size > options_.max_bytes)) {
+    std::string victim;
+    {
+      StatusOr<Cursor> cursor = txn.NewCursor(dbs_.lru);
+      if (!cursor.ok()) return ToAbsl(cursor.status());
+      cursor->SeekToFirst();
+      if (!cursor->Valid()) {
+        if (!cursor->status().ok()) return ToAbsl(cursor->status());
+        break;
+      }
+      victim = std::string(cursor->key().substr(8));
+    }
+    StatusOr<std::string_view> value = txn.Get(dbs_.entries, victim);
+    if (!value.ok()) return ToAbsl(value.status());
+    absl::StatusOr<EntryMeta> meta = DecodeMeta(victim, *value);
+    if (!meta.ok()) return meta.status();
+    CTXKIT_RETURN_IF_ERROR(
+        RemoveEntry(dbs_, txn, victim, *meta, RemoveReason::kEvicted));
+    entries -= 1;
+    bytes -= meta->size_bytes;
+  }
+  totals = ReadCounters(txn, dbs_.stats, kTotalsKey, kTotFieldCount);
+  if (!totals.ok()) return totals.status();
+
+  EntryMeta meta;
+  meta.serial = (*totals)[kTotNextSerial] + 1;
+  meta.tokens = tokens;
+  meta.created_at = now;
+  meta.expires_at = expires;
+  meta.last_accessed = now;
+  meta.size_bytes = size;
+  meta.model = options.model;
+  meta.conversation_id = options.conversation_id;
+  CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(meta))));
+  CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.content, key, content)));
+  if (lookup) {
+    CTXKIT_RETURN_IF_ERROR(ToAbsl(
+        txn.Put(dbs_.lookup, key, EncodeLookupRow(meta.serial, *lookup))));
+  } else if (dbs_.lookup.valid()) {
+    // A row an older release left behind when it removed a keyed entry.
+    CTXKIT_RETURN_IF_ERROR(Del(txn, dbs_.lookup, key));
+  }
+  CTXKIT_RETURN_IF_ERROR(
+      ToAbsl(txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
+  if (expires != 0) {
+    CTXKIT_RETURN_IF_ERROR(ToAbsl(
+        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
+  }
+  CTXKIT_RETURN_IF_ERROR(ToAbsl(
+      txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view())));
+  CTXKIT_RETURN_IF_ERROR(
+      ToAbsl(txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view())));
+  if (!meta.conversation_id.empty()) {
+    CTXKIT_RETURN_IF_ERROR(
+        ToAbsl(txn.Put(dbs_.conv, ConvIndexKey(meta.conversation_id, key),
+                       std::string_view())));
+  }
+  std::vector<uint64_t>& t = *totals;
+  t[kTotEntries] += 1;
+  t[kTotSizeBytes] += size;
+  t[kTotTokens] += tokens;
+  t[kTotZeroHitEntries] += 1;
+  t[kTotNextSerial] = meta.serial;
+  CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, kTotalsKey, t));
+  for (const std::string& gk :
+       {PrefixStatsKey(options.prefix), ModelStatsKey(options.model)}) {
+    std::vector<int64_t> d(kGrpFieldCount, 0);
+    d[kGrpEntries] = 1;
+    d[kGrpSizeBytes] = static_cast<int64_t>(size);
+    d[kGrpTokens] = static_cast<int64_t>(tokens);
+    CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, gk, d));
+  }
+  result->key = key;
+  result->tokens = tokens;
+  result->created_at = now;
+  result->expires_at = expires;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
+                                              const CachePutOptions& options) {
+  CTXKIT_RETURN_IF_ERROR(CheckText("content", content, kCacheMaxContentBytes));
+  CTXKIT_RETURN_IF_ERROR(CheckPutOptions(options));
   if (options_.max_bytes != 0 && content.size() > options_.max_bytes) {
     return absl::ResourceExhaustedError(
         absl::StrFormat("content is %d bytes; the cache's max_bytes is %d",
@@ -423,80 +640,30 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
                                             int64_t now) -> absl::Status {
     result = CachePutResult{};
     const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
-    if (!options.conversation_id.empty()) {
-      StatusOr<std::string_view> conv =
-          txn.Get(dbs_.conversations, options.conversation_id);
-      if (!conv.ok()) {
-        if (conv.status().code() == StatusCode::kNotFound) {
-          return absl::NotFoundError(
-              absl::StrFormat("conversation_id '%s' names no conversation",
-                              options.conversation_id));
-        }
-        return ToAbsl(conv.status());
-      }
-    }
+    CTXKIT_RETURN_IF_ERROR(CheckConversation(txn, options.conversation_id));
     // Expired entries go first: they must neither be found nor count
     // against capacity.
     absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
     if (!swept.ok()) return swept.status();
 
-    // The collision chain: base, base-1, ... (contiguous in key order).
     std::vector<bool> used(kMaxCollisions + 1, false);
     std::optional<std::string> same_key;
-    {
-      StatusOr<Cursor> cursor = txn.NewCursor(dbs_.entries);
-      if (!cursor.ok()) return ToAbsl(cursor.status());
-      for (cursor->Seek(base);
-           cursor->Valid() && cursor->key().starts_with(base); cursor->Next()) {
-        std::string_view rest = cursor->key().substr(base.size());
-        int n = 0;
-        if (!rest.empty()) {
-          if (rest.size() < 2 || rest[0] != '-') continue;
-          for (char c : rest.substr(1)) n = n * 10 + (c - '0');
-          if (n < 1 || n > kMaxCollisions) continue;
-        }
-        used[static_cast<size_t>(n)] = true;
-        StatusOr<std::string_view> stored =
-            txn.Get(dbs_.content, cursor->key());
-        if (!stored.ok()) return ToAbsl(stored.status());
-        if (*stored == content) {
-          same_key = std::string(cursor->key());
-          break;
-        }
-      }
-      if (!cursor->status().ok()) return ToAbsl(cursor->status());
-    }
-    if (same_key) {
-      StatusOr<std::string_view> value = txn.Get(dbs_.entries, *same_key);
-      if (!value.ok()) return ToAbsl(value.status());
-      absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *value);
-      if (!meta.ok()) return meta.status();
-      if (meta->expires_at != 0) {
-        CTXKIT_RETURN_IF_ERROR(
-            Del(txn, dbs_.expiry, TimeIndexKey(meta->expires_at, *same_key)));
-      }
-      if (expires != 0) {
-        CTXKIT_RETURN_IF_ERROR(
-            ToAbsl(txn.Put(dbs_.expiry, TimeIndexKey(expires, *same_key),
-                           std::string_view())));
-      }
-      if (now > meta->last_accessed) {
-        CTXKIT_RETURN_IF_ERROR(
-            Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, *same_key)));
-        CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
-            dbs_.lru, TimeIndexKey(now, *same_key), std::string_view())));
-        meta->last_accessed = now;
-      }
-      meta->expires_at = expires;
-      CTXKIT_RETURN_IF_ERROR(
-          ToAbsl(txn.Put(dbs_.entries, *same_key, EncodeMeta(*meta))));
-      result.key = *same_key;
-      result.tokens = meta->tokens;
-      result.created_at = meta->created_at;
-      result.expires_at = expires;
-      result.already_cached = true;
-      return absl::OkStatus();
-    }
+    CTXKIT_RETURN_IF_ERROR(WalkChain(
+        txn, dbs_.entries, base, &used, &same_key,
+        [&](std::string_view key) -> absl::StatusOr<bool> {
+          StatusOr<std::string_view> stored = txn.Get(dbs_.content, key);
+          if (!stored.ok()) return ToAbsl(stored.status());
+          if (*stored != content) return false;
+          // Equal bytes under a colliding keyed entry are its value, which
+          // PutKeyed may replace: never dedupe into it.
+          absl::StatusOr<uint64_t> serial = SerialOf(txn, dbs_.entries, key);
+          if (!serial.ok()) return serial.status();
+          absl::StatusOr<std::optional<std::string_view>> keyed =
+              KeyedLookupOf(txn, dbs_, key, *serial);
+          if (!keyed.ok()) return keyed.status();
+          return !keyed->has_value();
+        }));
+    if (same_key) return RefreshEntry(txn, *same_key, now, expires, &result);
     int n = 0;
     while (n <= kMaxCollisions && used[static_cast<size_t>(n)]) ++n;
     if (n > kMaxCollisions) {
@@ -504,90 +671,144 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
           "content: %d different contents already share the hash of key '%s'",
           kMaxCollisions + 1, base));
     }
-    const std::string key = KeyFor(options.prefix, hash, n);
-
-    // Capacity: evict least recently accessed entries.
-    absl::StatusOr<std::vector<uint64_t>> totals =
-        ReadCounters(txn, dbs_.stats, kTotalsKey, kTotFieldCount);
-    if (!totals.ok()) return totals.status();
-    uint64_t entries = (*totals)[kTotEntries];
-    uint64_t bytes = (*totals)[kTotSizeBytes];
-    while ((options_.max_entries != 0 && entries + 1 > options_.max_entries) ||
-           (options_.max_bytes != 0 &&
-            bytes + content.size() > options_.max_bytes)) {
-      std::string victim;
-      {
-        StatusOr<Cursor> cursor = txn.NewCursor(dbs_.lru);
-        if (!cursor.ok()) return ToAbsl(cursor.status());
-        cursor->SeekToFirst();
-        if (!cursor->Valid()) {
-          if (!cursor->status().ok()) return ToAbsl(cursor->status());
-          break;
-        }
-        victim = std::string(cursor->key().substr(8));
-      }
-      StatusOr<std::string_view> value = txn.Get(dbs_.entries, victim);
-      if (!value.ok()) return ToAbsl(value.status());
-      absl::StatusOr<EntryMeta> meta = DecodeMeta(victim, *value);
-      if (!meta.ok()) return meta.status();
-      CTXKIT_RETURN_IF_ERROR(
-          RemoveEntry(dbs_, txn, victim, *meta, RemoveReason::kEvicted));
-      entries -= 1;
-      bytes -= meta->size_bytes;
-    }
-    totals = ReadCounters(txn, dbs_.stats, kTotalsKey, kTotFieldCount);
-    if (!totals.ok()) return totals.status();
-
-    EntryMeta meta;
-    meta.serial = (*totals)[kTotNextSerial] + 1;
-    meta.tokens = tokens;
-    meta.created_at = now;
-    meta.expires_at = expires;
-    meta.last_accessed = now;
-    meta.size_bytes = content.size();
-    meta.model = options.model;
-    meta.conversation_id = options.conversation_id;
-    CTXKIT_RETURN_IF_ERROR(
-        ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(meta))));
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.content, key, content)));
-    CTXKIT_RETURN_IF_ERROR(
-        ToAbsl(txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
-    if (expires != 0) {
-      CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
-          dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
-    }
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view())));
-    CTXKIT_RETURN_IF_ERROR(
-        ToAbsl(txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view())));
-    if (!meta.conversation_id.empty()) {
-      CTXKIT_RETURN_IF_ERROR(
-          ToAbsl(txn.Put(dbs_.conv, ConvIndexKey(meta.conversation_id, key),
-                         std::string_view())));
-    }
-    std::vector<uint64_t>& t = *totals;
-    t[kTotEntries] += 1;
-    t[kTotSizeBytes] += content.size();
-    t[kTotTokens] += tokens;
-    t[kTotZeroHitEntries] += 1;
-    t[kTotNextSerial] = meta.serial;
-    CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, kTotalsKey, t));
-    for (const std::string& gk :
-         {PrefixStatsKey(options.prefix), ModelStatsKey(options.model)}) {
-      std::vector<int64_t> d(kGrpFieldCount, 0);
-      d[kGrpEntries] = 1;
-      d[kGrpSizeBytes] = static_cast<int64_t>(content.size());
-      d[kGrpTokens] = static_cast<int64_t>(tokens);
-      CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, gk, d));
-    }
-    result.key = key;
-    result.tokens = tokens;
-    result.created_at = now;
-    result.expires_at = expires;
-    return absl::OkStatus();
+    return InsertEntry(txn, now, KeyFor(options.prefix, hash, n), hash,
+                       content, std::nullopt, tokens, expires, options,
+                       &result);
   });
   if (!status.ok()) return status;
   return result;
+}
+
+absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
+    std::string_view lookup, std::string_view value,
+    const CachePutOptions& options) {
+  CTXKIT_RETURN_IF_ERROR(CheckLookup(lookup));
+  CTXKIT_RETURN_IF_ERROR(CheckText("value", value, kCacheMaxContentBytes));
+  CTXKIT_RETURN_IF_ERROR(CheckPutOptions(options));
+  if (options_.max_bytes != 0 &&
+      value.size() + lookup.size() > options_.max_bytes) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "value and lookup are %d bytes; the cache's max_bytes is %d",
+        value.size() + lookup.size(), options_.max_bytes));
+  }
+  StatusOr<TokenCount> count =
+      ModelRegistry::Default().CountTokens(options.model, value);
+  if (!count.ok()) return ToAbsl(count.status());
+  const uint64_t tokens = count->tokens;
+  const Hash128 hash = KeyedHashOf(lookup);
+  const std::string base = KeyFor(options.prefix, hash, 0);
+
+  CachePutResult result;
+  absl::Status status = UpdateWithBatch([&](WriteTransaction& txn,
+                                            int64_t now) -> absl::Status {
+    result = CachePutResult{};
+    const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
+    CTXKIT_RETURN_IF_ERROR(CheckConversation(txn, options.conversation_id));
+    absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
+    if (!swept.ok()) return swept.status();
+
+    std::vector<bool> used(kMaxCollisions + 1, false);
+    std::optional<std::string> same_key;
+    CTXKIT_RETURN_IF_ERROR(WalkChain(
+        txn, dbs_.entries, base, &used, &same_key,
+        [&](std::string_view key) -> absl::StatusOr<bool> {
+          absl::StatusOr<uint64_t> serial = SerialOf(txn, dbs_.entries, key);
+          if (!serial.ok()) return serial.status();
+          absl::StatusOr<std::optional<std::string_view>> keyed =
+              KeyedLookupOf(txn, dbs_, key, *serial);
+          if (!keyed.ok()) return keyed.status();
+          return keyed->has_value() && **keyed == lookup;
+        }));
+    if (same_key) {
+      StatusOr<std::string_view> stored = txn.Get(dbs_.content, *same_key);
+      if (!stored.ok()) return ToAbsl(stored.status());
+      if (*stored == value) {
+        return RefreshEntry(txn, *same_key, now, expires, &result);
+      }
+      // A new value for the lookup: a new entry under the same key (new
+      // serial, hits from zero); hits of the old one stay in the lifetime
+      // figures.
+      StatusOr<std::string_view> old = txn.Get(dbs_.entries, *same_key);
+      if (!old.ok()) return ToAbsl(old.status());
+      absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *old);
+      if (!meta.ok()) return meta.status();
+      CTXKIT_RETURN_IF_ERROR(
+          RemoveEntry(dbs_, txn, *same_key, *meta, RemoveReason::kExplicit));
+      return InsertEntry(txn, now, *same_key, hash, value, lookup, tokens,
+                         expires, options, &result);
+    }
+    int n = 0;
+    while (n <= kMaxCollisions && used[static_cast<size_t>(n)]) ++n;
+    if (n > kMaxCollisions) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "lookup: %d different entries already share the hash of key '%s'",
+          kMaxCollisions + 1, base));
+    }
+    return InsertEntry(txn, now, KeyFor(options.prefix, hash, n), hash, value,
+                       lookup, tokens, expires, options, &result);
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
+                                               std::string_view prefix) {
+  CTXKIT_RETURN_IF_ERROR(CheckLookup(lookup));
+  CTXKIT_RETURN_IF_ERROR(CheckPrefix(prefix));
+  const std::string base = KeyFor(prefix, KeyedHashOf(lookup), 0);
+  const int64_t now = Now();
+  std::string expired_key;
+  {
+    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    if (!txn.ok()) return ToAbsl(txn.status());
+    std::vector<bool> used(kMaxCollisions + 1, false);
+    std::optional<std::string> key;
+    MetaView meta{};
+    CTXKIT_RETURN_IF_ERROR(WalkChain(
+        *txn, dbs_.entries, base, &used, &key,
+        [&](std::string_view k) -> absl::StatusOr<bool> {
+          StatusOr<std::string_view> value = txn->Get(dbs_.entries, k);
+          if (!value.ok()) return ToAbsl(value.status());
+          if (!DecodeView(*value, &meta)) {
+            return absl::DataLossError(
+                absl::StrFormat("cache entry '%s' has a malformed record", k));
+          }
+          absl::StatusOr<std::optional<std::string_view>> keyed =
+              KeyedLookupOf(*txn, dbs_, k, meta.serial);
+          if (!keyed.ok()) return keyed.status();
+          return keyed->has_value() && **keyed == lookup;
+        }));
+    if (key) {
+      // One entry per lookup and prefix: PutKeyed replaces, never adds.
+      if (Expired(meta.expires_at, now)) {
+        expired_key = *key;
+      } else {
+        StatusOr<std::string_view> content = txn->Get(dbs_.content, *key);
+        if (!content.ok()) return ToAbsl(content.status());
+        CacheEntry entry;
+        entry.key = *key;
+        entry.content.assign(content->data(), content->size());
+        entry.model.assign(meta.model.data(), meta.model.size());
+        entry.conversation_id.assign(meta.conversation_id.data(),
+                                     meta.conversation_id.size());
+        uint64_t pending = 0;
+        RecordHit(*key, meta.serial, meta.tokens, meta.model, now, &pending);
+        entry.tokens = meta.tokens;
+        entry.hit_count = meta.hit_count + pending;
+        entry.created_at = meta.created_at;
+        entry.last_accessed = std::max(now, meta.last_accessed);
+        entry.expires_at = meta.expires_at;
+        return entry;
+      }
+    }
+  }
+  RecordMiss(expired_key);
+  return absl::NotFoundError(
+      expired_key.empty()
+          ? absl::StrFormat("lookup is not in the cache under prefix '%s'",
+                            prefix)
+          : absl::StrFormat("lookup under prefix '%s' has expired (key '%s')",
+                            prefix, expired_key));
 }
 
 void CacheImpl::Remember(std::string_view key, MemoEntry entry) {
@@ -742,6 +963,12 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
       StatusOr<std::string_view> stored = txn->Get(dbs_.content, key);
       if (!stored.ok()) return ToAbsl(stored.status());
       if (*stored != content) continue;  // a hash collision
+      // A keyed entry whose value has these bytes is not "this content
+      // stored": PutKeyed may replace its value.
+      absl::StatusOr<std::optional<std::string_view>> keyed =
+          KeyedLookupOf(*txn, dbs_, key, meta.serial);
+      if (!keyed.ok()) return keyed.status();
+      if (keyed->has_value()) continue;
       if (Expired(meta.expires_at, now)) {
         if (expired_key.empty()) expired_key = std::string(key);
         continue;
@@ -827,6 +1054,9 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
         for (Database db : {dbs_.entries, dbs_.content, dbs_.lru, dbs_.expiry,
                             dbs_.hash, dbs_.conv, dbs_.hits}) {
           CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Clear(db)));
+        }
+        if (dbs_.lookup.valid()) {
+          CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Clear(dbs_.lookup)));
         }
         return absl::OkStatus();
       });
@@ -1016,6 +1246,15 @@ StatusOr<CachePutResult> Cache::Put(std::string_view content,
 }
 StatusOr<CacheEntry> Cache::Get(std::string_view key) {
   return ToPublic(impl_->Get(key));
+}
+StatusOr<CachePutResult> Cache::PutKeyed(std::string_view lookup,
+                                         std::string_view value,
+                                         const CachePutOptions& options) {
+  return ToPublic(impl_->PutKeyed(lookup, value, options));
+}
+StatusOr<CacheEntry> Cache::GetKeyed(std::string_view lookup,
+                                     std::string_view prefix) {
+  return ToPublic(impl_->GetKeyed(lookup, prefix));
 }
 StatusOr<CacheCheckResult> Cache::Check(
     std::string_view content, std::optional<std::string_view> prefix) {

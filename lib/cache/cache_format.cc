@@ -17,6 +17,11 @@
 //                    hash)
 //   "cache.conv"     conversation_id + key -> ""   (conversation delete)
 //   "cache.hits"     u64 hit_count + key -> ""     (top entries by hits)
+//   "cache.lookup"   key -> u8 version (1) | u64 serial | lookup bytes
+//                    (keyed entries only, Cache::PutKeyed: the full lookup,
+//                    compared on every keyed read, so a hash collision can
+//                    never return another lookup's value; the serial ties
+//                    the row to one creation of the entry)
 //   "cache.stats"    "t" -> totals, "p"+prefix -> per-prefix,
 //                    "m"+model -> per-model counters:
 //                      u8 version (1) | u8 n | n x u64
@@ -25,7 +30,11 @@
 //
 // A key is "prefix:<32 lowercase hex of the content's XXH3-128>", or with
 // "-<n>" appended (n = 1..kMaxCollisions) for content whose hash collides with
-// a different stored content under the same prefix.
+// a different stored content under the same prefix. A keyed entry's key has
+// the same form, from the XXH3-128 of its lookup XORed with a constant mask
+// (so a lookup and an equal content do not share a chain); keyed and
+// content-addressed entries may share a collision chain, and each kind skips
+// the other's entries when it walks one.
 
 #include "lib/cache/cache_format.h"
 
@@ -38,6 +47,7 @@ namespace {
 
 constexpr uint8_t kMetaVersion = 1;
 constexpr uint8_t kCountersVersion = 1;
+constexpr uint8_t kLookupVersion = 1;
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -81,7 +91,45 @@ absl::StatusOr<CacheDbs> CacheDbs::Open(Store& store) {
     if (!db.ok()) return ToAbsl(db.status());
     *slot.db = *db;
   }
+  // Added after the others: a read-only store written before keyed entries
+  // existed lacks it, and simply has none (a writable open creates it).
+  StatusOr<Database> lookup = store.OpenDatabase("cache.lookup");
+  if (lookup.ok()) {
+    dbs.lookup = *lookup;
+  } else if (lookup.status().code() != StatusCode::kNotFound) {
+    return ToAbsl(lookup.status());
+  }
   return dbs;
+}
+
+std::string EncodeLookupRow(uint64_t serial, std::string_view lookup) {
+  std::string out;
+  out.reserve(9 + lookup.size());
+  out.push_back(static_cast<char>(kLookupVersion));
+  AppendBigEndian64(&out, serial);
+  out.append(lookup);
+  return out;
+}
+
+absl::StatusOr<std::optional<std::string_view>> KeyedLookupOf(
+    const Transaction& txn, const CacheDbs& dbs, std::string_view key,
+    uint64_t serial) {
+  if (!dbs.lookup.valid()) return std::optional<std::string_view>();
+  StatusOr<std::string_view> row = txn.Get(dbs.lookup, key);
+  if (!row.ok()) {
+    if (row.status().code() == StatusCode::kNotFound) {
+      return std::optional<std::string_view>();
+    }
+    return ToAbsl(row.status());
+  }
+  if (row->size() < 9 || static_cast<uint8_t>((*row)[0]) != kLookupVersion) {
+    return absl::DataLossError(
+        absl::StrFormat("cache entry '%s' has a malformed lookup row", key));
+  }
+  if (ReadBigEndian64(row->data() + 1) != serial) {
+    return std::optional<std::string_view>();
+  }
+  return std::optional<std::string_view>(row->substr(9));
 }
 
 std::string EncodeMeta(const EntryMeta& meta) {
@@ -265,6 +313,9 @@ absl::Status RemoveEntry(const CacheDbs& dbs, WriteTransaction& txn,
                        std::pair{dbs.hits, HitsIndexKey(meta.hit_count,
                                                         key_copy)}}) {
     if (absl::Status s = del(db, k); !s.ok()) return s;
+  }
+  if (dbs.lookup.valid()) {
+    if (absl::Status s = del(dbs.lookup, key_copy); !s.ok()) return s;
   }
   if (meta.expires_at != 0) {
     if (absl::Status s = del(dbs.expiry, TimeIndexKey(meta.expires_at,

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,10 @@ struct CacheDbs {
   Database hits;     // "cache.hits"
   Database stats;    // "cache.stats"
   Database conversations;  // "conversations" (owned by ConversationStore)
+  // "cache.lookup": the lookups of keyed entries (Cache::PutKeyed). Invalid
+  // (never written, read as empty) on a read-only store made before keyed
+  // entries existed.
+  Database lookup;
 
   // Opens (creating) every sub-database. Must not run inside Update().
   static absl::StatusOr<CacheDbs> Open(Store& store);
@@ -53,6 +58,19 @@ std::string EncodeMeta(const EntryMeta& meta);
 // DATA_LOSS naming the key when the record is malformed.
 absl::StatusOr<EntryMeta> DecodeMeta(std::string_view key,
                                      std::string_view value);
+
+// A "cache.lookup" row: the lookup of the keyed entry created with `serial`.
+std::string EncodeLookupRow(uint64_t serial, std::string_view lookup);
+
+// The lookup of entry `key` when it is a keyed entry: its "cache.lookup" row
+// exists and carries `serial`, the entry's current serial (a row left behind
+// by a release that removed the entry without knowing of lookups never
+// matches a later entry under the key). nullopt for a content-addressed
+// entry. The view points into the transaction's map. DATA_LOSS naming the
+// key for a malformed row.
+absl::StatusOr<std::optional<std::string_view>> KeyedLookupOf(
+    const Transaction& txn, const CacheDbs& dbs, std::string_view key,
+    uint64_t serial);
 
 // Counter records in "cache.stats". Indices into the u64 vectors.
 enum TotalsField : int {

@@ -56,6 +56,11 @@ class CacheImpl {
   absl::StatusOr<CachePutResult> Put(std::string_view content,
                                      const CachePutOptions& options);
   absl::StatusOr<CacheEntry> Get(std::string_view key);
+  absl::StatusOr<CachePutResult> PutKeyed(std::string_view lookup,
+                                          std::string_view value,
+                                          const CachePutOptions& options);
+  absl::StatusOr<CacheEntry> GetKeyed(std::string_view lookup,
+                                      std::string_view prefix);
   absl::StatusOr<CacheCheckResult> Check(
       std::string_view content, std::optional<std::string_view> prefix);
   absl::StatusOr<uint64_t> Clear(std::optional<std::string_view> prefix);
@@ -70,6 +75,27 @@ class CacheImpl {
   CacheImpl(Store& store, CacheOptions options, CacheDbs dbs);
 
   Hash128 HashOf(std::string_view content) const;
+  // HashOf(lookup) XORed with a constant mask: keyed entries' hashes.
+  Hash128 KeyedHashOf(std::string_view lookup) const;
+  // NOT_FOUND naming a non-empty `conversation_id` that names no
+  // conversation in `txn`.
+  absl::Status CheckConversation(const Transaction& txn,
+                                 std::string_view conversation_id);
+  // Known content put again: refreshes entry `key`'s TTL and last access and
+  // fills `result` (already_cached).
+  absl::Status RefreshEntry(WriteTransaction& txn, const std::string& key,
+                            int64_t now, int64_t expires,
+                            CachePutResult* result);
+  // Evicts for capacity, then stores a new entry under `key` (free) with
+  // its indexes and statistics; `lookup` makes it a keyed entry, whose size
+  // is content plus lookup bytes.
+  absl::Status InsertEntry(WriteTransaction& txn, int64_t now,
+                           const std::string& key, const Hash128& hash,
+                           std::string_view content,
+                           std::optional<std::string_view> lookup,
+                           uint64_t tokens, int64_t expires,
+                           const CachePutOptions& options,
+                           CachePutResult* result);
   int64_t Now() const;
   void RecordHit(std::string_view key, uint64_t serial, uint64_t tokens,
                  std::string_view model, int64_t now, uint64_t* pending_hits);

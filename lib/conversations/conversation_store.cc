@@ -31,6 +31,8 @@
 //   "d" + big-endian OrderedFromSigned(UTC day)
 //                         1 | varint messages | varint input | varint output
 //                         (removed when everything is 0)
+// "conversations.compacted_views" key: conversation id + big-endian u64
+//                            version; layout in compacted_views.cc
 
 #include <algorithm>
 #include <array>
@@ -776,6 +778,7 @@ struct ConversationStore::Impl {
   Database message_ids;
   Database by_created;
   Database stats;
+  Database compacted_views;  // may be invalid: see CompactedViewContext
   std::vector<std::unique_ptr<internal::ConversationDeleteHook>> hooks;
 
   static absl::StatusOr<std::unique_ptr<ConversationStore>> Open(
@@ -796,6 +799,15 @@ struct ConversationStore::Impl {
       StatusOr<Database> opened = store.OpenDatabase(name);
       if (!opened.ok()) return internal::ToAbsl(opened.status());
       *db = *opened;
+    }
+    // Added after the others: a read-only store written before compacted
+    // views existed lacks it and has no views (a writable open creates it).
+    StatusOr<Database> views =
+        store.OpenDatabase("conversations.compacted_views");
+    if (views.ok()) {
+      impl->compacted_views = *views;
+    } else if (views.status().code() != StatusCode::kNotFound) {
+      return internal::ToAbsl(views.status());
     }
     return std::unique_ptr<ConversationStore>(
         new ConversationStore(std::move(impl)));
@@ -1108,6 +1120,12 @@ struct ConversationStore::Impl {
       gone = txn.Delete(conversations, id);
       if (!gone.ok()) return internal::ToAbsl(gone.status());
       CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
+      if (compacted_views.valid()) {
+        CTXKIT_CONV_ASSIGN_OR_RETURN(
+            uint64_t views,
+            internal::DeleteCompactedViews(txn, compacted_views, id));
+        result.dependent_records_deleted += views;
+      }
       for (const auto& hook : hooks) {
         CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t n,
                                      hook->OnConversationDeleted(txn, id));
@@ -1479,6 +1497,34 @@ StatusOr<ConversationStats> ConversationStore::ConversationStats(
 }
 
 namespace internal {
+
+CompactedViewContext CompactedViewContextOf(
+    const ConversationStore::Impl& impl) {
+  CompactedViewContext context;
+  context.store = impl.store;
+  context.conversations = impl.conversations;
+  context.views = impl.compacted_views;
+  context.options = &impl.options;
+  return context;
+}
+
+absl::StatusOr<std::string> NormalizeConversationId(std::string_view field,
+                                                    std::string_view id) {
+  return NormalizeId(field, id);
+}
+
+absl::Status ReadConversationRecord(const Transaction& txn,
+                                    Database conversations, std::string_view id,
+                                    Conversation* c, uint64_t* last_seq) {
+  StatusOr<std::string_view> v = txn.Get(conversations, id);
+  if (!v.ok()) {
+    if (v.status().code() == StatusCode::kNotFound) {
+      return ConversationNotFound(id);
+    }
+    return ToAbsl(v.status());
+  }
+  return DecodeConversation(id, *v, c, last_seq);
+}
 
 absl::StatusOr<std::unique_ptr<ConversationStore>> OpenConversationStoreWithHooks(
     Store& store, ConversationOptions options,

@@ -33,6 +33,36 @@ std::string DateOfDay(int64_t day);
 // the conversation id followed by the big-endian sequence number.
 std::string MessageKey(std::string_view conversation_id, uint64_t seq);
 
+// ---- For compacted_views.cc ----
+
+// The parts of a ConversationStore's state the compacted views use.
+struct CompactedViewContext {
+  Store* store = nullptr;
+  Database conversations;
+  // "conversations.compacted_views"; invalid on a read-only store made
+  // before views existed (which then has none).
+  Database views;
+  const ConversationOptions* options = nullptr;  // its clock
+};
+CompactedViewContext CompactedViewContextOf(const ConversationStore::Impl& impl);
+
+// A caller's conversation id checked (INVALID_ARGUMENT naming `field`) and
+// lower-cased, exactly as the other methods check theirs.
+absl::StatusOr<std::string> NormalizeConversationId(std::string_view field,
+                                                    std::string_view id);
+
+// Conversation `id` (normalized) in `txn` and the last seq it handed out;
+// NOT_FOUND naming it.
+absl::Status ReadConversationRecord(const Transaction& txn,
+                                    Database conversations, std::string_view id,
+                                    Conversation* c, uint64_t* last_seq);
+
+// Deletes every compacted view of conversation `id` in `txn` (Delete's
+// transaction); returns how many. Defined in compacted_views.cc.
+absl::StatusOr<uint64_t> DeleteCompactedViews(WriteTransaction& txn,
+                                              Database views,
+                                              std::string_view id);
+
 }  // namespace ctxkit::internal
 
 #endif  // CTXKIT_LIB_CONVERSATIONS_CONVERSATION_STORE_INTERNAL_H_

@@ -93,6 +93,12 @@ class JsonWriter {
   JsonWriter& Double(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  // Copies `json` as the next value. It must be exactly one JSON value that
+  // ctxkit itself wrote (e.g. a message this writer's rules minified
+  // earlier): it is not validated, which is why this exists — re-parsing
+  // every message of a 10,000-message history to copy it costs as much as
+  // compacting it. Empty `json` is INTERNAL.
+  JsonWriter& TrustedValue(std::string_view json);
 
   // OK, or the first error; later calls do not change it. The reference is
   // valid until the writer is modified, moved from or destroyed.

@@ -4,6 +4,7 @@
 #include "ctxkit/message_count.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "lib/base/absl_string_view.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
+#include "lib/tokenizer/message_counter.h"
 #include "simdjson.h"
 
 // Local shorthand for "evaluate a StatusOr, return its error or take its
@@ -88,6 +90,20 @@ constexpr int64_t kPropKey = 3;
 constexpr int64_t kEnumInit = -3;
 constexpr int64_t kEnumItem = 3;
 constexpr int64_t kFuncEnd = 12;
+
+// token_counter_type values (see CountMessagesForCounterType).
+struct CounterTypeMapping {
+  std::string_view type;
+  std::string_view encoding;
+  bool exact;
+  MessageFormat format;
+};
+constexpr CounterTypeMapping kCounterTypes[] = {
+    {"generic", "", false, MessageFormat::kOpenAI},
+    {"openai", "cl100k_base", true, MessageFormat::kOpenAI},
+    {"anthropic", "claude", false, MessageFormat::kAnthropic},
+    {"ollama", "llama3", true, MessageFormat::kLlama3},
+};
 
 std::string_view StripFinalPeriod(std::string_view s) {
   if (!s.empty() && s.back() == '.') s.remove_suffix(1);
@@ -167,7 +183,7 @@ class Counter {
     return out;
   }
 
- private:
+  // The parts, used one message at a time by internal::MessageCounter.
   absl::StatusOr<int64_t> Text(std::string_view text) {
     if (tokenizer_ == nullptr) {
       return static_cast<int64_t>(EstimateTokens(text));
@@ -509,6 +525,7 @@ class Counter {
     return n;
   }
 
+ private:
   const Tokenizer* tokenizer_;
   const MessageCountOptions& options_;
   MessageFormat format_;
@@ -550,6 +567,74 @@ StatusOr<MessageCount> CountWithEncoding(const ModelRegistry& registry,
 
 }  // namespace
 
+namespace internal {
+
+struct MessageCounter::Impl {
+  Impl(const Tokenizer* tokenizer, const MessageCountOptions& options,
+       MessageFormat format)
+      : options_copy(options), counter(tokenizer, options_copy, format) {}
+  MessageCountOptions options_copy;  // Counter keeps a reference
+  Counter counter;
+};
+
+MessageCounter::MessageCounter(std::shared_ptr<const Tokenizer> tokenizer,
+                               const MessageCountOptions& options,
+                               MessageFormat format)
+    : tokenizer_(std::move(tokenizer)),
+      impl_(std::make_unique<Impl>(tokenizer_.get(), options, format)),
+      reply_priming_(TemplateFor(format).reply_priming) {}
+
+MessageCounter::~MessageCounter() = default;
+
+absl::StatusOr<int64_t> MessageCounter::Message(simdjson::dom::element message,
+                                                const std::string& path) {
+  return impl_->counter.Message(message, path);
+}
+
+absl::StatusOr<int64_t> MessageCounter::Text(std::string_view text) {
+  return impl_->counter.Text(text);
+}
+
+absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
+                                              std::string_view counter_type,
+                                              const ModelRegistry& registry) {
+  CountingChoice choice;
+  if (!model.empty()) {
+    const ResolvedModel resolved = registry.Resolve(model);
+    choice.encoding = resolved.info.encoding;
+    choice.exact = resolved.info.exact;
+    choice.format = resolved.info.message_format;
+  } else {
+    bool found = false;
+    for (const CounterTypeMapping& m : kCounterTypes) {
+      if (m.type == counter_type) {
+        choice.encoding = std::string(m.encoding);
+        choice.exact = m.exact;
+        choice.format = m.format;
+        found = true;
+      }
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "unknown token counter type \"%s\" (known: generic, openai, "
+          "anthropic, ollama)",
+          counter_type));
+    }
+  }
+  if (!choice.encoding.empty()) {
+    auto tokenizer = registry.TokenizerForEncoding(choice.encoding);
+    if (tokenizer.ok()) {
+      choice.tokenizer = std::move(*tokenizer);
+    } else if (tokenizer.status().code() != StatusCode::kFailedPrecondition) {
+      return internal::ToAbsl(tokenizer.status());
+    }
+  }
+  if (choice.tokenizer == nullptr) choice.exact = false;
+  return choice;
+}
+
+}  // namespace internal
+
 StatusOr<MessageCount> CountMessages(const Tokenizer& tokenizer,
                                      std::string_view messages_json,
                                      const MessageCountOptions& options) {
@@ -574,19 +659,7 @@ StatusOr<MessageCount> CountMessagesForModel(std::string_view model,
 StatusOr<MessageCount> CountMessagesForCounterType(
     std::string_view counter_type, std::string_view messages_json,
     const MessageCountOptions& options, const ModelRegistry& registry) {
-  struct Mapping {
-    std::string_view type;
-    std::string_view encoding;
-    bool exact;
-    MessageFormat format;
-  };
-  static constexpr Mapping kMappings[] = {
-      {"generic", "", false, MessageFormat::kOpenAI},
-      {"openai", "cl100k_base", true, MessageFormat::kOpenAI},
-      {"anthropic", "claude", false, MessageFormat::kAnthropic},
-      {"ollama", "llama3", true, MessageFormat::kLlama3},
-  };
-  for (const Mapping& m : kMappings) {
+  for (const CounterTypeMapping& m : kCounterTypes) {
     if (m.type == counter_type) {
       return CountWithEncoding(registry, m.encoding, m.exact, m.format,
                                messages_json, options);

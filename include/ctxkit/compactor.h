@@ -1,0 +1,292 @@
+// ctxkit::Compactor: fits a chat history into a token budget, keeping what
+// matters and never breaking the conversation's structure.
+//
+//   ctxkit::Compactor compactor;
+//   ctxkit::CompactionOptions options;
+//   options.max_tokens = 8000;
+//   options.model = "gpt-4o";
+//   auto result = compactor.Compact(history_json, options);
+//   // result->messages_json: the compacted history, in the input's format
+//   // result->budget_met, result->compacted_tokens (exact, o200k_base)
+//
+// Formats (ChatFormat). A history is a JSON array of messages, or an object
+// {"messages": [...]} (other members ignored).
+//   kOpenAI     system/developer/user/assistant/tool roles, string or
+//               part-array content, "tool_calls", "tool_call_id", "name"
+//   kAnthropic  user/assistant roles (plus leading system messages), content
+//               blocks text, tool_use, tool_result, thinking, image, ...;
+//               block fields such as cache_control are kept as given
+//   kPlain      seed 001's {role, content} with string content
+// kAuto detects: any Anthropic-only block (tool_use, tool_result, thinking,
+// redacted_thinking, image with "source", document) or "cache_control"
+// means kAnthropic; any OpenAI-only feature ("tool_calls", "tool_call_id",
+// role tool, "name", image_url/input_audio parts, "function_call") means
+// kOpenAI; otherwise string contents only mean kPlain and text blocks
+// kOpenAI. Kept messages are emitted byte for byte as minified JSON of the
+// input; summaries are new messages in the same format.
+//
+// Budget. Tokens are counted exactly with one tokenizer, the one the model
+// (else token_counter_type) names, by the rules of CountMessages()
+// (message_count.h): compacted_tokens equals CountMessages() of the output.
+// The result is within max_tokens whenever the anchors, the system messages
+// and the last message fit; when they do not, messages that must be kept
+// are truncated at a token boundary with a visible marker, and if even that
+// cannot fit, budget_met is false and over_budget_by says by how much.
+//
+// Structure. Tool calls and their results are kept or dropped together;
+// original order is preserved; leading system messages stay first; in the
+// Anthropic format the first non-system message stays a user message and
+// roles keep alternating (a summary that would break this is folded into the
+// next kept message). ValidateChatHistory() checks all of this.
+//
+// Determinism. The same input and options give the same bytes.
+//
+// Thread safety: a Compactor is immutable after construction; Compact() may
+// run concurrently from many threads (the Cache and Analytics it is given
+// are thread-safe; a Summarizer must be too).
+
+#ifndef CTXKIT_COMPACTOR_H_
+#define CTXKIT_COMPACTOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/classifier.h"
+#include "ctxkit/export.h"
+#include "ctxkit/model_registry.h"
+#include "ctxkit/status.h"
+
+namespace ctxkit {
+
+class Analytics;
+class Cache;
+class ConversationStore;
+
+enum class ChatFormat : uint8_t { kAuto, kOpenAI, kAnthropic, kPlain };
+// "auto", "openai", "anthropic", "plain"; static storage.
+CTXKIT_EXPORT const char* ChatFormatName(ChatFormat format) noexcept;
+// INVALID_ARGUMENT naming "format" and the four names otherwise.
+CTXKIT_EXPORT StatusOr<ChatFormat> ParseChatFormat(std::string_view name);
+
+enum class CompactionStrategy : uint8_t {
+  // Classify; drop transient messages; summarize routine, then contextual,
+  // then important spans, oldest first, until the target is met.
+  kSmart,
+  // Summarize everything outside the recent window and the anchors.
+  kSummarize,
+  // Drop the oldest messages (keeping system messages and anchors), no
+  // summaries.
+  kRemoveOld,
+  // Merge consecutive same-role text messages and drop near-duplicates
+  // (repeated views of the same file, identical outputs) keeping the last.
+  kCompressSimilar,
+};
+// "smart", "summarize", "remove_old", "compress_similar"; static storage.
+CTXKIT_EXPORT const char* CompactionStrategyName(CompactionStrategy s) noexcept;
+CTXKIT_EXPORT StatusOr<CompactionStrategy> ParseCompactionStrategy(
+    std::string_view name);
+
+// Every strategy ends by enforcing the budget the way kSmart does, so the
+// budget guarantee holds for all of them.
+struct CompactionOptions {
+  int64_t max_tokens = 100000;  // 1..2^40
+  // Messages at the end kept before anything older (0..2^31); the last
+  // message is always kept.
+  int64_t recent_window = 10;
+  bool keep_anchors = true;
+  // Keep the classifier's "tool_result" rule: tool results no more specific
+  // rule claims (file views, searches and errors have their own) are
+  // contextual rather than routine. False removes the rule.
+  bool preserve_tool_results = true;
+  // Keep the "schema_info" rule (schema talk is important). False removes it.
+  bool preserve_schema_info = true;
+  bool enable_summarization = true;   // dropped spans become summaries
+  // The newest this many important messages are kept before the recent
+  // window gives way (0..2^31).
+  int64_t min_important_messages = 3;
+  // "generic", "openai", "anthropic", "ollama" (CountMessagesForCounterType)
+  // or empty: the model decides, else "anthropic" for Anthropic input and
+  // "openai" otherwise.
+  std::string token_counter_type;
+  // A model name (ModelRegistry): its tokenizer and message format count.
+  // Takes precedence over token_counter_type.
+  std::string model;
+  // Summaries in the enhanced form (actions, entities, errors), and the
+  // Summarizer, when there is one, writes them.
+  bool enable_llm_summarization = false;
+  bool enable_caching = false;
+  int64_t cache_ttl_ms = 3600 * 1000;  // 0 = never expires
+  bool enable_analytics = false;
+  CompactionStrategy strategy = CompactionStrategy::kSmart;
+  // When set (0.1..0.9), the target is also at most this share of the
+  // history's tokens.
+  std::optional<double> target_ratio;
+  ChatFormat format = ChatFormat::kAuto;
+  // Fill CompactionResult::decisions.
+  bool explain = false;
+  // Each summary message costs at most this many tokens (16..4096).
+  int64_t max_summary_tokens = 200;
+  // The classifier to use (e.g. the built-in table plus the caller's rules,
+  // see Classifier::AddRule); null = Classifier::Default().
+  std::shared_ptr<const Classifier> classifier;
+};
+
+// A dropped span, as a Summarizer receives it.
+struct SummaryRequest {
+  std::string messages_json;  // the span's messages, a JSON array
+  std::string extractive;     // ctxkit's own summary of it
+  size_t message_count = 0;
+  size_t max_tokens = 0;      // the summary message's token allowance
+};
+
+// A host-provided summarizer (e.g. an LLM call). Its text replaces the
+// extractive summary; on error, or when its text does not fit max_tokens,
+// the extractive summary is used and the failure is counted in
+// CompactionResult::summarizer_failures.
+class CTXKIT_EXPORT Summarizer {
+ public:
+  virtual ~Summarizer();
+  virtual StatusOr<std::string> Summarize(const SummaryRequest& request) = 0;
+};
+
+// What happened to one input message (CompactionOptions::explain).
+struct MessageDecision {
+  enum class Action : uint8_t {
+    kKept,        // emitted as given
+    kTruncated,   // emitted with its largest text cut
+    kSummarized,  // dropped, folded into a summary
+    kDropped,     // dropped without summary (transient, remove_old)
+    kMerged,      // merged into a neighbour (compress_similar)
+  };
+  size_t index = 0;
+  Tier tier = Tier::kRoutine;
+  std::string rule;  // the classification rule that fired
+  Action action = Action::kKept;
+  // Why it was kept or dropped: "system", "anchor", "recent_window",
+  // "last_message", "tool_pair", "budget", "duplicate", ...
+  std::string reason;
+  size_t tokens = 0;
+};
+CTXKIT_EXPORT const char* DecisionActionName(MessageDecision::Action a) noexcept;
+
+struct CompactionSummary {
+  std::vector<std::string> topics;
+  std::vector<std::string> tables;
+  std::vector<std::string> tools;
+  std::string description;  // "[Compressed context: ...]"
+};
+
+struct CompactedMessage {
+  std::string json;  // minified message object
+  size_t tokens = 0;  // with its per-message overhead
+  bool is_compressed = false;  // a summary, or holds one, or was truncated
+  // Index of the input message it is (or starts with); empty for a summary.
+  std::optional<size_t> source_index;
+};
+
+struct CompactionResult {
+  ChatFormat format = ChatFormat::kOpenAI;  // resolved
+  CompactionStrategy strategy = CompactionStrategy::kSmart;
+  std::vector<CompactedMessage> messages;
+  std::string messages_json;  // the same, as one JSON array
+  CompactionSummary summary;  // over everything dropped
+  size_t original_tokens = 0;
+  size_t compacted_tokens = 0;  // token_estimate
+  size_t target_tokens = 0;     // min(max_tokens, target_ratio share)
+  bool budget_met = true;
+  size_t over_budget_by = 0;    // compacted - max_tokens when not met
+  size_t original_count = 0;
+  size_t compacted_count = 0;
+  size_t dropped_count = 0;     // input messages not emitted as themselves
+  size_t anchor_count = 0;
+  size_t summary_count = 0;
+  size_t truncated_count = 0;
+  size_t summarizer_failures = 0;
+  int64_t tokens_saved() const {
+    return static_cast<int64_t>(original_tokens) -
+           static_cast<int64_t>(compacted_tokens);
+  }
+  // compacted / original tokens (1 for an empty count).
+  double compression_ratio = 1;
+  std::string encoding;  // empty when EstimateTokens() counted
+  CountMethod method = CountMethod::kTokenizer;
+  bool from_cache = false;
+  std::vector<MessageDecision> decisions;  // when explain
+};
+
+// Where results may be cached and metrics recorded. Both optional; they must
+// outlive the Compactor.
+struct CompactorServices {
+  Cache* cache = nullptr;
+  Analytics* analytics = nullptr;
+  const ModelRegistry* registry = nullptr;  // null = ModelRegistry::Default()
+  std::shared_ptr<Summarizer> summarizer;
+};
+
+class CTXKIT_EXPORT Compactor {
+ public:
+  explicit Compactor(CompactorServices services = {});
+  ~Compactor();
+  Compactor(const Compactor&) = delete;
+  Compactor& operator=(const Compactor&) = delete;
+
+  // Compacts `history_json` (see Formats). Errors: INVALID_ARGUMENT naming
+  // the message index and field (malformed JSON, unknown role, content of
+  // the wrong type, a tool result with an unknown id, an empty history) or
+  // the option; the tokenizer's and, with caching, the cache's errors. An
+  // infeasible budget is not an error: see budget_met.
+  StatusOr<CompactionResult> Compact(std::string_view history_json,
+                                     const CompactionOptions& options) const;
+
+  // Compacts the stored conversation `conversation_id` (its messages in the
+  // OpenAI format) and stores the result beside it as a new compacted view
+  // (ConversationStore::SaveCompactedView); the messages are not touched.
+  // Returns the view's version in *version. Errors as Compact() plus the
+  // store's (NOT_FOUND for an unknown conversation).
+  StatusOr<CompactionResult> CompactConversation(
+      ConversationStore& conversations, std::string_view conversation_id,
+      const CompactionOptions& options, uint64_t* version = nullptr) const;
+
+  // The JSON entry point: `request_json` is seed 001's POST
+  // /api/chat/compact body ({"messages", "max_tokens", "recent_window",
+  // "keep_anchors", "options": {...}}) plus ctxkit's members "model",
+  // "format", "strategy", "target_ratio", "preserve_recent" (seed 000's
+  // name for recent_window), "explain", "max_summary_tokens", "rules" (an
+  // array as Classifier::AddRulesJson). The response is seed 001's
+  // {messages, summary, token_estimate, compaction_info} plus "budget",
+  // "format", "strategy", "encoding" and, with explain, "decisions".
+  // Errors as Compact(), naming request fields.
+  StatusOr<std::string> CompactJson(std::string_view request_json) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// seed 000's compress_context response for `result`: success,
+// original_tokens, compressed_tokens, tokens_saved, compression_ratio,
+// original_message_count, compressed_message_count, strategy and
+// compressed_messages [{role, content, tokens, is_compressed}].
+CTXKIT_EXPORT StatusOr<std::string> CompressContextResponseJson(
+    const CompactionResult& result);
+
+// Checks that `history_json` is a history a model API accepts in `format`
+// (kAuto detects): known roles; content of the right types; system and
+// developer messages only before all others (kAnthropic) ; every tool
+// result answering a call of the assistant message right before it (only
+// other results between), every call answered (the last message may hold
+// unanswered calls); for kAnthropic the first non-system message is a user
+// message, roles alternate and results are tool_result blocks at the start
+// of the next user message. OK, or INVALID_ARGUMENT naming the first
+// offending "messages[i].<field>" and the rule.
+CTXKIT_EXPORT Status ValidateChatHistory(std::string_view history_json,
+                                         ChatFormat format = ChatFormat::kAuto);
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_COMPACTOR_H_

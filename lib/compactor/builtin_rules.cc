@@ -1,0 +1,614 @@
+// The built-in classification table.
+//
+// Order matters: the first matching rule decides, so the table runs from the
+// most specific evidence to the most generic:
+//   1. anchors that depend on position or role (system prompt, the task),
+//      then definitions (tools, SQL DDL);
+//   2. transient chatter ("ok", "thanks", empty turns), tested before user
+//      corrections so that "no problem" is not read as "no, ...";
+//   3. user corrections and prohibitions (anchors);
+//   4. tool errors and file edits (important): an edit's result also shows
+//      the file, so edits must win over file views;
+//   5. file views and searches (routine), before the error rules, because
+//      a viewed source file is full of "error: " and "exception" and can be
+//      viewed again at any time;
+//   6. failing tests, stack traces, non-zero exits, errors, query plans,
+//      decisions, schema talk (important);
+//   7. passing tests, shell transcripts, user text, tool results.
+// Everything else is routine by "default" (ordinary assistant turns).
+//
+// Phrases are substrings compared ignoring ASCII case, so each carries the
+// punctuation or spacing that makes it specific: "error: " (not "error",
+// which would fire in "errorless" or "terror" and in every discussion of
+// error handling), "exit code 1" to "exit code 9" (not "exit code", which
+// also reports success), "seq scan on " (not "scan"). Agent transcripts are
+// the common case, so the rules know the shapes of coding-agent output:
+// SWE-agent observations (role user, ending "(Open file: ...)
+// (Current directory: ...) bash-$"; "[File: x (N lines total)]" views;
+// "edit N:M ... end_of_edit" commands), Claude Code and OpenHands tools
+// (Read, Edit, Write, MultiEdit, Bash, str_replace_editor, ...), other
+// agents' tool names (read_file, write_file, apply_patch, ...), and pytest,
+// unittest, jest, mocha, go test and cargo test summaries.
+
+#include "lib/compactor/builtin_rules.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ctxkit/classifier.h"
+
+namespace ctxkit {
+
+namespace internal {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+// SWE-agent observations end with these; a transcript quoting a user's
+// phrase must not be read as the user speaking.
+const Strings& ObservationMarkers() {
+  static const auto* const kMarkers =
+      new Strings{"(open file:", "(current directory:", "bash-$"};
+  return *kMarkers;
+}
+
+ClassificationRule Rule(std::string name, Tier tier, std::string description) {
+  ClassificationRule rule;
+  rule.name = std::move(name);
+  rule.tier = tier;
+  rule.description = std::move(description);
+  return rule;
+}
+
+Strings NonzeroExitPhrases() {
+  Strings phrases;
+  for (const char* prefix :
+       {"exit code ", "exit code: ", "exit code=", "exit status ",
+        "exit status: ", "exited with code ", "exited with status ",
+        "returncode=", "returncode: ", "return code "}) {
+    for (const char* digit :
+         {"1", "2", "3", "4", "5", "6", "7", "8", "9", "-"}) {
+      phrases.push_back(std::string(prefix) + digit);
+    }
+  }
+  for (const char* phrase :
+       {"returned non-zero", "returned a non-zero", "non-zero exit",
+        "nonzero exit", "make: *** ", "command failed with"}) {
+    phrases.emplace_back(phrase);
+  }
+  return phrases;
+}
+
+}  // namespace
+
+std::vector<ClassificationRule> BuiltinRules() {
+  std::vector<ClassificationRule> rules;
+
+  // 1. Anchors by position and definitions.
+  {
+    auto r = Rule("system_prompt", Tier::kAnchor,
+                  "System and developer messages: the instructions.");
+    r.roles = {"system", "developer"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("first_user_request", Tier::kAnchor,
+                  "The first user message with text: the task.");
+    r.is_first_user = true;
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("tool_definition", Tier::kAnchor,
+                  "Tool and function definitions (JSON schemas) outside "
+                  "tool results.");
+    r.is_tool_result = false;
+    r.contains_any = {"\"input_schema\"",
+                      "\"inputschema\"",
+                      "\"parameters\": {\"type\": \"object\"",
+                      "\"parameters\":{\"type\":\"object\"",
+                      "\"type\": \"function\", \"function\"",
+                      "\"type\":\"function\",\"function\"",
+                      "\"$schema\"",
+                      "<tools>",
+                      "<functions>"};
+    r.contains_none = ObservationMarkers();
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("sql_ddl", Tier::kAnchor,
+                  "SQL DDL: CREATE/ALTER/DROP of tables, indexes, views, "
+                  "schemas, types, sequences.");
+    r.contains_any = {"create table",
+                      "create temporary table",
+                      "create temp table",
+                      "create unlogged table",
+                      "create index",
+                      "create unique index",
+                      "create view",
+                      "create or replace view",
+                      "create materialized view",
+                      "create schema",
+                      "create type",
+                      "create sequence",
+                      "create database",
+                      "alter table",
+                      "alter index",
+                      "alter view",
+                      "alter schema",
+                      "drop table",
+                      "drop index",
+                      "drop view",
+                      "drop materialized view",
+                      "drop schema",
+                      "drop type",
+                      "drop sequence",
+                      "truncate table",
+                      "rename table"};
+    rules.push_back(std::move(r));
+  }
+
+  // 2. Transient chatter.
+  {
+    auto r = Rule("acknowledgement", Tier::kTransient,
+                  "A short user or assistant message that only acknowledges "
+                  "(\"ok\", \"thanks\", \"got it\"), without tool calls.");
+    r.roles = {"user", "assistant"};
+    r.is_tool_result = false;
+    r.has_tool_calls = false;
+    r.max_chars = 40;
+    r.equals_any = {"ok",
+                    "okay",
+                    "k",
+                    "kk",
+                    "okey",
+                    "thanks",
+                    "thank you",
+                    "thank you so much",
+                    "thanks a lot",
+                    "many thanks",
+                    "thx",
+                    "ty",
+                    "got it",
+                    "gotcha",
+                    "sure",
+                    "great",
+                    "cool",
+                    "yes",
+                    "yep",
+                    "yeah",
+                    "yup",
+                    "done",
+                    "sounds good",
+                    "sounds great",
+                    "perfect",
+                    "nice",
+                    "awesome",
+                    "alright",
+                    "all right",
+                    "ok thanks",
+                    "ok, thanks",
+                    "okay thanks",
+                    "okay, thanks",
+                    "ok thank you",
+                    "ok, thank you",
+                    "great, thanks",
+                    "great thanks",
+                    "perfect, thanks",
+                    "thanks, that works",
+                    "understood",
+                    "noted",
+                    "ack",
+                    "roger",
+                    "lgtm",
+                    "makes sense",
+                    "no problem",
+                    "no worries",
+                    "np",
+                    "will do",
+                    "excellent",
+                    "good",
+                    "fine",
+                    "continue",
+                    "go ahead",
+                    "please continue",
+                    "proceed",
+                    "\xF0\x9F\x91\x8D",
+                    "ok \xF0\x9F\x91\x8D",
+                    "thanks \xF0\x9F\x91\x8D",
+                    "\xF0\x9F\x99\x8F"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("empty", Tier::kTransient,
+                  "An assistant turn with no text and no tool calls (e.g. "
+                  "only thinking).");
+    r.roles = {"assistant"};
+    r.has_tool_calls = false;
+    r.max_chars = 0;
+    rules.push_back(std::move(r));
+  }
+
+  // 3. User corrections (at most 2000 bytes: a correction is short, and a
+  // long paste that happens to say "instead" is not one).
+  {
+    auto r = Rule("user_correction", Tier::kAnchor,
+                  "A user message that starts by correcting or stopping the "
+                  "assistant (\"actually\", \"no, ...\", \"wrong\", \"don't "
+                  "...\").");
+    r.roles = {"user"};
+    r.is_tool_result = false;
+    r.max_chars = 2000;
+    r.starts_with_any = {"actually",     "no,",
+                         "no ",          "no.",
+                         "no!",          "nope",
+                         "wrong",        "that's not",
+                         "that is not",  "that\xE2\x80\x99s not",
+                         "not quite",    "incorrect",
+                         "correction:",  "wait,",
+                         "hold on",      "stop,",
+                         "don't ",       "do not ",
+                         "please don't", "please do not"};
+    r.contains_none = ObservationMarkers();
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("user_correction_phrase", Tier::kAnchor,
+                  "A user message that corrects the assistant anywhere "
+                  "(\"that's wrong\", \"I meant\", \"instead\").");
+    r.roles = {"user"};
+    r.is_tool_result = false;
+    r.max_chars = 2000;
+    r.contains_any = {
+        "that's wrong",     "that is wrong",     "that\xE2\x80\x99s wrong",
+        "that's not right", "that is not right", "that's not what",
+        "that is not what", "that's incorrect",  "that is incorrect",
+        "not what i",       "i meant",           "i mean,",
+        "instead",          "you misunderstood", "misunderstood",
+        "you're wrong",     "you are wrong",     "not correct",
+        "don't do that",    "do not do that",    "undo that",
+        "revert that",      "wrong file",        "wrong table",
+        "wrong column",     "wrong approach"};
+    r.contains_none = ObservationMarkers();
+    rules.push_back(std::move(r));
+  }
+
+  // 4. Tool errors and file edits.
+  {
+    auto r = Rule("tool_error", Tier::kImportant,
+                  "A tool result flagged as an error.");
+    r.is_error = true;
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("edit_failed", Tier::kImportant,
+                  "An edit the tool rejected (SWE-agent lint failure, "
+                  "str_replace not found).");
+    r.contains_any = {"your proposed edit has introduced new syntax error",
+                      "did not appear verbatim", "no replacement was performed",
+                      "string to replace not found", "old_string not found"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_edit", Tier::kImportant,
+                  "A call to (or result of) a file-editing tool.");
+    r.tool_names_any = {
+        "edit",        "write",         "multiedit",       "notebookedit",
+        "str_replace", "apply_patch",   "create_file",     "write_file",
+        "edit_file",   "write_to_file", "replace_in_file", "search_replace",
+        "insert",      "create",        "replace",         "delete_file",
+        "patch"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_edit_command", Tier::kImportant,
+                  "An editing command of an editor tool "
+                  "(str_replace_editor str_replace/create/insert).");
+    r.tool_names_any = {"str_replace_editor", "str_replace_based_edit_tool",
+                        "text_editor", "editor"};
+    r.arguments_contains_any = {"str_replace", "\"create\"", "\"insert\"",
+                                "undo_edit", "\"write\""};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_edit_shell", Tier::kImportant,
+                  "A shell command that changes files (sed -i, heredoc, "
+                  "git apply, patch).");
+    r.arguments_contains_any = {"sed -i",    "cat >",    "cat <<",  "| tee ",
+                                "git apply", "patch -p", "perl -pi"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_edit_text", Tier::kImportant,
+                  "Diffs, patches and edit confirmations in text "
+                  "(unified diff headers, SWE-agent \"end_of_edit\", aider "
+                  "SEARCH/REPLACE blocks).");
+    r.contains_any = {"--- a/",
+                      "+++ b/",
+                      "diff --git ",
+                      "\n@@ -",
+                      "end_of_edit",
+                      "<<<<<<< search",
+                      ">>>>>>> replace",
+                      "*** begin patch",
+                      "*** update file:",
+                      "*** add file:",
+                      "has been edited",
+                      "has been updated. here's",
+                      "file updated. please review",
+                      "text replaced. please review",
+                      "file created successfully"};
+    rules.push_back(std::move(r));
+  }
+
+  // 5. File views and searches.
+  {
+    auto r = Rule("file_view", Tier::kRoutine,
+                  "A call to (or result of) a file-reading tool.");
+    r.tool_names_any = {"read",
+                        "read_file",
+                        "view",
+                        "view_file",
+                        "open",
+                        "open_file",
+                        "cat",
+                        "readfile",
+                        "notebookread",
+                        "read_many_files",
+                        "get_file_contents",
+                        "goto",
+                        "scroll_up",
+                        "scroll_down",
+                        "fetch_file"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_view_command", Tier::kRoutine,
+                  "A view command of an editor tool.");
+    r.tool_names_any = {"str_replace_editor", "str_replace_based_edit_tool",
+                        "text_editor", "editor"};
+    r.arguments_contains_any = {"\"view\""};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_view_shell", Tier::kRoutine,
+                  "A shell command that prints a file (cat, head, tail, "
+                  "sed -n, nl).");
+    r.arguments_contains_any = {"\"cat ", "\"head ",   "\"tail ", "\"less ",
+                                "\"nl ",  "\"sed -n ", "\"bat "};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_view_text", Tier::kRoutine,
+                  "Output showing a file (SWE-agent \"[File: x (N lines "
+                  "total)]\", `cat -n` listings).");
+    r.roles = {"user", "tool"};
+    r.contains_any = {"lines total)]", "here's the result of running `cat -n`",
+                      "1\xE2\x86\x92"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_search", Tier::kRoutine,
+                  "A call to (or result of) a search or listing tool.");
+    r.tool_names_any = {"grep",
+                        "glob",
+                        "ls",
+                        "find",
+                        "find_file",
+                        "search_file",
+                        "search_dir",
+                        "search_files",
+                        "list_dir",
+                        "list_directory",
+                        "list_files",
+                        "file_search",
+                        "grep_search",
+                        "codebase_search",
+                        "search_file_content"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("file_search_text", Tier::kRoutine,
+                  "Search results in text (SWE-agent find_file/search_dir).");
+    r.roles = {"user", "tool"};
+    r.contains_any = {"matches for \"", "no matches found for"};
+    rules.push_back(std::move(r));
+  }
+
+  // 6. Errors, failures, plans, decisions, schemas.
+  {
+    auto r = Rule("test_failure", Tier::kImportant,
+                  "Failing test output (pytest, unittest, jest, mocha, go "
+                  "test, cargo test) and assertion errors.");
+    r.contains_any = {"\nfailed ",
+                      " failed, ",
+                      " failed in ",
+                      "= failures =",
+                      "(failures=",
+                      "(errors=",
+                      "short test summary info",
+                      "assertionerror",
+                      "assertion failed",
+                      "--- fail:",
+                      "\nfail\t",
+                      "\nfail: ",
+                      " failing",
+                      "tests failed",
+                      "test failed",
+                      "test result: failed",
+                      "error collecting"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("stack_trace", Tier::kImportant,
+                  "Stack traces and backtraces (Python, JavaScript, Java, "
+                  "Go, Rust, gdb).");
+    r.contains_any = {"traceback (most recent call last)",
+                      "stack trace:",
+                      "stacktrace:",
+                      "stack backtrace:",
+                      "goroutine 1 [running]",
+                      "\n    at ",
+                      "\n\tat ",
+                      "exception in thread \"",
+                      "caused by: ",
+                      "panicked at ",
+                      ".py\", line ",
+                      "#0  0x"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("nonzero_exit", Tier::kImportant,
+                  "A command that exited with a non-zero status.");
+    r.contains_any = NonzeroExitPhrases();
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("error_output", Tier::kImportant,
+                  "Error messages: \"error: \", exceptions, panics, missing "
+                  "commands and files, failed builds.");
+    r.contains_any = {"error: ",
+                      "error[e",
+                      "exception: ",
+                      "unhandled exception",
+                      "uncaught ",
+                      "panic: ",
+                      "fatal: ",
+                      "fatal error",
+                      "segmentation fault",
+                      "core dumped",
+                      "command not found",
+                      "no such file or directory",
+                      "permission denied",
+                      "is not recognized as an internal or external command",
+                      "modulenotfounderror",
+                      "importerror",
+                      "syntaxerror",
+                      "cannot find module",
+                      "undefined reference to",
+                      "npm err!",
+                      "failed to compile",
+                      "compilation failed",
+                      "build failed",
+                      "connection refused",
+                      "out of memory"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("query_plan", Tier::kImportant,
+                  "EXPLAIN statements and query plans (PostgreSQL, MySQL, "
+                  "SQLite).");
+    r.contains_any = {"query plan",
+                      "explain analyze",
+                      "explain select",
+                      "explain (",
+                      "explain format",
+                      "explain update",
+                      "explain delete",
+                      "explain insert",
+                      "explain with",
+                      "seq scan on ",
+                      "index scan using ",
+                      "index only scan using ",
+                      "bitmap heap scan on ",
+                      "bitmap index scan on ",
+                      "(cost=",
+                      "planning time:",
+                      "execution time:",
+                      "using filesort",
+                      "using temporary",
+                      "using covering index",
+                      "scan table ",
+                      "search table "};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("decision_note", Tier::kImportant,
+                  "Notes and decisions written by the user or assistant "
+                  "(\"important:\", \"note:\", \"warning:\", \"decided "
+                  "to\"), not tool output.");
+    r.roles = {"system", "developer", "user", "assistant"};
+    r.is_tool_result = false;
+    r.contains_any = {"important:",      "note:",         "warning:",
+                      "recommendation:", "decision:",     "decided to",
+                      "we will go with", "we'll go with", "let's go with",
+                      "i will go with",  "i'll go with",  "conclusion:",
+                      "root cause",      "the fix is",    "next steps:"};
+    r.contains_none = ObservationMarkers();
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("schema_info", Tier::kImportant,
+                  "Talk about table schemas: columns, keys, indexes, psql "
+                  "\\d output.");
+    r.contains_any = {"primary key",
+                      "foreign key",
+                      "information_schema",
+                      "table schema",
+                      "database schema",
+                      "db schema",
+                      "schema:",
+                      "\\d ",
+                      "\\dt",
+                      "\\d+ ",
+                      "pragma table_info",
+                      "show columns",
+                      "show create table",
+                      "describe table",
+                      "column |",
+                      "columns:",
+                      "column name",
+                      "column type",
+                      "add column",
+                      "drop column",
+                      "alter column",
+                      "rename column",
+                      "not null",
+                      "varchar",
+                      "unique constraint",
+                      "indexes:"};
+    rules.push_back(std::move(r));
+  }
+
+  // 7. The rest of what users and tools say.
+  {
+    auto r = Rule("test_result", Tier::kContextual, "Passing test output.");
+    r.contains_any = {" passed in ",     " passed,",     " passed;",
+                      " passed (",       "tests passed", "all tests pass",
+                      "test result: ok", "\nok  \t",     " passing (",
+                      " tests in ",      " test in ",    "test suites:"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("shell_output", Tier::kRoutine,
+                  "A shell transcript sent as a user message (SWE-agent "
+                  "observations) that no rule above claimed.");
+    r.roles = {"user"};
+    r.is_tool_result = false;
+    r.contains_any = {"(current directory:", "bash-$",
+                      "your command ran successfully"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("user_message", Tier::kContextual, "Any other user text.");
+    r.roles = {"user"};
+    r.is_tool_result = false;
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("tool_result", Tier::kContextual,
+                  "Any other tool result (removed when "
+                  "preserve_tool_results is false).");
+    r.is_tool_result = true;
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+}  // namespace internal
+
+std::string BuiltinRulesJson() {
+  return Classifier::WithBuiltinRules().RulesJson();
+}
+
+}  // namespace ctxkit

@@ -110,47 +110,108 @@ struct Item {
 
 // Dropped runs of items. A run's summary may cost up to min(reserve, the
 // tokens of its items that want one): a summary never costs more than what
-// it replaces, and one below kMinSummaryTokens is not written. Each run's
-// weight (those tokens) is kept at its endpoints, so that a drop updates
-// runs and the total summary cost in O(1).
+// it replaces, and one below kMinSummaryTokens is not written. In the
+// Anthropic format a run of an odd number of messages leaves the same role
+// on both sides (or an assistant first), so it always needs a message of
+// the other role: at least `placeholder` tokens. Each run's weight (those
+// tokens) and message count are kept at its endpoints, so that a drop
+// updates runs and the total summary cost in O(1).
 class Runs {
  public:
-  Runs(size_t n, int64_t reserve)
-      : reserve_(reserve), start_(n), end_(n), weight_(n, 0), dropped_(n) {}
+  Runs(size_t n, int64_t reserve, int64_t placeholder)
+      : reserve_(reserve),
+        placeholder_(placeholder),
+        start_(n),
+        end_(n),
+        weight_(n, 0),
+        messages_(n, 0),
+        dropped_(n) {}
 
   bool dropped(size_t i) const { return dropped_[i]; }
   // The summary allowance of the run starting at item i.
-  int64_t CostOfRunAt(size_t i) const { return Cost(weight_[i]); }
+  int64_t CostOfRunAt(size_t i) const { return Cost(weight_[i], messages_[i]); }
 
-  // Drops item i, whose summary-wanting tokens are `w`; returns the change
-  // in the total summary cost.
-  int64_t Drop(size_t i, int64_t w) {
+  // Drops item i, of `messages` messages whose summary-wanting tokens are
+  // `w`; returns the change in the total summary cost.
+  int64_t Drop(size_t i, int64_t w, size_t messages) {
     const bool l = i > 0 && dropped_[i - 1];
     const bool r = i + 1 < dropped_.size() && dropped_[i + 1];
     const size_t a = l ? start_[i - 1] : i;
     const size_t b = r ? end_[i + 1] : i;
-    const int64_t wl = l ? weight_[a] : 0;
-    const int64_t wr = r ? weight_[i + 1] : 0;
-    const int64_t before = (l ? Cost(wl) : 0) + (r ? Cost(wr) : 0);
+    const int64_t before = (l ? Cost(weight_[a], messages_[a]) : 0) +
+                           (r ? Cost(weight_[i + 1], messages_[i + 1]) : 0);
+    weight_[a] = (l ? weight_[a] : 0) + (r ? weight_[i + 1] : 0) + w;
+    messages_[a] =
+        (l ? messages_[a] : 0) + (r ? messages_[i + 1] : 0) + messages;
     end_[a] = b;
     start_[b] = a;
-    weight_[a] = wl + wr + w;
     dropped_[i] = true;
-    return Cost(weight_[a]) - before;
+    return Cost(weight_[a], messages_[a]) - before;
   }
 
  private:
-  int64_t Cost(int64_t w) const {
-    if (reserve_ <= 0 || w < kMinSummaryTokens) return 0;
-    return std::min(reserve_, w);
+  int64_t Cost(int64_t w, size_t messages) const {
+    int64_t cost = 0;
+    if (reserve_ > 0 && w >= kMinSummaryTokens) cost = std::min(reserve_, w);
+    if (messages % 2 == 1) cost = std::max(cost, placeholder_);
+    return cost;
   }
 
   int64_t reserve_;
+  int64_t placeholder_;         // 0 unless the format alternates roles
   std::vector<size_t> start_;   // at a run's last item: its first
   std::vector<size_t> end_;     // at a run's first item: its last
   std::vector<int64_t> weight_; // at a run's first item
+  std::vector<size_t> messages_;  // at a run's first item
   std::vector<bool> dropped_;
 };
+
+// The file a file-view call reads: its "path", "file_path", "filename" or
+// "file" argument, else the first operand of a shell "cat"/"head"/"tail"
+// command. Empty when none is found. A scan of the arguments' JSON text,
+// enough for the usual agent tools; escapes in paths are kept as written.
+std::string ViewedPath(std::string_view arguments) {
+  for (std::string_view name :
+       {"\"path\"", "\"file_path\"", "\"filename\"", "\"file\""}) {
+    size_t at = arguments.find(name);
+    if (at == std::string_view::npos) continue;
+    at = arguments.find('"', at + name.size());
+    if (at == std::string_view::npos) continue;
+    const size_t end = arguments.find('"', at + 1);
+    if (end == std::string_view::npos) continue;
+    return std::string(arguments.substr(at + 1, end - at - 1));
+  }
+  for (std::string_view command : {"cat ", "head ", "tail "}) {
+    size_t at = arguments.find(command);
+    if (at == std::string_view::npos) continue;
+    at += command.size();
+    while (at < arguments.size() && arguments[at] == '-') {
+      // Skip options such as "-n" or "-n 20".
+      at = arguments.find(' ', at);
+      if (at == std::string_view::npos) return std::string();
+      ++at;
+      if (at < arguments.size() && arguments[at] >= '0' && arguments[at] <= '9') {
+        at = arguments.find(' ', at);
+        if (at == std::string_view::npos) return std::string();
+        ++at;
+      }
+    }
+    size_t end = at;
+    while (end < arguments.size() && arguments[end] != ' ' &&
+           arguments[end] != '"' && arguments[end] != '\\' &&
+           arguments[end] != ';' && arguments[end] != '|') {
+      ++end;
+    }
+    return std::string(arguments.substr(at, end - at));
+  }
+  return std::string();
+}
+
+// What stands for a dropped run that gets no summary but needs a message.
+std::string PlaceholderText(size_t messages) {
+  return absl::StrFormat("[Compressed context: %d %s compressed]", messages,
+                         messages == 1 ? "message" : "messages");
+}
 
 bool IsSystemRole(std::string_view role) {
   return role == "system" || role == "developer";
@@ -251,13 +312,6 @@ const char* DecisionActionName(MessageDecision::Action a) noexcept {
 
 struct Compactor::Impl {
   CompactorServices services;
-  const ModelRegistry& registry() const {
-    return services.registry != nullptr ? *services.registry
-                                        : ModelRegistry::Default();
-  }
-
-  absl::StatusOr<CompactionResult> Run(simdjson::dom::array messages,
-                                       const CompactionOptions& options) const;
 };
 
 namespace {
@@ -430,8 +484,16 @@ void Engine::ApplyCompressSimilar() {
     const ChatMessage& first = history_.messages[item.begin];
     std::string key;
     if (first.calls.size() == 1) {
-      key = absl::StrFormat("call\x1f%s\x1f%s", first.calls[0].name,
-                            first.calls[0].arguments);
+      // Views of one file are near-duplicates whatever their other
+      // arguments (ranges, line numbers): the last one shows it best.
+      const std::string path =
+          classes_[item.begin].rule.starts_with("file_view")
+              ? ViewedPath(first.calls[0].arguments)
+              : std::string();
+      key = path.empty()
+                ? absl::StrFormat("call\x1f%s\x1f%s", first.calls[0].name,
+                                  first.calls[0].arguments)
+                : absl::StrFormat("view\x1f%s", path);
     } else if (item.end - item.begin == 1 && first.text_only &&
                !first.text.empty()) {
       key = absl::StrFormat("text\x1f%s\x1f%s", first.role, first.text);
@@ -531,14 +593,16 @@ int64_t Engine::Plan(Runs& runs) const {
   for (const Item& item : items_) total += item_tokens(item);
   for (size_t k = 0; k < items_.size(); ++k) {
     if (!items_[k].forced) continue;
-    total += runs.Drop(k, wants_summary(items_[k])) - item_tokens(items_[k]);
+    total += runs.Drop(k, wants_summary(items_[k]), items_[k].end - items_[k].begin) -
+             item_tokens(items_[k]);
   }
   const bool must_fit = options_.strategy == CompactionStrategy::kSmart ||
                         options_.strategy == CompactionStrategy::kRemoveOld;
   if (total <= target_ && must_fit) return total;
   for (size_t k : DropOrder()) {
     if (total <= target_) break;
-    total += runs.Drop(k, wants_summary(items_[k])) - item_tokens(items_[k]);
+    total += runs.Drop(k, wants_summary(items_[k]), items_[k].end - items_[k].begin) -
+             item_tokens(items_[k]);
   }
   return total;
 }
@@ -617,7 +681,9 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       // stands for.
       constexpr int64_t kMinSummaryText = 8;
       const int64_t allowance = runs.CostOfRunAt(k) - overhead;
-      const bool summarize = allowance >= kMinSummaryText;
+      bool summarize = allowance >= kMinSummaryText;
+      size_t run_messages = 0;
+      for (size_t d = k; d < j; ++d) run_messages += items_[d].end - items_[d].begin;
       for (size_t d = k; d < j; ++d) {
         for (size_t m = items_[d].begin; m < items_[d].end; ++m) {
           a.actions[m] = summarize ? MessageDecision::Action::kSummarized
@@ -628,13 +694,21 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
                                                : "budget";
         }
       }
-      if (summarize) {
-        CTXKIT_CP_ASSIGN_OR_RETURN(
-            std::string text, SummaryFor(k, j - 1, allowance, a));
+      // The next kept message exists: the last item is always kept.
+      const std::string_view next_role =
+          history_.messages[items_[j].begin].role;
+      const bool needs_marker =
+          anthropic && !summarize &&
+          (last_role.empty() ? next_role == "assistant"
+                             : last_role == next_role);
+      if (summarize || needs_marker) {
+        std::string text;
+        if (summarize) {
+          CTXKIT_CP_ASSIGN_OR_RETURN(text, SummaryFor(k, j - 1, allowance, a));
+        } else {
+          text = PlaceholderText(run_messages);
+        }
         ++a.summaries;
-        // The next kept message exists: the last item is always kept.
-        const std::string_view next_role =
-            history_.messages[items_[j].begin].role;
         std::string_view role = "assistant";
         bool fold = false;
         if (anthropic) {
@@ -790,16 +864,24 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
     if (reserve < kMinSummaryTokens) reserve = 0;
   }
 
+  // Anthropic roles alternate: a run dropped from between two messages of
+  // one role needs a marker message of the other.
+  int64_t placeholder = 0;
+  if (history_.format == ChatFormat::kAnthropic) {
+    CTXKIT_CP_ASSIGN_OR_RETURN(
+        placeholder, CountJson(internal::TextMessageJson(
+                         "assistant", PlaceholderText(99999999))));
+  }
   std::optional<Attempt> chosen;
   if (reserve > 0) {
-    Runs runs(items_.size(), reserve);
+    Runs runs(items_.size(), reserve, placeholder);
     if (Plan(runs) <= target_) {
       CTXKIT_CP_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, false));
       if (a.total <= target_) chosen = std::move(a);
     }
   }
   if (!chosen.has_value()) {
-    Runs runs(items_.size(), 0);
+    Runs runs(items_.size(), 0, placeholder);
     Plan(runs);
     CTXKIT_CP_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, true));
     chosen = std::move(a);
@@ -863,10 +945,14 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
   return result;
 }
 
-}  // namespace
-
-absl::StatusOr<CompactionResult> Compactor::Impl::Run(
-    simdjson::dom::array messages, const CompactionOptions& options) const {
+// A free function rather than a member of Compactor::Impl: members of a
+// class nested in an exported class would be exported too.
+absl::StatusOr<CompactionResult> RunCompaction(
+    const CompactorServices& services, simdjson::dom::array messages,
+    const CompactionOptions& options) {
+  const ModelRegistry& registry = services.registry != nullptr
+                                      ? *services.registry
+                                      : ModelRegistry::Default();
   const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   CTXKIT_CP_ASSIGN_OR_RETURN(ChatHistory history,
@@ -878,7 +964,7 @@ absl::StatusOr<CompactionResult> Compactor::Impl::Run(
   }
   CTXKIT_CP_ASSIGN_OR_RETURN(
       internal::CountingChoice choice,
-      internal::ChooseCounting(options.model, counter_type, registry()));
+      internal::ChooseCounting(options.model, counter_type, registry));
   MessageCountOptions count_options;
   count_options.format = choice.format;
   MessageCounter counter(choice.tokenizer, count_options, choice.format);
@@ -955,6 +1041,8 @@ absl::StatusOr<CompactionResult> Compactor::Impl::Run(
   return result;
 }
 
+}  // namespace
+
 Compactor::Compactor(CompactorServices services)
     : impl_(std::make_unique<Impl>()) {
   impl_->services = std::move(services);
@@ -971,7 +1059,7 @@ StatusOr<CompactionResult> Compactor::Compact(
   absl::StatusOr<simdjson::dom::array> messages =
       internal::HistoryMessages(*root);
   if (!messages.ok()) return internal::ToPublic(messages.status());
-  return internal::ToPublic(impl_->Run(*messages, options));
+  return internal::ToPublic(RunCompaction(impl_->services, *messages, options));
 }
 
 StatusOr<std::string> Compactor::CompactJson(
@@ -981,7 +1069,7 @@ StatusOr<std::string> Compactor::CompactJson(
       internal::ParseCompactionRequest(parser, request_json);
   if (!request.ok()) return internal::ToPublic(request.status());
   absl::StatusOr<CompactionResult> result =
-      impl_->Run(request->messages, request->options);
+      RunCompaction(impl_->services, request->messages, request->options);
   if (!result.ok()) return internal::ToPublic(result.status());
   return internal::ToPublic(internal::ChatCompactResponseJson(*result));
 }

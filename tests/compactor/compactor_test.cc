@@ -250,6 +250,41 @@ TEST_CASE("Anthropic histories keep alternation and tool blocks together") {
   }
 }
 
+TEST_CASE("Anthropic roles alternate even when runs are dropped unsummarized") {
+  // Found by the fuzzer: with no room for summaries, dropping an odd run
+  // left two user messages side by side.
+  const std::string json =
+      R"([{"role":"user","content":"What is in main.go?"},)"
+      R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"view_file","input":{"path":"main.go"}}]},)"
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"package main\nfunc main() {}"},{"type":"text","text":"thanks"}]},)"
+      R"({"role":"assistant","content":"It is an empty program."},)"
+      R"({"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"text","text":"and this?"}]}])";
+  Compactor c;
+  for (CompactionStrategy strategy :
+       {CompactionStrategy::kSmart, CompactionStrategy::kRemoveOld,
+        CompactionStrategy::kSummarize, CompactionStrategy::kCompressSimilar}) {
+    for (int64_t budget : {5, 1620, 1700}) {
+      for (bool summaries : {true, false}) {
+        CAPTURE(budget);
+        CAPTURE(static_cast<int>(strategy));
+        CompactionOptions o;
+        o.max_tokens = budget;
+        o.recent_window = 0;
+        o.strategy = strategy;
+        o.enable_summarization = summaries;
+        CompactionResult r = MustCompact(c, json, o);
+        Status valid =
+            ValidateChatHistory(r.messages_json, ChatFormat::kAnthropic);
+        CHECK_MESSAGE(valid.ok(), valid.message(), " ", r.messages_json);
+        StatusOr<MessageCount> n =
+            CountMessagesForCounterType("anthropic", r.messages_json);
+        REQUIRE(n.ok());
+        CHECK(n->total == r.compacted_tokens);
+      }
+    }
+  }
+}
+
 TEST_CASE("must-keep messages that cannot fit are truncated with a marker") {
   std::vector<std::string> m = {
       Msg("system", "Rules: " + Filler(400, "rule")),
@@ -333,7 +368,7 @@ TEST_CASE("strategies") {
         R"({"role":"tool","tool_call_id":"a","content":"port: 80"})",
         Msg("assistant", "First remark."),
         Msg("assistant", "Second remark."),
-        R"({"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"config.yaml\"}"}}]})",
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"config.yaml\",\"limit\":20}"}}]})",
         R"({"role":"tool","tool_call_id":"b","content":"port: 80"})",
         Msg("user", "And now?"),
     };

@@ -1,4 +1,5 @@
-// What capi/c.cc and capi/records.cc share: the store handle and the small
+// What the files of capi/ share: the handles more than one of them opens
+// (the store, and the record stores the compactor borrows) and the small
 // translation helpers every C entry point uses.
 
 #ifndef CTXKIT_CAPI_C_INTERNAL_H_
@@ -11,12 +12,27 @@
 #include <new>
 #include <string_view>
 
+#include "ctxkit/analytics.h"
 #include "ctxkit/c.h"
+#include "ctxkit/cache.h"
+#include "ctxkit/conversations.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
 struct ctxkit_store {
   std::unique_ptr<ctxkit::Store> store;
+};
+
+struct ctxkit_conversations {
+  std::unique_ptr<ctxkit::ConversationStore> conversations;
+};
+
+struct ctxkit_cache {
+  std::unique_ptr<ctxkit::Cache> cache;
+};
+
+struct ctxkit_analytics {
+  std::unique_ptr<ctxkit::Analytics> analytics;
 };
 
 namespace ctxkit::capi {

@@ -31,20 +31,8 @@
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 
-struct ctxkit_conversations {
-  std::unique_ptr<ctxkit::ConversationStore> conversations;
-};
-
 struct ctxkit_references {
   std::unique_ptr<ctxkit::ReferenceStore> references;
-};
-
-struct ctxkit_cache {
-  std::unique_ptr<ctxkit::Cache> cache;
-};
-
-struct ctxkit_analytics {
-  std::unique_ptr<ctxkit::Analytics> analytics;
 };
 
 namespace {

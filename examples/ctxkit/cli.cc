@@ -411,7 +411,8 @@ int Run(const Program& program, std::span<const std::string_view> argv,
   if (!status.ok()) {
     out.flush();
     err << program.name << ": " << status.ToString() << "\n";
-    return kExitFailure;
+    return status.code() == command.partial_result_code ? kExitPartial
+                                                        : kExitFailure;
   }
   return kExitOk;
 }

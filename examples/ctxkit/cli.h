@@ -8,7 +8,9 @@
 // parsing, `--help`, `ctxkit help ...` and the usage errors follow from it.
 //
 // Exit codes: 0 success, 1 runtime error (a handler returned a non-OK Status),
-// 2 usage error (the command line itself was wrong). Nothing else.
+// 2 usage error (the command line itself was wrong), 3 partial result (the
+// command printed its result, which falls short of what was asked: see
+// Command::partial_result_code). Nothing else.
 
 #ifndef CTXKIT_EXAMPLES_CTXKIT_CLI_H_
 #define CTXKIT_EXAMPLES_CTXKIT_CLI_H_
@@ -29,6 +31,7 @@ namespace ctxkit::program {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitPartial = 3;
 
 // Command::max_args for a command that takes any number of arguments.
 inline constexpr int kUnlimitedArgs = -1;
@@ -91,6 +94,11 @@ struct Command {
   // Groups of flags of which at most one may be given (e.g. --model and
   // --encoding); giving two of one group is a usage error.
   std::vector<std::vector<const Flag*>> exclusive = {};
+  // A status code that the handler returns after printing its whole result
+  // when that result falls short of what was asked (`compact`: a budget it
+  // could not meet). It is reported on stderr like an error but exits with
+  // kExitPartial, so that scripts can tell it from a failure. kOk: none.
+  StatusCode partial_result_code = StatusCode::kOk;
 };
 
 // A paragraph appended to the help of every command that accepts this flag,

@@ -119,6 +119,45 @@ const Program& CtxkitProgram() {
           .handler = RunCacheSweep,
       },
       {
+          .name = "compact",
+          .summary = "fit a chat history into a token budget",
+          .args_usage = "FILE|-",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kCompactMaxTokensFlag, &kCompactStrategyFlag,
+                    &kCompactModelFlag, &kCompactExplainFlag,
+                    &kCompactFormatFlag, &kCompactRecentWindowFlag,
+                    &kCompactTargetRatioFlag, &kCompactRulesFlag},
+          .description =
+              "Reads a chat history from FILE (standard input for -): an\n"
+              "array of messages in OpenAI, Anthropic or plain {role,\n"
+              "content} format, or a whole request object as seed 001's\n"
+              "POST /api/chat/compact takes it ({\"messages\",\n"
+              "\"max_tokens\",\"options\":{...},...}). Flags override the\n"
+              "request's members of the same name. Keeps what matters\n"
+              "(system prompts, the task, corrections, errors, recent\n"
+              "messages), summarizes or drops the rest, never separates a\n"
+              "tool call from its result, and prints the response on one\n"
+              "line: {\"messages\",\"summary\",\"token_estimate\",\n"
+              "\"compaction_info\",\"budget\",...}, the messages in the\n"
+              "input's format. Token counts are exact, with the tokenizer\n"
+              "of --model, else of the request's token_counter_type (the\n"
+              "response's \"encoding\" names it). --rules FILE (a JSON\n"
+              "array of rules, see ctxkit/classifier.h) replaces the\n"
+              "request's \"rules\". --explain adds \"decisions\": each input\n"
+              "message's tier, the rule that chose it, and what happened to\n"
+              "it and why. Uses no store.\n"
+              "\n"
+              "Exit status: 0 when the result fits the budget; 3 when it\n"
+              "cannot (the messages that must be kept do not fit even\n"
+              "truncated): the best-effort result is printed and stderr\n"
+              "says by how much (ctxkit: OUT_OF_RANGE: budget: ...); 1 for\n"
+              "bad input, an INVALID_ARGUMENT naming the field, e.g.\n"
+              "messages[3].role; 2 for a usage error.\n",
+          .handler = RunCompact,
+          .partial_result_code = StatusCode::kOutOfRange,
+      },
+      {
           .name = "conv add",
           .summary = "add a message to a conversation",
           .args_usage = "ID [-]",

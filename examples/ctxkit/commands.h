@@ -99,6 +99,17 @@ extern const Flag kContextFlag;
 extern const Flag kQueryFileFlag;
 Status RunOptimize(const Args& args, std::ostream& out);
 
+// compact_command.cc
+extern const Flag kCompactMaxTokensFlag;
+extern const Flag kCompactStrategyFlag;
+extern const Flag kCompactModelFlag;
+extern const Flag kCompactExplainFlag;
+extern const Flag kCompactFormatFlag;
+extern const Flag kCompactRecentWindowFlag;
+extern const Flag kCompactTargetRatioFlag;
+extern const Flag kCompactRulesFlag;
+Status RunCompact(const Args& args, std::ostream& out);
+
 }  // namespace ctxkit::program
 
 #endif  // CTXKIT_EXAMPLES_CTXKIT_COMMANDS_H_

@@ -873,6 +873,156 @@ CTXKIT_EXPORT int ctxkit_analytics_purge(ctxkit_analytics* analytics,
 CTXKIT_EXPORT int ctxkit_analytics_flush(ctxkit_analytics* analytics,
                                          char** out_error);
 
+/* ======================================================================== */
+/* Compactor: fit a chat history into a token budget                        */
+/* ======================================================================== */
+/*
+ * ctxkit/compactor.h through the conventions above: JSON in, JSON out, plus
+ * a summarizer callback. Histories are OpenAI, Anthropic or plain
+ * {role, content} message arrays (detected, or named by "format"); see
+ * compactor.h for the guarantees (budget, structure, determinism).
+ *
+ * Errors of the JSON entry points: INVALID_ARGUMENT naming the request
+ * member or "messages[i].<field>" (malformed JSON, an unknown role, content
+ * of the wrong type, a tool result whose id answers no preceding call, an
+ * empty history, a negative or zero max_tokens, an unknown strategy,
+ * format or token_counter_type, a bad rule); the tokenizer's; with
+ * "enable_caching", the cache's. Every entry point is also guarded against
+ * C++ exceptions (RESOURCE_EXHAUSTED when memory runs out). */
+
+/* A compactor: the services (cache, analytics), the caller's extra
+ * classification rules and the summarizer callback that its compactions
+ * use. Thread-safe: ctxkit_compact and ctxkit_compact_conversation may run
+ * on any number of threads at once, also while ctxkit_compactor_add_rules
+ * or ctxkit_compactor_set_summarizer change the handle; a compaction uses
+ * the rules and summarizer in force when it started (the handle swaps an
+ * immutable ctxkit::Compactor under a lock, so changes never wait for
+ * compactions to finish, and compactions never see half a change). */
+typedef struct ctxkit_compactor ctxkit_compactor;
+
+/* Creates a compactor. `cache` and `analytics` may be NULL: without a cache
+ * the requests' "enable_caching" only skips the cache; without analytics
+ * "enable_analytics" records nothing. They are borrowed, not owned: they
+ * (and the store they were opened from) must stay open until the compactor
+ * is freed. Errors: INVALID_ARGUMENT (NULL out); RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_compactor_new(ctxkit_cache* cache,
+                                       ctxkit_analytics* analytics,
+                                       ctxkit_compactor** out,
+                                       char** out_error);
+
+/* Releases the compactor. NULL is a no-op. No call on the handle may be in
+ * progress or follow. Does not close the cache or analytics handles. */
+CTXKIT_EXPORT void ctxkit_compactor_free(ctxkit_compactor* compactor);
+
+/* The buffer a summarizer callback writes its text to. Owned by ctxkit and
+ * valid only during the callback. */
+typedef struct ctxkit_text ctxkit_text;
+
+/* Sets the summary text of `text` to a copy of data[0 .. len) (UTF-8; not
+ * necessarily NUL-terminated); a later call replaces it. Errors:
+ * INVALID_ARGUMENT (NULL text; NULL data with a non-zero length; invalid
+ * UTF-8); RESOURCE_EXHAUSTED; the text is then unchanged. No out_error:
+ * the callback reports failure by its return value (returning this
+ * function's is the simplest way). */
+CTXKIT_EXPORT int ctxkit_text_set(ctxkit_text* text, const char* data,
+                                  size_t len);
+
+/* A host summarizer, e.g. an LLM call, for compactions with
+ * "enable_llm_summarization": it is called once per dropped span, with
+ *   span_json   the span's messages, a JSON array in the history's format
+ *   extractive  ctxkit's own summary of the span, "[Compressed context: ...]"
+ *   max_tokens  the token allowance of the summary message
+ * (both strings valid only during the call, NUL-terminated, with lengths),
+ * and writes its summary with ctxkit_text_set(out, ...). It returns 0 for
+ * success; any other value, returning 0 without setting a text, or a text
+ * over max_tokens means failure, and the extractive summary is used
+ * instead (the result's compaction_info counts "summarizer_failures"). It
+ * is called on the thread that called ctxkit_compact, from any number of
+ * threads at once when compactions run concurrently, so it must be
+ * thread-safe; it must not call the compactor it belongs to. */
+typedef int (*ctxkit_summarize_fn)(void* user_data, const char* span_json,
+                                   size_t span_len, const char* extractive,
+                                   size_t extractive_len, size_t max_tokens,
+                                   ctxkit_text* out);
+
+/* Installs `fn` with `user_data` (passed back untouched) as the summarizer,
+ * replacing any earlier one; NULL fn removes it. Compactions already
+ * running keep the one they started with; the caller must keep user_data
+ * valid until the compactor is freed or the summarizer replaced and every
+ * compaction started before has returned. Errors: INVALID_ARGUMENT (NULL
+ * compactor); RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_compactor_set_summarizer(ctxkit_compactor* compactor,
+                                                  ctxkit_summarize_fn fn,
+                                                  void* user_data,
+                                                  char** out_error);
+
+/* Adds classification rules for later compactions: `rules_json` is a JSON
+ * array of rule objects {"name","tier","description"?,"roles"?,
+ * "contains_any"?,"starts_with_any"?,"equals_any"?,"tool_names_any"?,
+ * "min_chars"?,"max_chars"?,"is_tool_result"?,"is_error"?,
+ * "is_first_user"?,"has_tool_calls"?} (ctxkit/classifier.h). They are
+ * tried after the rules added earlier, before a request's own "rules" and
+ * before the built-in table. All or nothing. Errors: INVALID_ARGUMENT
+ * naming "rules[i].<field>" (counting from the first rule this call adds;
+ * a name added before is a duplicate); RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
+                                             const char* rules_json,
+                                             size_t rules_json_len,
+                                             char** out_error);
+
+/* Compacts a chat history. `request_json` is seed 001's POST
+ * /api/chat/compact body, {"messages":[...],"max_tokens","recent_window",
+ * "keep_anchors","options":{...}}, plus ctxkit's "model", "format",
+ * "strategy", "target_ratio", "preserve_recent", "explain",
+ * "max_summary_tokens" and "rules" (see ctxkit::Compactor::CompactJson), or
+ * a bare array of messages (all defaults). The response document is
+ * {"messages","summary":{"topics","tables","tools","description"},
+ * "token_estimate","compaction_info":{...},"budget":{"met",...},"format",
+ * "strategy","encoding", and "decisions" with "explain"}.
+ *
+ * Budget: CTXKIT_OK means the result fits max_tokens (and target_ratio).
+ * When it cannot (the anchors, system messages and last message alone do
+ * not fit even truncated), the call returns CTXKIT_OUT_OF_RANGE AND sets
+ * *out_json / *out_len to the best-effort response (its "budget" says
+ * "met":false and by how many tokens), with *out_error saying the same.
+ * This is the one failure that sets out_json, as ctxkit_tokenizer_encode's
+ * OUT_OF_RANGE sets *out_count: free *out_json whenever it is not NULL.
+ * Every other error leaves it NULL.
+ *
+ * Errors: INVALID_ARGUMENT (a NULL compactor, out_json or out_len; NULL
+ * request_json with a non-zero length; the bad inputs above);
+ * OUT_OF_RANGE (budget infeasible, see above); RESOURCE_EXHAUSTED;
+ * the tokenizer's and the cache's. */
+CTXKIT_EXPORT int ctxkit_compact(ctxkit_compactor* compactor,
+                                 const char* request_json,
+                                 size_t request_json_len, char** out_json,
+                                 size_t* out_len, char** out_error);
+
+/* Compacts stored conversation `conversation_id` with the options of
+ * `options_json` (NULL = defaults; else an object with the members of a
+ * ctxkit_compact request except "messages"), stores the result beside the
+ * untouched messages as a new compacted view, and returns the response
+ * document of ctxkit_compact with "conversation_id" and "view_version"
+ * added. Budget and errors as ctxkit_compact, plus NOT_FOUND (no such
+ * conversation) and the store's. `convs` must come from the same process's
+ * ctxkit_conversations_open and stay open during the call. */
+CTXKIT_EXPORT int ctxkit_compact_conversation(
+    ctxkit_compactor* compactor, ctxkit_conversations* convs,
+    const char* conversation_id, size_t conversation_id_len,
+    const char* options_json, size_t options_json_len, char** out_json,
+    size_t* out_len, char** out_error);
+
+/* Checks that `history_json` (an array of messages or {"messages":[...]})
+ * is a history a model API accepts in `format` ("openai", "anthropic",
+ * "plain" or "auto"; NULL = "auto"; NUL-terminated): known roles, content
+ * types, tool calls and results paired, system messages first, and for
+ * Anthropic a user message first and alternating roles. CTXKIT_OK, or
+ * INVALID_ARGUMENT naming the first offending "messages[i].<field>" and
+ * the rule (or "format" for an unknown format). Thread-safe. */
+CTXKIT_EXPORT int ctxkit_chat_validate(const char* history_json,
+                                       size_t history_json_len,
+                                       const char* format, char** out_error);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

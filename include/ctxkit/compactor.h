@@ -22,8 +22,9 @@
 // means kAnthropic; any OpenAI-only feature ("tool_calls", "tool_call_id",
 // role tool, "name", image_url/input_audio parts, "function_call") means
 // kOpenAI; otherwise string contents only mean kPlain and text blocks
-// kOpenAI. Kept messages are emitted byte for byte as minified JSON of the
-// input; summaries are new messages in the same format.
+// kOpenAI. Kept messages are emitted as the input's message objects,
+// minified, members in their order (string escapes are normalized: "\u00e9"
+// comes back as "é"); summaries are new messages in the same format.
 //
 // Budget. Tokens are counted exactly with one tokenizer, the one the model
 // (else token_counter_type) names, by the rules of CountMessages()
@@ -116,8 +117,9 @@ struct CompactionOptions {
   // A model name (ModelRegistry): its tokenizer and message format count.
   // Takes precedence over token_counter_type.
   std::string model;
-  // Summaries in the enhanced form (actions, entities, errors), and the
-  // Summarizer, when there is one, writes them.
+  // The registered Summarizer writes the summaries, with ctxkit's
+  // extractive one as its fallback. ctxkit's own summaries always carry the
+  // enhanced form's entities, errors, actions and decisions.
   bool enable_llm_summarization = false;
   bool enable_caching = false;
   int64_t cache_ttl_ms = 3600 * 1000;  // 0 = never expires

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -310,8 +311,47 @@ const char* DecisionActionName(MessageDecision::Action a) noexcept {
   return "kept";
 }
 
+namespace {
+
+// The classifier a compaction uses: the caller's or the built-in one,
+// without the "tool_result" and "schema_info" rules when the options say
+// so. Removing a rule recompiles the phrase automaton, so the variants of
+// the built-in table are made once per Compactor.
+class ClassifierVariants {
+ public:
+  std::shared_ptr<const Classifier> For(
+      const std::shared_ptr<const Classifier>& given, bool tool_results,
+      bool schema_info) {
+    const bool default_table = given == nullptr;
+    const std::shared_ptr<const Classifier> base =
+        default_table ? Classifier::Default() : given;
+    if (tool_results && schema_info) return base;
+    const size_t slot = (tool_results ? 0 : 1) + (schema_info ? 0 : 2) - 1;
+    if (default_table) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (made_[slot] != nullptr) return made_[slot];
+    }
+    auto adjusted = std::make_shared<Classifier>(*base);
+    if (!tool_results) (void)adjusted->RemoveRule("tool_result");
+    if (!schema_info) (void)adjusted->RemoveRule("schema_info");
+    if (default_table) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (made_[slot] == nullptr) made_[slot] = adjusted;
+      return made_[slot];
+    }
+    return adjusted;
+  }
+
+ private:
+  std::mutex mu_;
+  std::shared_ptr<const Classifier> made_[3];
+};
+
+}  // namespace
+
 struct Compactor::Impl {
   CompactorServices services;
+  ClassifierVariants variants;
 };
 
 namespace {
@@ -335,7 +375,6 @@ class Engine {
     std::vector<CompactedMessage> out;
     std::vector<MessageDecision::Action> actions;  // per input message
     std::vector<std::string_view> reasons;         // per input message
-    std::vector<bool> truncated;                   // per input message
     internal::SpanDigester overall;  // everything summarized
     int64_t total = 0;
     size_t summaries = 0;
@@ -348,11 +387,31 @@ class Engine {
   std::vector<size_t> DropOrder() const;
   // Plans drops into `runs`; returns the estimated total (exact for kept
   // messages, an upper bound for summaries).
-  int64_t Plan(Runs& runs) const;
-  absl::StatusOr<Attempt> Assemble(const Runs& runs, bool allow_truncation);
+  // Plans drops into `runs` until the estimate is at most `target`.
+  int64_t Plan(Runs& runs, int64_t target) const;
+  // Writes the output of the plan in `runs`; `use_summarizer` lets the
+  // host's Summarizer write the summaries.
+  absl::StatusOr<Attempt> Assemble(const Runs& runs, bool allow_truncation,
+                                   bool use_summarizer);
   absl::StatusOr<std::string> SummaryFor(size_t first_item, size_t last_item,
-                                         int64_t allowance, Attempt& attempt);
+                                         int64_t allowance,
+                                         bool use_summarizer,
+                                         Attempt& attempt);
+  // Cuts message m's largest text so that it loses at least `need` more
+  // tokens (as far as its text allows), marking the cut; returns the tokens
+  // saved. The cut is made from the original text each time.
+  absl::StatusOr<int64_t> CutMessage(size_t m, int64_t need);
+  // Cuts must-keep messages, largest first, to bring `total` to target_.
   absl::Status Truncate(Attempt& attempt);
+  // When the messages that must be kept alone exceed the target, cuts them
+  // down to half of it, so that summaries and the newest messages keep some
+  // room: a truncated anchor beats a history reduced to its anchors.
+  absl::Status CapMustKeep();
+  void RefreshItemTokens();
+  // The message as emitted when kept: cut, or as given.
+  const std::string& KeptJson(size_t m) const {
+    return replaced_[m].empty() ? history_.messages[m].json : replaced_[m];
+  }
 
   const CompactionOptions& options_;
   const CompactorServices& services_;
@@ -361,6 +420,8 @@ class Engine {
   std::vector<int64_t> tokens_;
   std::vector<Classification> classes_;
   std::vector<Item> items_;
+  std::vector<std::string> replaced_;  // per message: the cut JSON, or empty
+  std::vector<int64_t> removed_;       // per message: text tokens cut
   int64_t original_total_ = 0;
   int64_t target_ = 0;
   simdjson::dom::parser scratch_parser_;
@@ -377,6 +438,8 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
                              const Classifier& classifier) {
   const size_t n = history_.messages.size();
   tokens_.resize(n);
+  replaced_.assign(n, std::string());
+  removed_.assign(n, 0);
   size_t i = 0;
   int64_t total = counter_.reply_priming();
   for (simdjson::dom::element message : messages) {
@@ -581,7 +644,7 @@ std::vector<size_t> Engine::DropOrder() const {
   return order;
 }
 
-int64_t Engine::Plan(Runs& runs) const {
+int64_t Engine::Plan(Runs& runs, int64_t target) const {
   auto item_tokens = [](const Item& item) {
     return item.merged_json.empty() ? item.tokens : item.merged_tokens;
   };
@@ -598,9 +661,9 @@ int64_t Engine::Plan(Runs& runs) const {
   }
   const bool must_fit = options_.strategy == CompactionStrategy::kSmart ||
                         options_.strategy == CompactionStrategy::kRemoveOld;
-  if (total <= target_ && must_fit) return total;
+  if (total <= target && must_fit) return total;
   for (size_t k : DropOrder()) {
-    if (total <= target_) break;
+    if (total <= target) break;
     total += runs.Drop(k, wants_summary(items_[k]), items_[k].end - items_[k].begin) -
              item_tokens(items_[k]);
   }
@@ -610,6 +673,7 @@ int64_t Engine::Plan(Runs& runs) const {
 absl::StatusOr<std::string> Engine::SummaryFor(size_t first_item,
                                                size_t last_item,
                                                int64_t allowance,
+                                               bool use_summarizer,
                                                Attempt& attempt) {
   internal::SpanDigester digester;
   for (size_t k = first_item; k <= last_item; ++k) {
@@ -618,9 +682,10 @@ absl::StatusOr<std::string> Engine::SummaryFor(size_t first_item,
     }
   }
   attempt.overall.Merge(digester.digest());
-  const bool enhanced = options_.enable_llm_summarization;
-  std::string text = internal::SummaryText(digester.digest(), enhanced);
-  if (enhanced && services_.summarizer != nullptr) {
+  // Every summary carries entities, errors, actions and decisions: they
+  // are what a reader of the compacted history needs next.
+  std::string text = internal::SummaryText(digester.digest(), true);
+  if (use_summarizer) {
     SummaryRequest request;
     request.messages_json = "[";
     for (size_t k = first_item; k <= last_item; ++k) {
@@ -656,12 +721,12 @@ absl::StatusOr<std::string> Engine::SummaryFor(size_t first_item,
 }
 
 absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
-                                                 bool allow_truncation) {
+                                                 bool allow_truncation,
+                                                 bool use_summarizer) {
   Attempt a;
   const size_t n = history_.messages.size();
   a.actions.assign(n, MessageDecision::Action::kKept);
   a.reasons.assign(n, std::string_view());
-  a.truncated.assign(n, false);
   a.total = counter_.reply_priming();
   const bool anthropic = history_.format == ChatFormat::kAnthropic;
   // Per-message overhead of a summary message, so its text fits the run's
@@ -704,7 +769,8 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       if (summarize || needs_marker) {
         std::string text;
         if (summarize) {
-          CTXKIT_CP_ASSIGN_OR_RETURN(text, SummaryFor(k, j - 1, allowance, a));
+          CTXKIT_CP_ASSIGN_OR_RETURN(
+              text, SummaryFor(k, j - 1, allowance, use_summarizer, a));
         } else {
           text = PlaceholderText(run_messages);
         }
@@ -752,8 +818,9 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
     } else {
       for (size_t m = item.begin; m < item.end; ++m) {
         CompactedMessage out;
-        out.json = history_.messages[m].json;
+        out.json = KeptJson(m);
         out.tokens = static_cast<size_t>(tokens_[m]);
+        out.is_compressed = !replaced_[m].empty();
         out.source_index = m;
         a.out.push_back(std::move(out));
         a.reasons[m] = !item.keep_reason.empty() ? item.keep_reason
@@ -767,10 +834,10 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       // carrier: those do not start units).
       CompactedMessage& first = a.out[first_out];
       if (item.merged_json.empty()) {
+        ChatMessage kept = history_.messages[item.begin];
+        kept.json = KeptJson(item.begin);
         CTXKIT_CP_ASSIGN_OR_RETURN(
-            first.json,
-            internal::PrependText(history_.messages[item.begin],
-                                  pending_summary));
+            first.json, internal::PrependText(kept, pending_summary));
       } else {
         first.json = internal::TextMessageJson(
             history_.messages[item.begin].role,
@@ -797,13 +864,84 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
   return a;
 }
 
+absl::StatusOr<int64_t> Engine::CutMessage(size_t m, int64_t need) {
+  const ChatMessage& message = history_.messages[m];
+  if (message.largest_text_bytes == 0 || need <= 0) return 0;
+  CTXKIT_CP_ASSIGN_OR_RETURN(std::string text, internal::LargestText(message));
+  CTXKIT_CP_ASSIGN_OR_RETURN(int64_t text_tokens, counter_.Text(text));
+  const std::string marker_probe = absl::StrFormat(
+      "\n[... truncated by ctxkit: %d of %d tokens removed]", text_tokens,
+      text_tokens);
+  CTXKIT_CP_ASSIGN_OR_RETURN(int64_t marker_tokens,
+                             counter_.Text(marker_probe));
+  // Two tokens of slack for merges across the cut.
+  const int64_t keep =
+      text_tokens - removed_[m] - need - marker_tokens - 2;
+  CTXKIT_CP_ASSIGN_OR_RETURN(std::string prefix,
+                             FitPrefix(counter_, text, keep));
+  CTXKIT_CP_ASSIGN_OR_RETURN(int64_t kept_tokens, counter_.Text(prefix));
+  const std::string replacement = absl::StrFormat(
+      "%s\n[... truncated by ctxkit: %d of %d tokens removed]", prefix,
+      text_tokens - kept_tokens, text_tokens);
+  CTXKIT_CP_ASSIGN_OR_RETURN(std::string json,
+                             internal::ReplaceLargestText(message, replacement));
+  CTXKIT_CP_ASSIGN_OR_RETURN(int64_t t, CountJson(json));
+  if (t >= tokens_[m]) return 0;
+  const int64_t saved = tokens_[m] - t;
+  replaced_[m] = std::move(json);
+  tokens_[m] = t;
+  removed_[m] = text_tokens - kept_tokens;
+  return saved;
+}
+
+void Engine::RefreshItemTokens() {
+  for (Item& item : items_) {
+    if (!item.merged_json.empty()) continue;  // merges hold no must-keep text
+    item.tokens = 0;
+    for (size_t m = item.begin; m < item.end; ++m) item.tokens += tokens_[m];
+  }
+}
+
+absl::Status Engine::CapMustKeep() {
+  int64_t must = counter_.reply_priming();
+  std::vector<size_t> candidates;
+  for (const Item& item : items_) {
+    if (!item.must_keep) continue;
+    must += item.tokens;
+    for (size_t m = item.begin; m < item.end; ++m) candidates.push_back(m);
+  }
+  if (must <= target_) return absl::OkStatus();
+  // The newest message is cut last (it is where the history stands), the
+  // task before it (what the history is about); otherwise the largest
+  // first.
+  const size_t last = history_.messages.size() - 1;
+  auto rank = [&](size_t m) {
+    if (m == last) return 2;
+    return classes_[m].rule == "first_user_request" ? 1 : 0;
+  };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](size_t x, size_t y) {
+                     if (rank(x) != rank(y)) return rank(x) < rank(y);
+                     return tokens_[x] > tokens_[y];
+                   });
+  int64_t need = must - target_ / 2;
+  for (size_t m : candidates) {
+    if (need <= 0) break;
+    CTXKIT_CP_ASSIGN_OR_RETURN(int64_t saved, CutMessage(m, need));
+    need -= saved;
+  }
+  RefreshItemTokens();
+  return absl::OkStatus();
+}
+
 absl::Status Engine::Truncate(Attempt& a) {
   // Largest kept messages with readable text first; ties by position.
   std::vector<size_t> order;
   for (size_t o = 0; o < a.out.size(); ++o) {
     const CompactedMessage& m = a.out[o];
-    if (!m.source_index.has_value() || m.is_compressed) continue;
-    if (history_.messages[*m.source_index].largest_text_bytes == 0) continue;
+    // Summaries, merges and messages holding a folded summary are not cut.
+    if (!m.source_index.has_value()) continue;
+    if (m.json != KeptJson(*m.source_index)) continue;
     order.push_back(o);
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
@@ -812,33 +950,15 @@ absl::Status Engine::Truncate(Attempt& a) {
   for (size_t o : order) {
     if (a.total <= target_) break;
     CompactedMessage& out = a.out[o];
-    const ChatMessage& m = history_.messages[*out.source_index];
-    CTXKIT_CP_ASSIGN_OR_RETURN(std::string text, internal::LargestText(m));
-    CTXKIT_CP_ASSIGN_OR_RETURN(int64_t text_tokens, counter_.Text(text));
-    const int64_t need = a.total - target_;
-    const std::string marker_probe = absl::StrFormat(
-        "\n[... truncated by ctxkit: %d of %d tokens removed]", text_tokens,
-        text_tokens);
-    CTXKIT_CP_ASSIGN_OR_RETURN(int64_t marker_tokens,
-                               counter_.Text(marker_probe));
-    // Two tokens of slack for merges across the cut.
-    const int64_t keep = text_tokens - need - marker_tokens - 2;
-    CTXKIT_CP_ASSIGN_OR_RETURN(std::string prefix,
-                               FitPrefix(counter_, text, keep));
-    CTXKIT_CP_ASSIGN_OR_RETURN(int64_t kept_tokens, counter_.Text(prefix));
-    const std::string replacement = absl::StrFormat(
-        "%s\n[... truncated by ctxkit: %d of %d tokens removed]", prefix,
-        text_tokens - kept_tokens, text_tokens);
-    CTXKIT_CP_ASSIGN_OR_RETURN(std::string json,
-                               internal::ReplaceLargestText(m, replacement));
-    CTXKIT_CP_ASSIGN_OR_RETURN(int64_t t, CountJson(json));
-    if (t >= static_cast<int64_t>(out.tokens)) continue;
-    a.total -= static_cast<int64_t>(out.tokens) - t;
-    out.json = std::move(json);
-    out.tokens = static_cast<size_t>(t);
+    const size_t m = *out.source_index;
+    CTXKIT_CP_ASSIGN_OR_RETURN(int64_t saved, CutMessage(m, a.total - target_));
+    if (saved == 0) continue;
+    a.total -= saved;
+    out.json = replaced_[m];
+    out.tokens = static_cast<size_t>(tokens_[m]);
     out.is_compressed = true;
-    a.truncated[*out.source_index] = true;
   }
+  RefreshItemTokens();
   return absl::OkStatus();
 }
 
@@ -872,18 +992,50 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
         placeholder, CountJson(internal::TextMessageJson(
                          "assistant", PlaceholderText(99999999))));
   }
+  if (absl::Status s = CapMustKeep(); !s.ok()) return s;
+  // With summaries, then without; each attempt plans and assembles once,
+  // cutting must-keep messages only when the plan cannot meet the target.
   std::optional<Attempt> chosen;
   if (reserve > 0) {
     Runs runs(items_.size(), reserve, placeholder);
-    if (Plan(runs) <= target_) {
-      CTXKIT_CP_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, false));
-      if (a.total <= target_) chosen = std::move(a);
+    const bool fits = Plan(runs, target_) <= target_;
+    CTXKIT_CP_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, !fits, false));
+    if (a.total <= target_) {
+      chosen = std::move(a);
+      // The plan reserves each summary's allowance, and summaries are
+      // usually shorter: plan again for the target plus what was left
+      // unused, keeping the fuller result while it still fits (at most two
+      // more linear passes).
+      for (int pass = 0; pass < 2; ++pass) {
+        const int64_t slack = target_ - chosen->total;
+        if (slack * 20 < target_) break;
+        Runs looser(items_.size(), reserve, placeholder);
+        Plan(looser, target_ + slack);
+        CTXKIT_CP_ASSIGN_OR_RETURN(Attempt b, Assemble(looser, false, false));
+        if (b.total > target_ || b.total <= chosen->total) break;
+        chosen = std::move(b);
+        runs = std::move(looser);
+      }
+      const bool summarizer = options_.enable_llm_summarization &&
+                              services_.summarizer != nullptr &&
+                              chosen->summaries > 0;
+      if (summarizer) {
+        // The host writes the summaries of the plan chosen; if its texts
+        // make the whole exceed the target, the extractive result stands.
+        CTXKIT_CP_ASSIGN_OR_RETURN(Attempt c, Assemble(runs, false, true));
+        if (c.total <= target_) {
+          chosen = std::move(c);
+        } else {
+          chosen->summarizer_failures = c.summaries;
+        }
+      }
     }
   }
   if (!chosen.has_value()) {
+    RefreshItemTokens();
     Runs runs(items_.size(), 0, placeholder);
-    Plan(runs);
-    CTXKIT_CP_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, true));
+    Plan(runs, target_);
+    CTXKIT_CP_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, true, false));
     chosen = std::move(a);
   }
   Attempt& a = *chosen;
@@ -911,7 +1063,10 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
         classes_[m].tier == Tier::kAnchor) {
       ++result.anchor_count;
     }
-    if (a.truncated[m]) ++result.truncated_count;
+    if (!replaced_[m].empty() &&
+        a.actions[m] == MessageDecision::Action::kKept) {
+      ++result.truncated_count;
+    }
   }
   result.messages_json.reserve(static_cast<size_t>(original_total_) * 4 + 2);
   result.messages_json = "[";
@@ -934,8 +1089,10 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
       d.index = m;
       d.tier = classes_[m].tier;
       d.rule = std::string(classes_[m].rule);
-      d.action = a.truncated[m] ? MessageDecision::Action::kTruncated
-                                : a.actions[m];
+      d.action = !replaced_[m].empty() &&
+                         a.actions[m] == MessageDecision::Action::kKept
+                     ? MessageDecision::Action::kTruncated
+                     : a.actions[m];
       d.reason = std::string(a.reasons[m]);
       d.tokens = static_cast<size_t>(tokens_[m]);
       result.decisions.push_back(std::move(d));
@@ -948,8 +1105,8 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
 // A free function rather than a member of Compactor::Impl: members of a
 // class nested in an exported class would be exported too.
 absl::StatusOr<CompactionResult> RunCompaction(
-    const CompactorServices& services, simdjson::dom::array messages,
-    const CompactionOptions& options) {
+    const CompactorServices& services, ClassifierVariants& variants,
+    simdjson::dom::array messages, const CompactionOptions& options) {
   const ModelRegistry& registry = services.registry != nullptr
                                       ? *services.registry
                                       : ModelRegistry::Default();
@@ -990,19 +1147,14 @@ absl::StatusOr<CompactionResult> RunCompaction(
     }
   }
 
-  std::shared_ptr<const Classifier> shared =
-      options.classifier != nullptr ? options.classifier
-                                    : Classifier::Default();
-  std::optional<Classifier> adjusted;
-  if (!options.preserve_tool_results || !options.preserve_schema_info) {
-    adjusted = *shared;
-    if (!options.preserve_tool_results) (void)adjusted->RemoveRule("tool_result");
-    if (!options.preserve_schema_info) (void)adjusted->RemoveRule("schema_info");
-  }
-  const Classifier& classifier = adjusted.has_value() ? *adjusted : *shared;
+  const std::shared_ptr<const Classifier> classifier =
+      variants.For(options.classifier, options.preserve_tool_results,
+                   options.preserve_schema_info);
 
   Engine engine(options, services, std::move(history), counter);
-  if (absl::Status s = engine.Prepare(messages, classifier); !s.ok()) return s;
+  if (absl::Status s = engine.Prepare(messages, *classifier); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<CompactionResult> result = engine.Compact();
   if (!result.ok()) return result;
   absl::StatusOr<std::string> encoded_result;
@@ -1059,7 +1211,7 @@ StatusOr<CompactionResult> Compactor::Compact(
   absl::StatusOr<simdjson::dom::array> messages =
       internal::HistoryMessages(*root);
   if (!messages.ok()) return internal::ToPublic(messages.status());
-  return internal::ToPublic(RunCompaction(impl_->services, *messages, options));
+  return internal::ToPublic(RunCompaction(impl_->services, impl_->variants, *messages, options));
 }
 
 StatusOr<std::string> Compactor::CompactJson(
@@ -1069,7 +1221,7 @@ StatusOr<std::string> Compactor::CompactJson(
       internal::ParseCompactionRequest(parser, request_json);
   if (!request.ok()) return internal::ToPublic(request.status());
   absl::StatusOr<CompactionResult> result =
-      RunCompaction(impl_->services, request->messages, request->options);
+      RunCompaction(impl_->services, impl_->variants, request->messages, request->options);
   if (!result.ok()) return internal::ToPublic(result.status());
   return internal::ToPublic(internal::ChatCompactResponseJson(*result));
 }

@@ -284,7 +284,7 @@ const Program& CtxkitProgram() {
       },
       {
           .name = "demo",
-          .summary = "write 1000 records to a store and read them back",
+          .summary = "store and count 1000 notes, compact an agent session",
           .flags = {&kDemoDbFlag},
           .description =
               "Writes the records note:0001 .. note:1000 to the\n"

@@ -1,7 +1,7 @@
 // `demo`: the program's main job on a built-in default. It exercises the
 // store end to end (create, register a sub-database, one write transaction,
-// reads through Get and a Cursor, Info) and counts the notes' tokens with
-// the exact tokenizers.
+// reads through Get and a Cursor, Info), counts the notes' tokens with the
+// exact tokenizers and compacts a built-in agent session to a budget.
 
 #include <algorithm>
 #include <array>
@@ -15,6 +15,7 @@
 
 #include "ctxkit/tokenizer.h"
 #include "examples/ctxkit/commands.h"
+#include "examples/ctxkit/demo_compaction.h"
 #include "examples/ctxkit/files.h"
 #include "examples/ctxkit/store_location.h"
 #include "examples/ctxkit/text.h"
@@ -154,6 +155,9 @@ Status RunDemoIn(const StoreLocation& location, bool temporary,
     for (size_t n : *counts) total += n;
     out << label(std::string("  ") + encoding) << total << " tokens, counted (first use: with loading) in "
         << FormatDuration(count_time) << "\n";
+  }
+  if (Status compacted = RunCompactionDemo(out); !compacted.ok()) {
+    return compacted;
   }
   out << "\n";
 

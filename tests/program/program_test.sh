@@ -164,7 +164,7 @@ case_help() {
     expect_err_empty
     expect_out_first_line "Usage: ctxkit <command> [flags] [arguments]"
     expect_out_line "  store info +show the figures and sub-databases of a store"
-    expect_out_line "  demo +write 1000 records to a store and read them back"
+    expect_out_line "  demo +store and count 1000 notes, compact an agent session"
     expect_out_contains "\$CTXKIT_DB"
     expect_out_contains "\$XDG_DATA_HOME/ctxkit"
     expect_out_contains "\$HOME/.local/share/ctxkit"
@@ -322,9 +322,22 @@ case_demo() {
   expect_out_line "  Seek\(\"note:050\"\) +10 records with that prefix.*"
   expect_out_line "    note:0500 +\"note 500: .*\""
   expect_out_line "demo +1000 +[0-9]+ +[0-9]+"
+  # The compaction: 25 % of the session's exact o200k_base count, met, and
+  # a valid history.
+  expect_out_contains "compacted a built-in coding-agent session for gpt-4o (o200k_base)"
+  expect_out_line "  messages +[0-9]+ -> [0-9]+ \([1-9][0-9]* summaries\)"
+  expect_out_line "  tokens +[0-9]+ -> [0-9]+ \(target [0-9]+, met\)"
+  expect_out_line "  structure +valid \(tool calls with their results\)"
+  expect_out_line '  first summary +\{"role":"assistant","content":"\[Compressed context: .*'
+  local original compacted target
+  read -r original compacted target < <(sed -nE \
+    's/^  tokens +([0-9]+) -> ([0-9]+) \(target ([0-9]+), met\)$/\1 \2 \3/p' \
+    "$work/out")
+  [[ -n $target && $compacted -le $target && $target -eq $((original / 4)) ]] ||
+    fail "demo compacted $original tokens to $compacted for a target of $target"
   local lines
   lines=$(wc -l <"$work/out")
-  [[ $lines -le 30 ]] || fail "demo printed $lines lines, more than 30"
+  [[ $lines -le 40 ]] || fail "demo printed $lines lines, more than 40"
   expect_directory "$db"
 
   run store info --db "$db"

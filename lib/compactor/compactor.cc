@@ -129,6 +129,8 @@ class Runs {
         dropped_(n) {}
 
   bool dropped(size_t i) const { return dropped_[i]; }
+  int64_t reserve() const { return reserve_; }
+  int64_t placeholder() const { return placeholder_; }
   // The summary allowance of the run starting at item i.
   int64_t CostOfRunAt(size_t i) const { return Cost(weight_[i], messages_[i]); }
 
@@ -662,11 +664,45 @@ int64_t Engine::Plan(Runs& runs, int64_t target) const {
   const bool must_fit = options_.strategy == CompactionStrategy::kSmart ||
                         options_.strategy == CompactionStrategy::kRemoveOld;
   if (total <= target && must_fit) return total;
+  std::vector<size_t> dropped;
   for (size_t k : DropOrder()) {
     if (total <= target) break;
     total += runs.Drop(k, wants_summary(items_[k]), items_[k].end - items_[k].begin) -
              item_tokens(items_[k]);
+    dropped.push_back(k);
   }
+  // remove_old promises a suffix; transient messages are never wanted back.
+  if (total > target || dropped.empty() ||
+      options_.strategy == CompactionStrategy::kRemoveOld) {
+    return total;
+  }
+  // The last drop may have overshot (one large message): give back, most
+  // valuable first (the reverse of the drop order), what still fits, each
+  // with the worst case of the summaries it might split.
+  std::vector<bool> keep(items_.size(), false);
+  int64_t estimate = total;
+  bool restored = false;
+  for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) {
+    if (items_[*it].transient) continue;
+    const int64_t cost =
+        item_tokens(items_[*it]) + runs.reserve() + runs.placeholder();
+    if (estimate + cost <= target) {
+      keep[*it] = true;
+      estimate += cost;
+      restored = true;
+    }
+  }
+  if (!restored) return total;
+  Runs replanned(items_.size(), runs.reserve(), runs.placeholder());
+  total = counter_.reply_priming();
+  for (const Item& item : items_) total += item_tokens(item);
+  for (size_t k = 0; k < items_.size(); ++k) {
+    if (!runs.dropped(k) || keep[k]) continue;
+    total += replanned.Drop(k, wants_summary(items_[k]),
+                            items_[k].end - items_[k].begin) -
+             item_tokens(items_[k]);
+  }
+  runs = std::move(replanned);
   return total;
 }
 

@@ -18,6 +18,10 @@
 namespace ctxkit::internal {
 namespace {
 
+// Errors taken from one message: an editor's refusal often comes with the
+// linter line that explains it.
+constexpr int kErrorsPerMessage = 2;
+
 constexpr size_t kHeadScanBytes = 32 * 1024;
 constexpr size_t kTailScanBytes = 8 * 1024;
 constexpr size_t kArgumentsScanBytes = 32 * 1024;
@@ -809,7 +813,7 @@ class MessageScanner {
       ScanLine(line);
       begin = end + 1;
     }
-    if (in_traceback_ && !error_taken_) AddError(traceback_header_);
+    if (in_traceback_ && errors_taken_ < kErrorsPerMessage) AddError(traceback_header_);
   }
 
   // What the message said about edits, once all of it is scanned.
@@ -821,9 +825,9 @@ class MessageScanner {
     }
   }
 
-  bool error_taken() const { return error_taken_; }
+  bool error_taken() const { return errors_taken_ > 0; }
   void AddError(std::string_view line) {
-    error_taken_ = true;
+    ++errors_taken_;
     while (StartsWith(line, "- ") || StartsWith(line, "* ")) {
       line.remove_prefix(2);
     }
@@ -884,7 +888,7 @@ class MessageScanner {
         ScanChunk(line.substr(chunk_begin, i - chunk_begin));
       }
     }
-    if (line_error_ && mode_.errors && !error_taken_ && !traceback_line &&
+    if (line_error_ && mode_.errors && errors_taken_ < kErrorsPerMessage && !traceback_line &&
         !in_traceback_) {
       AddError(trimmed);
     }
@@ -894,7 +898,7 @@ class MessageScanner {
   // views and edit confirmations, decisions.
   void LineRules(std::string_view line, std::string_view trimmed,
                  bool* traceback_line) {
-    if (mode_.errors && !error_taken_) {
+    if (mode_.errors && errors_taken_ < kErrorsPerMessage) {
       if (StartsWith(trimmed, "Traceback (most recent call last)")) {
         in_traceback_ = true;
         traceback_header_ = trimmed;
@@ -985,7 +989,7 @@ class MessageScanner {
     const std::string_view word = line.substr(begin, end - begin);
     if (word.size() < 2 || word.size() > kMaxWordBytes) return;
     const char next = end < line.size() ? line[end] : '\0';
-    if (mode_.errors && !error_taken_ && !line_error_) {
+    if (mode_.errors && errors_taken_ < kErrorsPerMessage && !line_error_) {
       if (next == ':') {
         // "ValueError: bad", not code such as "except ValueError:".
         line_error_ = ((word.size() >= 5 && EndsWith(word, "Error")) ||
@@ -993,6 +997,11 @@ class MessageScanner {
                        word == "error" || word == "fatal" || word == "panic") &&
                       !TrimSpace(line.substr(end + 1)).empty();
       } else if (word == "FAILED" || word == "ERROR") {
+        line_error_ = true;
+      } else if (word == "error" &&
+                 (StartsWith(line.substr(end), "(s)") ||
+                  EndsWith(line.substr(0, begin), "syntax "))) {
+        // "introduced new syntax error(s)": an editor refusing an edit.
         line_error_ = true;
       } else if (word == "ERR" && next == '!') {
         line_error_ = true;  // npm ERR!
@@ -1112,7 +1121,7 @@ class MessageScanner {
   ScanMode mode_;
   bool line_error_ = false;
   bool skip_paths_ = false;
-  bool error_taken_ = false;
+  int errors_taken_ = 0;
   bool in_traceback_ = false;
   bool sql_context_ = false;
   bool edit_confirmed_ = false;

@@ -48,9 +48,10 @@ struct SpanDigest {
   // File paths (with '/' or a known extension), http(s) URLs, identifiers
   // (snake_case or CamelCase names called as `name(`, `backticked` names).
   std::vector<std::string> entities;
-  // Per message, the first line holding an error marker ("...Error:",
+  // Per message, the first two lines holding an error marker ("...Error:",
   // "...Exception:", "error:", "fatal:", "FAILED", "ERROR", "command not
-  // found", "No such file"); for a Python traceback, its exception line;
+  // found", "No such file", "syntax error"); for a Python traceback, its
+  // exception line;
   // for a tool result flagged is_error without one, its first line. Call
   // arguments are not read for errors.
   std::vector<std::string> errors;

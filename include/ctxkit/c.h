@@ -839,7 +839,9 @@ CTXKIT_EXPORT int ctxkit_analytics_record(ctxkit_analytics* analytics,
  * {"schema_version":1,"from","to","total_calls","total_errors",
  * "calls_by_type":{"<type>":n},"average_duration_us":{"<type>":x},
  * "by_type":{"<type>":{"calls","errors","avg_duration_us",
- * "min_duration_us","max_duration_us","total_duration_us"}}}.
+ * "min_duration_us","max_duration_us","total_duration_us"}},
+ * "counters":{"<name>":n}} (counters are lifetime totals, whatever the
+ * range, e.g. the compactor's "compact.tokens_saved").
  * Errors: INVALID_ARGUMENT naming to_ms (before from_ms). */
 CTXKIT_EXPORT int ctxkit_analytics_query(ctxkit_analytics* analytics,
                                          int64_t from_ms, int64_t to_ms,

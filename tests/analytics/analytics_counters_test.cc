@@ -15,49 +15,22 @@
 #include <vector>
 
 #include "ctxkit/analytics.h"
+#include "tests/analytics/analytics_fixture.h"
 #include "ctxkit/store.h"
 #include "lib/base/ids.h"
 
 namespace ctxkit {
 namespace {
 
-namespace fs = std::filesystem;
 
-constexpr int64_t kDay = int64_t{24} * 3600 * 1000;
-constexpr int64_t kT0 = 1700000000000;
+using analytics_test::kDay;
+using analytics_test::kT0;
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 using CounterList = std::vector<std::pair<std::string, int64_t>>;
 
-struct Fixture {
-  fs::path dir;
-  std::unique_ptr<Store> store;
-  std::shared_ptr<std::atomic<int64_t>> now =
-      std::make_shared<std::atomic<int64_t>>(kT0);
-  Fixture() {
-    dir = fs::temp_directory_path() /
-          ("ctxkit_analytics_counters_" + internal::NewUuid());
-    fs::create_directories(dir);
-    OpenStore();
-  }
-  ~Fixture() {
-    store.reset();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  void OpenStore() {
-    auto s = Store::Open(dir.string());
-    REQUIRE(s.ok());
-    store = std::move(*s);
-  }
-  std::unique_ptr<Analytics> Open(AnalyticsOptions o = {}) {
-    auto n = now;
-    o.clock = [n] { return n->load(); };
-    auto a = Analytics::Open(*store, std::move(o));
-    REQUIRE_MESSAGE(a.ok(), a.status().ToString());
-    return std::move(*a);
-  }
+struct Fixture : analytics_test::StoreFixture {
   // Counters written to LMDB, read around the Analytics (no flush).
   uint64_t StoredCounters() {
     auto db = store->OpenDatabase("analytics.counters");

@@ -17,44 +17,9 @@ if [[ $# -ne 2 ]]; then
   echo "usage: $0 CTXKIT CASE" >&2
   exit 2
 fi
-ctxkit=$1
 case_name=$2
-if [[ $ctxkit != /* ]]; then ctxkit=$PWD/$ctxkit; fi
-if [[ ! -x $ctxkit || -d $ctxkit ]]; then
-  echo "FAIL: $ctxkit is not an executable program" >&2
-  exit 1
-fi
-if ! command -v jq >/dev/null; then
-  echo "FAIL: jq is needed to read the program's JSON output" >&2
-  exit 1
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ctxkit-compact-test.XXXXXX") || exit 1
-trap 'rm -rf -- "$work"' EXIT
-mkdir -p "$work/home" "$work/tmp"
-touch "$work/out" "$work/err"
-
-failures=0
-status=0
-last_command=
-
-fail() {
-  echo "FAIL: $*" >&2
-  echo "  command: $last_command" >&2
-  echo "  exit status: $status" >&2
-  echo "  stdout (first 2000 bytes):" >&2
-  head -c 2000 "$work/out" | sed 's/^/    | /' >&2
-  echo >&2
-  echo "  stderr:" >&2
-  sed 's/^/    | /' "$work/err" >&2
-  failures=$((failures + 1))
-}
-
-passthrough=()
-for name in PATH LD_LIBRARY_PATH ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS \
-            LSAN_OPTIONS; do
-  if [[ -n ${!name+set} ]]; then passthrough+=("$name=${!name}"); fi
-done
+# shellcheck source=tests/program/harness.sh
+source "$(dirname "$0")/harness.sh" "$1" compact jq
 
 # run_stdin FILE ARGS...: runs `ctxkit compact ARGS...` with standard input
 # from FILE.

@@ -22,45 +22,13 @@ if [[ $# -ne 4 ]]; then
   echo "usage: $0 CTXKIT VERSION FORMAT_VERSION CASE" >&2
   exit 2
 fi
-ctxkit=$1
 version=$2
 format_version=$3
 case_name=$4
-
-# Absolute, because the cases run inside their temporary directory.
-if [[ $ctxkit != /* ]]; then ctxkit=$PWD/$ctxkit; fi
-if [[ ! -x $ctxkit || -d $ctxkit ]]; then
-  echo "FAIL: $ctxkit is not an executable program" >&2
-  exit 1
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ctxkit-program-test.XXXXXX") || exit 1
-trap 'rm -rf -- "$work"' EXIT
+# shellcheck source=tests/program/harness.sh
+source "$(dirname "$0")/harness.sh" "$1" program
 # Modes of created directories are checked below; fix the umask they pass.
 umask 022
-
-failures=0
-status=0
-last_command=
-
-fail() {
-  echo "FAIL: $*" >&2
-  echo "  command: $last_command" >&2
-  echo "  exit status: $status" >&2
-  echo "  stdout:" >&2
-  sed 's/^/    | /' "$work/out" >&2
-  echo "  stderr:" >&2
-  sed 's/^/    | /' "$work/err" >&2
-  failures=$((failures + 1))
-}
-
-# Variables that must survive env -i for the program to run at all (odd
-# library paths, sanitizer settings).
-passthrough=()
-for name in PATH LD_LIBRARY_PATH ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS \
-            LSAN_OPTIONS; do
-  if [[ -n ${!name+set} ]]; then passthrough+=("$name=${!name}"); fi
-done
 
 # run_env [VAR=value...] -- ARGS...: runs the program with only the given
 # variables (plus the pass-through ones), capturing its output in $work/out

@@ -19,44 +19,10 @@ if [[ $# -ne 2 ]]; then
   echo "usage: $0 CTXKIT CASE" >&2
   exit 2
 fi
-ctxkit=$1
 case_name=$2
-if [[ $ctxkit != /* ]]; then ctxkit=$PWD/$ctxkit; fi
-if [[ ! -x $ctxkit || -d $ctxkit ]]; then
-  echo "FAIL: $ctxkit is not an executable program" >&2
-  exit 1
-fi
-if ! command -v jq >/dev/null; then
-  echo "FAIL: jq is needed to read the program's JSON output" >&2
-  exit 1
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ctxkit-records-test.XXXXXX") || exit 1
-trap 'rm -rf -- "$work"' EXIT
-mkdir -p "$work/home" "$work/tmp"
-touch "$work/out" "$work/err"
+# shellcheck source=tests/program/harness.sh
+source "$(dirname "$0")/harness.sh" "$1" records jq
 db=$work/store
-
-failures=0
-status=0
-last_command=
-
-fail() {
-  echo "FAIL: $*" >&2
-  echo "  command: $last_command" >&2
-  echo "  exit status: $status" >&2
-  echo "  stdout:" >&2
-  sed 's/^/    | /' "$work/out" >&2
-  echo "  stderr:" >&2
-  sed 's/^/    | /' "$work/err" >&2
-  failures=$((failures + 1))
-}
-
-passthrough=()
-for name in PATH LD_LIBRARY_PATH ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS \
-            LSAN_OPTIONS; do
-  if [[ -n ${!name+set} ]]; then passthrough+=("$name=${!name}"); fi
-done
 
 # run ARGS...: runs the program on the case's store (--db is appended for
 # the commands that take it), stdin from /dev/null.

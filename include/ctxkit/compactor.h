@@ -107,8 +107,8 @@ struct CompactionOptions {
   // Keep the "schema_info" rule (schema talk is important). False removes it.
   bool preserve_schema_info = true;
   bool enable_summarization = true;   // dropped spans become summaries
-  // The newest this many important messages are kept before the recent
-  // window gives way (0..2^31).
+  // The newest this many important messages before the recent window go
+  // after every other older message, just before the window (0..2^31).
   int64_t min_important_messages = 3;
   // "generic", "openai", "anthropic", "ollama" (CountMessagesForCounterType)
   // or empty: the model decides, else "anthropic" for Anthropic input and

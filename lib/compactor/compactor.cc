@@ -641,8 +641,8 @@ std::vector<size_t> Engine::DropOrder() const {
   add([&](const Item& i) { return old(i) && i.tier == Tier::kContextual; });
   add([&](const Item& i) { return old(i) && i.tier == Tier::kImportant; });
   add([&](const Item& i) { return old(i) && i.tier == Tier::kAnchor; });
-  add([](const Item& i) { return i.recent && !i.min_important; });
-  add([](const Item& i) { return i.min_important; });
+  add([](const Item& i) { return !i.recent && i.min_important; });
+  add([](const Item& i) { return i.recent; });
   return order;
 }
 

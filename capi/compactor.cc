@@ -225,7 +225,7 @@ int CompactParsed(const Snapshot& snapshot,
   const std::string messages = simdjson::minify(request.messages);
   auto result = snapshot.compactor->Compact(messages, request.options);
   if (!result.ok()) return Report(result.status(), out_error);
-  auto response = ctxkit::internal::ChatCompactResponseJson(*result);
+  auto response = ctxkit::internal::ResponseJson(*result, request);
   if (!response.ok()) return Report(response.status(), out_error);
   return ReturnResponse(*response, BudgetNotMet(*result), out_json, out_len,
                         out_error);
@@ -416,9 +416,10 @@ int ctxkit_compact_conversation(ctxkit_compactor* compactor,
         *convs->conversations, View(conversation_id, conversation_id_len),
         parsed->options, &version);
     if (!result.ok()) return Report(result.status(), out_error);
-    auto response = ctxkit::internal::ChatCompactResponseJson(*result);
+    auto response = ctxkit::internal::ResponseJson(*result, *parsed);
     if (!response.ok()) return Report(response.status(), out_error);
-    // The conversation and the view's version go after schema_version.
+    // The conversation and the view's version go after schema_version (or
+    // first, in seed 000's shape, which has none).
     const std::string_view body(*response);
     constexpr std::string_view kHead = "{\"schema_version\":1,";
     const size_t head = body.substr(0, kHead.size()) == kHead ? kHead.size()

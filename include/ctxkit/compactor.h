@@ -259,9 +259,11 @@ class CTXKIT_EXPORT Compactor {
   // "keep_anchors", "options": {...}}) plus ctxkit's members "model",
   // "format", "strategy", "target_ratio", "preserve_recent" (seed 000's
   // name for recent_window), "explain", "max_summary_tokens", "rules" (an
-  // array as Classifier::AddRulesJson). The response is seed 001's
-  // {messages, summary, token_estimate, compaction_info} plus "budget",
-  // "format", "strategy", "encoding" and, with explain, "decisions".
+  // array as Classifier::AddRulesJson), "response". The response is seed
+  // 001's {messages, summary, token_estimate, compaction_info} plus
+  // "budget", "format", "strategy", "encoding" and, with explain,
+  // "decisions"; with "response": "compress_context", seed 000's shape
+  // (CompressContextResponseJson).
   // Errors as Compact(), naming request fields.
   StatusOr<std::string> CompactJson(std::string_view request_json) const;
 

@@ -154,6 +154,19 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
     o.strategy = *s;
   }
 
+  CTXKIT_CJ_ASSIGN_OR_RETURN(auto response,
+                             GetOptionalString(req, "response", ""));
+  if (response.has_value()) {
+    if (*response == "compress_context") {
+      out.compress_context_response = true;
+    } else if (*response != "chat_compact") {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "response must be \"chat_compact\" or \"compress_context\" (got "
+          "\"%s\")",
+          *response));
+    }
+  }
+
   CTXKIT_CJ_ASSIGN_OR_RETURN(std::optional<object> opts,
                              GetOptionalObject(req, "options", ""));
   if (opts.has_value()) {
@@ -258,6 +271,16 @@ absl::StatusOr<std::string> ChatCompactResponseJson(
   }
   w.EndObject();
   return std::move(w).Finish();
+}
+
+absl::StatusOr<std::string> ResponseJson(const CompactionResult& result,
+                                         const CompactionRequest& request) {
+  if (request.compress_context_response) {
+    StatusOr<std::string> json = CompressContextResponseJson(result);
+    if (!json.ok()) return ToAbsl(json.status());
+    return *std::move(json);
+  }
+  return ChatCompactResponseJson(result);
 }
 
 absl::StatusOr<std::string> CompactionInfoJson(const CompactionResult& r) {

@@ -29,6 +29,9 @@ absl::StatusOr<simdjson::dom::array> HistoryMessages(
 struct CompactionRequest {
   simdjson::dom::array messages;  // points into the parser
   CompactionOptions options;
+  // "response": "compress_context" asks for seed 000's shape
+  // (CompressContextResponseJson) instead of seed 001's.
+  bool compress_context_response = false;
 };
 
 // Parses seed 001's request (see Compactor::CompactJson). Members of the
@@ -41,6 +44,11 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
 // Seed 001's response plus ctxkit's members (see Compactor::CompactJson).
 absl::StatusOr<std::string> ChatCompactResponseJson(
     const CompactionResult& result);
+
+// The response `request` asked for: seed 001's (ChatCompactResponseJson)
+// or seed 000's (CompressContextResponseJson).
+absl::StatusOr<std::string> ResponseJson(const CompactionResult& result,
+                                         const CompactionRequest& request);
 
 // The figures of a result without its messages, stored with a compacted
 // view.

@@ -1259,7 +1259,7 @@ StatusOr<std::string> Compactor::CompactJson(
   absl::StatusOr<CompactionResult> result =
       RunCompaction(impl_->services, impl_->variants, request->messages, request->options);
   if (!result.ok()) return internal::ToPublic(result.status());
-  return internal::ToPublic(internal::ChatCompactResponseJson(*result));
+  return internal::ToPublic(internal::ResponseJson(*result, *request));
 }
 
 StatusOr<CompactionResult> Compactor::CompactConversation(

@@ -569,6 +569,25 @@ TEST_CASE("compacting a stored conversation keeps its messages and versions the 
             .code() == StatusCode::kNotFound);
 }
 
+TEST_CASE("a request may ask for seed 000's response") {
+  Compactor c;
+  StatusOr<std::string> out = c.CompactJson(
+      R"({"strategy":"remove_old","target_ratio":0.5,"preserve_recent":5,)"
+      R"("response":"compress_context","model":"gpt-4o","messages":)" +
+      AgentHistory(15) + "}");
+  REQUIRE(out.ok());
+  simdjson::dom::parser p;
+  simdjson::dom::element doc = p.parse(*out).value();
+  CHECK(doc["success"].get_bool().value());
+  CHECK(doc["strategy"].get_string().value() == "remove_old");
+  CHECK(doc["compressed_tokens"].get_uint64().value() <=
+        doc["original_tokens"].get_uint64().value() / 2);
+  StatusOr<std::string> bad = c.CompactJson(
+      R"({"response":"xml","messages":[{"role":"user","content":"x"}]})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("response") != std::string::npos);
+}
+
 TEST_CASE("seed 000's compress_context response") {
   Compactor c;
   CompactionOptions o = Gpt4o(600);

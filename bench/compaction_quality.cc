@@ -8,8 +8,8 @@
 // configured at build time), converts its "history" to OpenAI chat messages
 // (bench/trajectory.h says how), counts it with gpt-4o's tokenizer
 // (o200k_base) and compacts it with the smart strategy to 50 %, 25 % and
-// 10 % of its tokens, once with the default options and once with
-// enable_llm_summarization (the enhanced summaries, no summarizer). For each
+// 10 % of its tokens with the default options (every summary already
+// carries entities, errors, actions and decisions). For each
 // budget it prints: how many results met the budget (and how many could: the
 // system messages, the task and the last message fit), how many are valid
 // histories (ValidateChatHistory), and the share of facts retained, per kind:
@@ -59,7 +59,6 @@ struct Tally {
 
 struct BudgetRow {
   int percent = 0;
-  bool enhanced = false;  // enable_llm_summarization (no summarizer)
   size_t files = 0;
   size_t feasible = 0;
   size_t met = 0;
@@ -193,17 +192,15 @@ int main(int argc, char** argv) {
 
   const ctxkit::Compactor compactor;
   std::vector<BudgetRow> rows;
-  for (const bool enhanced : {false, true}) {
+  {
     for (int percent : kBudgetPercents) {
       BudgetRow row;
       row.percent = percent;
-      row.enhanced = enhanced;
       for (size_t i = 0; i < trajectories.size(); ++i) {
         const Trajectory& t = trajectories[i];
         ctxkit::CompactionOptions options;
         options.model = kModel;
         options.strategy = ctxkit::CompactionStrategy::kSmart;
-        options.enable_llm_summarization = enhanced;
         options.max_tokens = std::max<int64_t>(
             1, static_cast<int64_t>(totals[i]) * percent / 100);
         const auto start = std::chrono::steady_clock::now();
@@ -253,10 +250,10 @@ int main(int argc, char** argv) {
         }
         if (verbose) {
           std::printf(
-              "%s%3d %% %-60.60s %6zu -> %6zu tokens (budget %zu, floor "
+              "%3d %% %-60.60s %6zu -> %6zu tokens (budget %zu, floor "
               "%zu)%s%s, %zu/%zu "
               "messages, lost %zu/%zu facts\n",
-              enhanced ? "enhanced " : "", percent, t.name.c_str(), totals[i],
+              percent, t.name.c_str(), totals[i],
               recount, budget, bounds[i], met ? "" : " NOT MET",
               valid.ok() ? "" : " INVALID", result->compacted_count,
               result->original_count, lost.size(), t.facts.size());
@@ -288,8 +285,7 @@ int main(int argc, char** argv) {
       overall.retained += t.retained;
       overall.total += t.total;
     }
-    std::printf("| %d %%%s | %zu | %s | %s | %s |", row.percent,
-                row.enhanced ? " enhanced" : "", row.files,
+    std::printf("| %d %% | %zu | %s | %s | %s |", row.percent, row.files,
                 Percent(row.met, row.files).c_str(),
                 Percent(row.met_when_feasible, row.feasible).c_str(),
                 Percent(row.valid, row.files).c_str());
@@ -302,9 +298,6 @@ int main(int argc, char** argv) {
   std::printf(
       "\nfeasible: the system messages, the task and the last message fit the "
       "budget.\n"
-      "enhanced: enable_llm_summarization (summaries in the enhanced form: "
-      "actions,\n"
-      "entities, errors; no summarizer callback), otherwise the defaults.\n"
       "load average (1, 5, 15 min) at end: %s\n",
       LoadAverage().c_str());
   return 0;

@@ -30,6 +30,7 @@
 #include "ctxkit/conversations.h"
 #include "ctxkit/status.h"
 #include "lib/compactor/compaction_json.h"
+#include "lib/compactor/compactor_access.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
@@ -214,16 +215,15 @@ absl::Status UseAddedRules(const Snapshot& snapshot,
   return absl::OkStatus();
 }
 
-// Compacts a parsed request with `snapshot`: the messages are handed to
-// Compact() as minified JSON, the form a kept message is emitted in anyway.
+// Compacts a parsed request with `snapshot`, from the messages as parsed.
 int CompactParsed(const Snapshot& snapshot,
                   ctxkit::internal::CompactionRequest& request,
                   char** out_json, size_t* out_len, char** out_error) {
   if (absl::Status s = UseAddedRules(snapshot, request.options); !s.ok()) {
     return Report(s, out_error);
   }
-  const std::string messages = simdjson::minify(request.messages);
-  auto result = snapshot.compactor->Compact(messages, request.options);
+  auto result = ctxkit::internal::CompactorAccess::Compact(
+      *snapshot.compactor, request.messages, request.options);
   if (!result.ok()) return Report(result.status(), out_error);
   auto response = ctxkit::internal::ResponseJson(*result, request);
   if (!response.ok()) return Report(response.status(), out_error);

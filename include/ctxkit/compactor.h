@@ -230,6 +230,10 @@ struct CompactorServices {
   std::shared_ptr<Summarizer> summarizer;
 };
 
+namespace internal {
+class CompactorAccess;
+}  // namespace internal
+
 class CTXKIT_EXPORT Compactor {
  public:
   explicit Compactor(CompactorServices services = {});
@@ -268,6 +272,8 @@ class CTXKIT_EXPORT Compactor {
   StatusOr<std::string> CompactJson(std::string_view request_json) const;
 
  private:
+  // Lets ctxkit's C ABI compact messages it has already parsed.
+  friend class internal::CompactorAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -33,6 +33,7 @@
 #include "ctxkit/conversations.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/compactor/compaction_json.h"
+#include "lib/compactor/compactor_access.h"
 #include "lib/compactor/summary.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
@@ -1230,6 +1231,13 @@ absl::StatusOr<CompactionResult> RunCompaction(
 }
 
 }  // namespace
+
+absl::StatusOr<CompactionResult> internal::CompactorAccess::Compact(
+    const Compactor& compactor, simdjson::dom::array messages,
+    const CompactionOptions& options) {
+  return RunCompaction(compactor.impl_->services, compactor.impl_->variants,
+                       messages, options);
+}
 
 Compactor::Compactor(CompactorServices services)
     : impl_(std::make_unique<Impl>()) {

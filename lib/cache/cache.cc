@@ -471,6 +471,20 @@ absl::Status CheckLookup(std::string_view lookup) {
   return absl::OkStatus();
 }
 
+// The first collision index of a chain not in `used`; RESOURCE_EXHAUSTED
+// naming `field` when all kMaxCollisions + 1 are taken.
+absl::StatusOr<int> FreeIndex(const std::vector<bool>& used,
+                              std::string_view field, std::string_view base) {
+  int n = 0;
+  while (n <= kMaxCollisions && used[static_cast<size_t>(n)]) ++n;
+  if (n > kMaxCollisions) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "%s: %d different entries already share the hash of key '%s'", field,
+        kMaxCollisions + 1, base));
+  }
+  return n;
+}
+
 }  // namespace
 
 Hash128 CacheImpl::KeyedHashOf(std::string_view lookup) const {
@@ -479,8 +493,12 @@ Hash128 CacheImpl::KeyedHashOf(std::string_view lookup) const {
   return hash;
 }
 
-absl::Status CacheImpl::CheckConversation(const Transaction& txn,
-                                          std::string_view conversation_id) {
+absl::Status CacheImpl::PreparePut(WriteTransaction& txn, int64_t now,
+                                   std::string_view conversation_id) {
+  // Expired entries go first: they must neither be found nor count against
+  // capacity.
+  absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
+  if (!swept.ok()) return swept.status();
   if (conversation_id.empty()) return absl::OkStatus();
   StatusOr<std::string_view> conv = txn.Get(dbs_.conversations, conversation_id);
   if (!conv.ok()) {
@@ -640,11 +658,7 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
                                             int64_t now) -> absl::Status {
     result = CachePutResult{};
     const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
-    CTXKIT_RETURN_IF_ERROR(CheckConversation(txn, options.conversation_id));
-    // Expired entries go first: they must neither be found nor count
-    // against capacity.
-    absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
-    if (!swept.ok()) return swept.status();
+    CTXKIT_RETURN_IF_ERROR(PreparePut(txn, now, options.conversation_id));
 
     std::vector<bool> used(kMaxCollisions + 1, false);
     std::optional<std::string> same_key;
@@ -664,14 +678,9 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
           return !keyed->has_value();
         }));
     if (same_key) return RefreshEntry(txn, *same_key, now, expires, &result);
-    int n = 0;
-    while (n <= kMaxCollisions && used[static_cast<size_t>(n)]) ++n;
-    if (n > kMaxCollisions) {
-      return absl::ResourceExhaustedError(absl::StrFormat(
-          "content: %d different contents already share the hash of key '%s'",
-          kMaxCollisions + 1, base));
-    }
-    return InsertEntry(txn, now, KeyFor(options.prefix, hash, n), hash,
+    absl::StatusOr<int> n = FreeIndex(used, "content", base);
+    if (!n.ok()) return n.status();
+    return InsertEntry(txn, now, KeyFor(options.prefix, hash, *n), hash,
                        content, std::nullopt, tokens, expires, options,
                        &result);
   });
@@ -703,9 +712,7 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
                                             int64_t now) -> absl::Status {
     result = CachePutResult{};
     const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
-    CTXKIT_RETURN_IF_ERROR(CheckConversation(txn, options.conversation_id));
-    absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
-    if (!swept.ok()) return swept.status();
+    CTXKIT_RETURN_IF_ERROR(PreparePut(txn, now, options.conversation_id));
 
     std::vector<bool> used(kMaxCollisions + 1, false);
     std::optional<std::string> same_key;
@@ -737,14 +744,9 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
       return InsertEntry(txn, now, *same_key, hash, value, lookup, tokens,
                          expires, options, &result);
     }
-    int n = 0;
-    while (n <= kMaxCollisions && used[static_cast<size_t>(n)]) ++n;
-    if (n > kMaxCollisions) {
-      return absl::ResourceExhaustedError(absl::StrFormat(
-          "lookup: %d different entries already share the hash of key '%s'",
-          kMaxCollisions + 1, base));
-    }
-    return InsertEntry(txn, now, KeyFor(options.prefix, hash, n), hash, value,
+    absl::StatusOr<int> n = FreeIndex(used, "lookup", base);
+    if (!n.ok()) return n.status();
+    return InsertEntry(txn, now, KeyFor(options.prefix, hash, *n), hash, value,
                        lookup, tokens, expires, options, &result);
   });
   if (!status.ok()) return status;

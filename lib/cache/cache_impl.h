@@ -77,10 +77,11 @@ class CacheImpl {
   Hash128 HashOf(std::string_view content) const;
   // HashOf(lookup) XORed with a constant mask: keyed entries' hashes.
   Hash128 KeyedHashOf(std::string_view lookup) const;
+  // The start of every put's transaction: removes expired entries, then
   // NOT_FOUND naming a non-empty `conversation_id` that names no
   // conversation in `txn`.
-  absl::Status CheckConversation(const Transaction& txn,
-                                 std::string_view conversation_id);
+  absl::Status PreparePut(WriteTransaction& txn, int64_t now,
+                          std::string_view conversation_id);
   // Known content put again: refreshes entry `key`'s TTL and last access and
   // fills `result` (already_cached).
   absl::Status RefreshEntry(WriteTransaction& txn, const std::string& key,

@@ -12,6 +12,7 @@
 #include "examples/ctxkit/commands.h"
 #include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/store_location.h"
+#include "examples/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {
 
@@ -57,16 +58,6 @@ StatusOr<OpenedCache> OpenCache(const Args& args) {
   return opened;
 }
 
-// expires_at as the document shows it: null for never.
-void WriteExpiry(JsonOut& json, int64_t expires_at) {
-  json.Key("expires_at");
-  if (expires_at == 0) {
-    json.Null();
-  } else {
-    json.Int(expires_at);
-  }
-}
-
 // Writes the cache's pending hit statistics before the process ends, so the
 // command's error (not the destructor's silence) reports a failure.
 Status Finish(OpenedCache& opened) { return opened.cache->Flush(); }
@@ -95,13 +86,9 @@ Status RunCachePut(const Args& args, std::ostream& out) {
   if (!put.ok()) return put.status();
   if (Status flushed = Finish(*opened); !flushed.ok()) return flushed;
   JsonOut json;
-  json.BeginObject()
-      .Key("key").String(put->key)
-      .Key("prefix").String(options.prefix)
-      .Key("tokens").Uint(put->tokens)
-      .Key("created_at").Int(put->created_at);
-  WriteExpiry(json, put->expires_at);
-  json.Key("already_cached").Bool(put->already_cached).EndObject();
+  json.BeginObject();
+  WriteCachePutMembers(json, *put, options.prefix);
+  json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();
 }
@@ -115,18 +102,8 @@ Status RunCacheGet(const Args& args, std::ostream& out) {
   if (!entry.ok()) return entry.status();
   if (!flushed.ok()) return flushed;
   JsonOut json;
-  json.BeginObject()
-      .Key("key").String(entry->key)
-      .Key("content").String(entry->content)
-      .Key("tokens").Uint(entry->tokens)
-      .Key("hit_count").Uint(entry->hit_count)
-      .Key("created_at").Int(entry->created_at)
-      .Key("last_accessed").Int(entry->last_accessed);
-  WriteExpiry(json, entry->expires_at);
-  json.Key("model").String(entry->model);
-  if (!entry->conversation_id.empty()) {
-    json.Key("conversation_id").String(entry->conversation_id);
-  }
+  json.BeginObject();
+  WriteCacheEntryMembers(json, *entry);
   json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();
@@ -145,13 +122,9 @@ Status RunCacheCheck(const Args& args, std::ostream& out) {
   if (!check.ok()) return check.status();
   if (Status flushed = Finish(*opened); !flushed.ok()) return flushed;
   JsonOut json;
-  json.BeginObject().Key("exists").Bool(check->exists).Key("key");
-  if (check->exists) {
-    json.String(check->key);
-  } else {
-    json.Null();
-  }
-  json.Key("tokens_saved").Uint(check->tokens_saved).EndObject();
+  json.BeginObject();
+  WriteCacheCheckMembers(json, *check);
+  json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();
 }
@@ -176,12 +149,8 @@ Status RunCacheClear(const Args& args, std::ostream& out) {
   auto cleared = opened->cache->Clear(prefix);
   if (!cleared.ok()) return cleared.status();
   JsonOut json;
-  json.BeginObject().Key("cleared").Uint(*cleared).Key("prefix");
-  if (prefix.has_value()) {
-    json.String(*prefix);
-  } else {
-    json.Null();
-  }
+  json.BeginObject();
+  WriteCacheClearMembers(json, *cleared, prefix);
   json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();

@@ -8,6 +8,7 @@
 
 #include "ctxkit/c.h"
 #include "ctxkit/version.h"
+#include "examples/ctxkit/host/config.h"
 #include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/store_location.h"
 
@@ -284,7 +285,7 @@ const Program& CtxkitProgram() {
       },
       {
           .name = "demo",
-          .summary = "store and count 1000 notes, compact an agent session",
+          .summary = "store, count, compact, and serve an MCP session",
           .flags = {&kDemoDbFlag},
           .description =
               "Writes the records note:0001 .. note:1000 to the\n"
@@ -294,7 +295,13 @@ const Program& CtxkitProgram() {
               "in a fresh directory under $TMPDIR (or /tmp) that is\n"
               "removed when the demo ends; the default store location is\n"
               "not touched. With --db the store is created if missing and\n"
-              "kept; a second run rewrites the same records.\n",
+              "kept; a second run rewrites the same records.\n"
+              "\n"
+              "Then it compacts a built-in agent session to 25 % of its\n"
+              "tokens, and starts 'ctxkit mcp' on the same store as a child\n"
+              "process to run a scripted MCP session over stdio: create a\n"
+              "conversation, add messages, count, compress, read its\n"
+              "statistics and get a prompt, one line per exchange.\n",
           .handler = RunDemo,
       },
       {
@@ -303,6 +310,26 @@ const Program& CtxkitProgram() {
           .description = "Prints the names that --encoding accepts, one per "
                          "line.\n",
           .handler = RunEncodings,
+      },
+      {
+          .name = "mcp",
+          .summary = "serve the tools over MCP on standard input and output",
+          .flags = {&kDbFlag, &host::kConfigFlag, &host::kPrintConfigFlag},
+          .description =
+              "A Model Context Protocol server: one JSON-RPC message per\n"
+              "line on standard input, one per line on standard output, logs\n"
+              "on standard error. Tools: manage_conversation,\n"
+              "compress_context, count_tokens, smart_cache,\n"
+              "track_references, optimize_query (seed 000) and compact_chat\n"
+              "(seed 001); five resources with templates and three prompts.\n"
+              "Ends at end of input (answering what it read) or on SIGTERM\n"
+              "(finishing the message being written).\n"
+              "\n"
+              "Configuration, later sources winning: defaults, --config\n"
+              "(a JSON object, or @FILE), environment (CTXKIT_DB,\n"
+              "CTXKIT_PAGE_SIZE, ...), flags. --print-config prints the\n"
+              "result as JSON and exits.\n",
+          .handler = RunMcp,
       },
       {
           .name = "optimize",
@@ -381,6 +408,22 @@ const Program& CtxkitProgram() {
               "\"total_matches\"}, best first; relevance is in [0, 1].\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunRefSearch,
+      },
+      {
+          .name = "serve",
+          .summary = "serve the REST API and MCP over HTTP",
+          .flags = {&kDbFlag, &host::kListenFlag, &host::kTokenFileFlag,
+                    &host::kConfigFlag, &host::kPrintConfigFlag},
+          .description =
+              "An HTTP server: POST /api/chat/compact (seed 001), GET\n"
+              "/health, GET /api/user/info, MCP at POST /mcp/v1 (one\n"
+              "JSON-RPC message per request) and /mcp (Streamable HTTP).\n"
+              "With --token-file every endpoint but /health requires\n"
+              "'Authorization: Bearer TOKEN'; a non-loopback --listen\n"
+              "requires --token-file. Port 0 picks a free port; the address\n"
+              "is printed on standard error. Stops on SIGTERM or SIGINT.\n"
+              "Configuration as for 'mcp'.\n",
+          .handler = RunServe,
       },
       {
           .name = "stats",

@@ -110,6 +110,12 @@ extern const Flag kCompactTargetRatioFlag;
 extern const Flag kCompactRulesFlag;
 Status RunCompact(const Args& args, std::ostream& out);
 
+// mcp/mcp_command.cc
+Status RunMcp(const Args& args, std::ostream& out);
+
+// http/serve_command.cc
+Status RunServe(const Args& args, std::ostream& out);
+
 }  // namespace ctxkit::program
 
 #endif  // CTXKIT_EXAMPLES_CTXKIT_COMMANDS_H_

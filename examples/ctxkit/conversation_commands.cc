@@ -15,6 +15,7 @@
 #include "examples/ctxkit/commands.h"
 #include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/store_location.h"
+#include "examples/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {
 
@@ -65,48 +66,6 @@ StatusOr<OpenedConversations> OpenConversations(const Args& args) {
 
 // The one positional ID of a command; the parser guarantees it is there.
 const std::string& IdArgument(const Args& args) { return args.positional()[0]; }
-
-void WriteConversationJson(JsonOut& json, const Conversation& c) {
-  json.BeginObject()
-      .Key("id").String(c.id)
-      .Key("title").String(c.title)
-      .Key("model").String(c.model)
-      .Key("created_at").Int(c.created_at)
-      .Key("updated_at").Int(c.updated_at)
-      .Key("total_tokens").Uint(c.total_tokens)
-      .Key("message_count").Uint(c.message_count)
-      .Key("input_tokens").Uint(c.input_tokens())
-      .Key("output_tokens").Uint(c.output_tokens())
-      .Key("user_tokens").Uint(c.user_tokens)
-      .Key("assistant_tokens").Uint(c.assistant_tokens)
-      .Key("system_tokens").Uint(c.system_tokens)
-      .Key("tool_tokens").Uint(c.tool_tokens)
-      .Key("compressed_count").Uint(c.compressed_count)
-      .Key("compressed_tokens").Uint(c.compressed_tokens);
-  if (!c.last_message.empty() || c.last_message_at != 0) {
-    json.Key("last_message").String(c.last_message);
-    json.Key("last_message_at").Int(c.last_message_at);
-  }
-  // Validated as a JSON object when it was stored.
-  json.Key("metadata").Raw(c.metadata.empty() ? "{}" : c.metadata);
-  json.EndObject();
-}
-
-void WriteMessageJson(JsonOut& json, const Message& m) {
-  json.BeginObject()
-      .Key("id").String(m.id)
-      .Key("conversation_id").String(m.conversation_id)
-      .Key("seq").Uint(m.seq)
-      .Key("role").String(MessageRoleName(m.role))
-      .Key("content").String(m.content);
-  if (m.name.has_value()) json.Key("name").String(*m.name);
-  if (m.tool_calls.has_value()) json.Key("tool_calls").Raw(*m.tool_calls);
-  if (m.tool_call_id.has_value()) json.Key("tool_call_id").String(*m.tool_call_id);
-  json.Key("tokens").Uint(m.tokens)
-      .Key("is_compressed").Bool(m.is_compressed)
-      .Key("created_at").Int(m.created_at)
-      .EndObject();
-}
 
 }  // namespace
 
@@ -181,18 +140,9 @@ Status RunConvGet(const Args& args, std::ostream& out) {
   auto detail = opened->conversations->Get(IdArgument(args), with_messages);
   if (!detail.ok()) return detail.status();
   JsonOut json;
-  json.BeginObject().Key("conversation");
-  WriteConversationJson(json, detail->conversation);
-  if (with_messages) {
-    json.Key("messages").BeginArray();
-    for (const Message& message : detail->messages) {
-      WriteMessageJson(json, message);
-    }
-    json.EndArray();
-  }
-  json.Key("actual_tokens").Uint(detail->actual_tokens)
-      .Key("actual_tokens_exact").Bool(detail->actual_tokens_exact)
-      .EndObject();
+  json.BeginObject();
+  WriteConversationDetailMembers(json, *detail, with_messages);
+  json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();
 }
@@ -218,19 +168,8 @@ Status RunConvList(const Args& args, std::ostream& out) {
       page_size, cursor == nullptr ? std::string_view() : *cursor);
   if (!page.ok()) return page.status();
   JsonOut json;
-  json.BeginObject().Key("conversations").BeginArray();
-  for (const Conversation& conversation : page->conversations) {
-    WriteConversationJson(json, conversation);
-  }
-  json.EndArray()
-      .Key("total").Uint(page->total)
-      .Key("showing").Uint(page->conversations.size())
-      .Key("next_cursor");
-  if (page->next_cursor.empty()) {
-    json.Null();
-  } else {
-    json.String(page->next_cursor);
-  }
+  json.BeginObject();
+  WriteConversationPageMembers(json, *page);
   json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();
@@ -262,13 +201,9 @@ Status RunConvDelete(const Args& args, std::ostream& out) {
   auto deleted = opened->conversations->Delete(IdArgument(args));
   if (!deleted.ok()) return deleted.status();
   JsonOut json;
-  json.BeginObject()
-      .Key("deleted").Bool(true)
-      .Key("conversation_id").String(deleted->conversation.id)
-      .Key("title").String(deleted->conversation.title)
-      .Key("messages_deleted").Uint(deleted->messages_deleted)
-      .Key("dependent_records_deleted").Uint(deleted->dependent_records_deleted)
-      .EndObject();
+  json.BeginObject();
+  WriteDeletedConversationMembers(json, *deleted);
+  json.EndObject();
   out << json.str() << "\n";
   return Status::Ok();
 }

@@ -16,6 +16,7 @@
 #include "ctxkit/tokenizer.h"
 #include "examples/ctxkit/commands.h"
 #include "examples/ctxkit/demo_compaction.h"
+#include "examples/ctxkit/demo_mcp.h"
 #include "examples/ctxkit/files.h"
 #include "examples/ctxkit/store_location.h"
 #include "examples/ctxkit/text.h"
@@ -158,6 +159,10 @@ Status RunDemoIn(const StoreLocation& location, bool temporary,
   }
   if (Status compacted = RunCompactionDemo(out); !compacted.ok()) {
     return compacted;
+  }
+  // The same store, written by a second process: LMDB shares it.
+  if (Status served = RunMcpDemo(location.path, out); !served.ok()) {
+    return served;
   }
   out << "\n";
 

@@ -14,6 +14,7 @@
 #include "examples/ctxkit/commands.h"
 #include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/store_location.h"
+#include "examples/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {
 
@@ -57,16 +58,12 @@ StatusOr<OpenedReferences> OpenReferences(const Args& args) {
 // reference-library shape).
 StatusOr<std::string> ListJson(const ReferenceList& list, bool with_content) {
   JsonOut json;
-  json.BeginObject().Key("references").BeginArray();
-  for (const Reference& reference : list.references) {
-    auto one = ReferenceToJson(reference, with_content);
-    if (!one.ok()) return one.status();
-    json.Raw(*one);
+  json.BeginObject();
+  if (Status written = WriteReferenceListMembers(json, list, with_content);
+      !written.ok()) {
+    return written;
   }
-  json.EndArray();
-  auto stats = ReferenceStatsToJson(list.stats);
-  if (!stats.ok()) return stats.status();
-  json.Key("stats").Raw(*stats).EndObject();
+  json.EndObject();
   return json.str();
 }
 
@@ -154,18 +151,7 @@ Status RunRefSearch(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto results = opened->references->Search(options);
   if (!results.ok()) return results.status();
-  auto document = ReferenceSearchResultsToJson(*results);
-  if (!document.ok()) return document.status();
-  // The library's document says how many were returned; how many matched
-  // in all tells whether a larger --limit would show more. Appended to its
-  // object (a JSON object ends with '}').
-  std::string json = MinifyJson(*document);
-  json.pop_back();
-  json.append(",\"total_matches\":")
-      .append(std::to_string(results->total_matches))
-      .append("}");
-  out << json << "\n";
-  return Status::Ok();
+  return PrintDocument(ReferenceSearchJson(*results), out);
 }
 
 }  // namespace ctxkit::program

@@ -132,7 +132,7 @@ case_help() {
     expect_err_empty
     expect_out_first_line "Usage: ctxkit <command> [flags] [arguments]"
     expect_out_line "  store info +show the figures and sub-databases of a store"
-    expect_out_line "  demo +store and count 1000 notes, compact an agent session"
+    expect_out_line "  demo +store, count, compact, and serve an MCP session"
     expect_out_contains "\$CTXKIT_DB"
     expect_out_contains "\$XDG_DATA_HOME/ctxkit"
     expect_out_contains "\$HOME/.local/share/ctxkit"
@@ -303,9 +303,28 @@ case_demo() {
     "$work/out")
   [[ -n $target && $compacted -le $target && $target -eq $((original / 4)) ]] ||
     fail "demo compacted $original tokens to $compacted for a target of $target"
+  # The MCP session: a real `ctxkit mcp` child on the same store, every step
+  # answered with the figures the server computed.
+  expect_out_line "  -> initialize +<- ctxkit [0-9.]+, MCP 2025-11-25"
+  expect_out_line "  -> tools/list +<- 7 tools: manage_conversation, .*compact_chat"
+  expect_out_line "  -> manage_conversation create +<- conversation [0-9a-f-]{36}"
+  expect_out_line "  -> manage_conversation add_message x12 +<- 12 messages, [1-9][0-9]* tokens \(gpt-4o, exact\)"
+  expect_out_line "  -> count_tokens \(12 messages, gpt-4o\) +<- [1-9][0-9]* tokens with chat overhead, safe \(limit 128000\)"
+  expect_out_line "  -> compress_context \(smart, 0.5\) +<- 12 -> [0-9]+ messages, [0-9]+ -> [0-9]+ tokens"
+  expect_out_line "  -> prompts/get summarize_context +<- a [1-9][0-9]*-byte prompt holding the history"
+  expect_out_line "  [0-9]+ round trips, median .*; the server exited cleanly at end of input"
+  local before after
+  read -r before after < <(sed -nE \
+    's/^  -> compress_context .*<- 12 -> [0-9]+ messages, ([0-9]+) -> ([0-9]+) tokens$/\1 \2/p' \
+    "$work/out")
+  [[ -n $after && $after -le $((before / 2)) ]] ||
+    fail "the MCP session compressed $before tokens to $after, not to half"
+  # What the child wrote is in the demo's store: one LMDB environment.
+  expect_out_line "conversations +1 +[0-9]+ +[0-9]+"
+  expect_out_line "conversations.messages +12 +[0-9]+ +[0-9]+"
   local lines
   lines=$(wc -l <"$work/out")
-  [[ $lines -le 40 ]] || fail "demo printed $lines lines, more than 40"
+  [[ $lines -le 90 ]] || fail "demo printed $lines lines, more than 90"
   expect_directory "$db"
 
   run store info --db "$db"

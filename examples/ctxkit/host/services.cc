@@ -1,0 +1,80 @@
+#include "examples/ctxkit/host/services.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "examples/ctxkit/store_location.h"
+
+namespace ctxkit::host {
+
+namespace {
+
+Status Prefixed(const Status& status, std::string_view part) {
+  return Status(status.code(),
+                "opening the " + std::string(part) + ": " + status.message());
+}
+
+}  // namespace
+
+Services::~Services() {
+  // The destructors flush too, but drop the errors; a flush here at least
+  // runs while every part is still open.
+  if (cache != nullptr) (void)cache->Flush();
+  if (analytics != nullptr) (void)analytics->Flush();
+}
+
+StatusOr<std::unique_ptr<Services>> OpenServices(
+    const HostConfig& config, std::unique_ptr<Store> store) {
+  auto services = std::make_unique<Services>();
+  services->config = config;
+  services->store = std::move(store);
+  Store& s = *services->store;
+
+  auto conversations = ConversationStore::Open(s);
+  if (!conversations.ok()) {
+    return Prefixed(conversations.status(), "conversation store");
+  }
+  services->conversations = *std::move(conversations);
+
+  auto references = ReferenceStore::Open(s);
+  if (!references.ok()) {
+    return Prefixed(references.status(), "reference store");
+  }
+  services->references = *std::move(references);
+
+  auto cache = Cache::Open(s);
+  if (!cache.ok()) return Prefixed(cache.status(), "cache");
+  services->cache = *std::move(cache);
+
+  auto analytics = Analytics::Open(s);
+  if (!analytics.ok()) return Prefixed(analytics.status(), "analytics");
+  services->analytics = *std::move(analytics);
+
+  auto optimizer = QueryOptimizer::Create();
+  if (!optimizer.ok()) return Prefixed(optimizer.status(), "query optimizer");
+  services->optimizer = *std::move(optimizer);
+
+  CompactorServices compactor_services;
+  compactor_services.cache = services->cache.get();
+  compactor_services.analytics = services->analytics.get();
+  services->compactor = std::make_unique<Compactor>(compactor_services);
+  return services;
+}
+
+StatusOr<std::unique_ptr<Services>> OpenServicesForCommand(
+    const HostConfig& config, const program::Args& args) {
+  program::StoreLocation location;
+  if (!config.db_path.empty()) {
+    location.path = config.db_path;
+  } else {
+    auto resolved = program::ResolveStoreLocation(args);
+    if (!resolved.ok()) return resolved.status();
+    location = *std::move(resolved);
+  }
+  auto store = program::OpenStoreForWriting(location);
+  if (!store.ok()) return store.status();
+  return OpenServices(config, *std::move(store));
+}
+
+}  // namespace ctxkit::host

@@ -1,0 +1,77 @@
+// Seed 000's error documents for tool results.
+
+#include <string>
+#include <string_view>
+
+#include "examples/ctxkit/mcp/catalog.h"
+#include "examples/ctxkit/record_common.h"
+
+namespace ctxkit::mcp {
+
+ToolOutput ToolError(std::string_view error, std::string_view details_json) {
+  program::JsonOut json;
+  json.BeginObject()
+      .Key("success").Bool(false)
+      .Key("error").String(error)
+      .Key("details").Raw(details_json)
+      .EndObject();
+  return ToolOutput{json.str(), true};
+}
+
+ToolOutput ToolValidationError(std::string_view path,
+                               std::string_view message) {
+  program::JsonOut details;
+  details.BeginArray()
+      .BeginObject()
+      .Key("path").BeginArray().String(path).EndArray()
+      .Key("message").String(message)
+      .EndObject()
+      .EndArray();
+  return ToolError("Validation error", details.str());
+}
+
+ToolOutput ToolStatusError(const Status& status, std::string_view what) {
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+      return ToolError(std::string(what) + " not found",
+                       program::JsonOut()
+                           .BeginArray()
+                           .BeginObject()
+                           .Key("message").String(status.message())
+                           .EndObject()
+                           .EndArray()
+                           .str());
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kOutOfRange: {
+      // The library names the field first ("title: ..."); keep it as the
+      // path so a model can see which argument to fix.
+      const std::string& message = status.message();
+      const size_t colon = message.find(": ");
+      const bool has_field =
+          colon != std::string::npos && colon > 0 && colon < 64 &&
+          message.find(' ') > colon;
+      program::JsonOut details;
+      details.BeginArray().BeginObject().Key("path").BeginArray();
+      if (has_field) details.String(std::string_view(message).substr(0, colon));
+      details.EndArray()
+          .Key("message")
+          .String(has_field ? std::string_view(message).substr(colon + 2)
+                            : std::string_view(message))
+          .EndObject()
+          .EndArray();
+      return ToolError("Validation error", details.str());
+    }
+    default: {
+      program::JsonOut details;
+      details.BeginArray()
+          .BeginObject()
+          .Key("code").String(StatusCodeName(status.code()))
+          .Key("message").String(status.message())
+          .EndObject()
+          .EndArray();
+      return ToolError("Operation failed", details.str());
+    }
+  }
+}
+
+}  // namespace ctxkit::mcp

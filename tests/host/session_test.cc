@@ -1,0 +1,366 @@
+// The MCP session (examples/ctxkit/mcp/session.h): the protocol around the
+// tools, driven through Handle as a transport would.
+
+#include "examples/ctxkit/mcp/session.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "doctest/doctest.h"
+#include "examples/ctxkit/host/services.h"
+#include "simdjson.h"
+
+namespace ctxkit::mcp {
+namespace {
+
+class TempServices {
+ public:
+  explicit TempServices(host::HostConfig config = {}) {
+    char dir[] = "/tmp/ctxkit_session_test_XXXXXX";
+    REQUIRE(mkdtemp(dir) != nullptr);
+    dir_ = dir;
+    auto store = Store::Open(dir_ + "/db");
+    REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+    auto services = host::OpenServices(config, *std::move(store));
+    REQUIRE_MESSAGE(services.ok(), services.status().ToString());
+    services_ = *std::move(services);
+  }
+  ~TempServices() {
+    services_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  host::Services& get() { return *services_; }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<host::Services> services_;
+};
+
+// Collects what the session sends; thread-safe.
+class Collector final : public Outbound {
+ public:
+  void Send(std::string message) override {
+    {
+      std::lock_guard lock(mutex_);
+      messages_.push_back(std::move(message));
+    }
+    changed_.notify_all();
+  }
+  std::vector<std::string> Take() {
+    std::lock_guard lock(mutex_);
+    return std::move(messages_);
+  }
+  // Waits until a message containing `needle` arrived.
+  void WaitFor(std::string_view needle) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] {
+      for (const std::string& m : messages_) {
+        if (m.find(needle) != std::string::npos) return true;
+      }
+      return false;
+    });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::string> messages_;
+};
+
+// The one reply to `message`, parsed.
+struct Reply {
+  std::string text;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+};
+
+std::unique_ptr<Reply> Call(Session& session, std::string_view message) {
+  Collector out;
+  session.Handle(message, out);
+  std::vector<std::string> sent = out.Take();
+  REQUIRE(!sent.empty());
+  auto reply = std::make_unique<Reply>();
+  reply->text = sent.back();
+  REQUIRE(reply->parser.parse(reply->text).get(reply->root) ==
+          simdjson::SUCCESS);
+  return reply;
+}
+
+int64_t ErrorCode(const Reply& reply) {
+  int64_t code = 0;
+  REQUIRE_MESSAGE(reply.root["error"]["code"].get(code) == simdjson::SUCCESS,
+                  reply.text);
+  return code;
+}
+
+std::string_view Str(simdjson::dom::element e) {
+  std::string_view s;
+  REQUIRE(e.get(s) == simdjson::SUCCESS);
+  return s;
+}
+
+TEST_CASE("initialize negotiates the protocol revision") {
+  TempServices services;
+  for (std::string_view version :
+       {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}) {
+    Session session(services.get());
+    CHECK(session.protocol_version().empty());
+    auto reply = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"initialize",
+        "params":{"protocolVersion":")" + std::string(version) +
+                                   R"(","capabilities":{},
+        "clientInfo":{"name":"t","version":"1"}}})");
+    CHECK(Str(reply->root["result"]["protocolVersion"]) == version);
+    CHECK(Str(reply->root["result"]["serverInfo"]["name"]) == "ctxkit");
+    CHECK(reply->root["result"]["capabilities"]["tools"].is_object());
+    CHECK(reply->root["result"]["capabilities"]["completions"].is_object());
+    CHECK(session.protocol_version() == version);
+  }
+  Session session(services.get());
+  auto reply = Call(session, R"({"jsonrpc":"2.0","id":"a","method":"initialize",
+      "params":{"protocolVersion":"1999-01-01","capabilities":{}}})");
+  CHECK(Str(reply->root["result"]["protocolVersion"]) == kLatestProtocolVersion);
+  CHECK(Str(reply->root["id"]) == "a");
+  CHECK_FALSE(session.initialized());
+  Collector out;
+  session.Handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                 out);
+  CHECK(out.Take().empty());
+  CHECK(session.initialized());
+}
+
+TEST_CASE("JSON-RPC errors carry the right codes and the session goes on") {
+  TempServices services;
+  Session session(services.get());
+  CHECK(ErrorCode(*Call(session, "{not json")) == kParseError);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"1.0","id":1,"method":"ping"})")) ==
+        kInvalidRequest);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":null,"method":"ping"})")) ==
+        kInvalidRequest);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})")) ==
+        kInvalidRequest);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":1,"method":7})")) ==
+        kInvalidRequest);
+  CHECK(ErrorCode(*Call(session, "[]")) == kInvalidRequest);
+  CHECK(ErrorCode(*Call(session, "42")) == kInvalidRequest);
+  auto unknown = Call(session, R"({"jsonrpc":"2.0","id":2,"method":"server/discover"})");
+  CHECK(ErrorCode(*unknown) == kMethodNotFound);
+  CHECK(unknown->text.find("server/discover") != std::string::npos);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":[]})")) ==
+        kInvalidParams);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}})")) ==
+        kInvalidParams);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"loud"}})")) ==
+        kInvalidParams);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"nowhere://x"}})")) ==
+        kResourceNotFound);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"nope"}})")) ==
+        kInvalidParams);
+  // Still serving.
+  auto ping = Call(session, R"({"jsonrpc":"2.0","id":7,"method":"ping"})");
+  CHECK(ping->root["result"].is_object());
+  // Notifications and responses get no reply, even unknown ones.
+  Collector out;
+  session.Handle(R"({"jsonrpc":"2.0","method":"notifications/whatever"})", out);
+  session.Handle(R"({"jsonrpc":"2.0","id":9,"result":{}})", out);
+  CHECK(out.Take().empty());
+}
+
+TEST_CASE("a batch is answered by an array, notifications left out") {
+  TempServices services;
+  Session session(services.get());
+  Collector out;
+  session.Handle(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},
+                     {"jsonrpc":"2.0","method":"notifications/initialized"},
+                     {"jsonrpc":"2.0","id":2,"method":"nope"}])",
+                 out);
+  const std::vector<std::string> sent = out.Take();
+  REQUIRE(sent.size() == 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::array replies;
+  REQUIRE(parser.parse(sent[0]).get(replies) == simdjson::SUCCESS);
+  CHECK(replies.size() == 2);
+  CHECK(session.initialized());
+}
+
+TEST_CASE("lists are paginated with opaque cursors") {
+  host::HostConfig config;
+  config.page_size = 2;
+  TempServices services(config);
+  Session session(services.get());
+  for (auto [method, key, total] :
+       {std::tuple{"tools/list", "tools", Tools().size()},
+        std::tuple{"resources/list", "resources", Resources().size()},
+        std::tuple{"resources/templates/list", "resourceTemplates",
+                   ResourceTemplates().size()},
+        std::tuple{"prompts/list", "prompts", Prompts().size()}}) {
+    CAPTURE(method);
+    size_t seen = 0, pages = 0;
+    std::string cursor;
+    do {
+      std::string request = R"({"jsonrpc":"2.0","id":1,"method":")" +
+                            std::string(method) + R"(","params":{)";
+      if (!cursor.empty()) request += R"("cursor":")" + cursor + R"(")";
+      request += "}}";
+      auto reply = Call(session, request);
+      simdjson::dom::array items;
+      REQUIRE_MESSAGE(reply->root["result"][key].get(items) == simdjson::SUCCESS,
+                      reply->text);
+      CHECK(items.size() <= 2);
+      seen += items.size();
+      ++pages;
+      std::string_view next;
+      cursor = reply->root["result"]["nextCursor"].get(next) == simdjson::SUCCESS
+                   ? std::string(next)
+                   : std::string();
+    } while (!cursor.empty() && pages < 100);
+    CHECK(seen == total);
+    CHECK(pages == (total + 1) / 2);
+  }
+  // A cursor of one list is no cursor of another, and garbage is refused.
+  auto first = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  const std::string tools_cursor(Str(first->root["result"]["nextCursor"]));
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{"cursor":")" +
+                                     tools_cursor + R"("}})")) == kInvalidParams);
+  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"zzz"}})")) ==
+        kInvalidParams);
+}
+
+TEST_CASE("tools/call validates arguments against the input schema") {
+  TempServices services;
+  Session session(services.get());
+  auto reply = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call",
+      "params":{"name":"manage_conversation","arguments":{"action":"invalid"}}})");
+  simdjson::dom::element result = reply->root["result"];
+  CHECK(result["isError"].get_bool().value() == true);
+  CHECK(result["structuredContent"]["success"].get_bool().value() == false);
+  CHECK(Str(result["structuredContent"]["error"]) == "Validation error");
+  CHECK(Str(result["structuredContent"]["details"].at(0)["path"].at(0)) ==
+        "action");
+  // The text is the same document.
+  CHECK(Str(result["content"].at(0)["text"]) ==
+        simdjson::minify(result["structuredContent"]));
+  // Absent arguments are an empty object: the schema says what is missing.
+  auto missing = Call(session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call",
+      "params":{"name":"count_tokens"}})");
+  CHECK(missing->root["result"]["isError"].get_bool().value() == true);
+  CHECK(missing->text.find("Required") != std::string::npos);
+}
+
+TEST_CASE("a tool call returns structuredContent and the same text") {
+  TempServices services;
+  Session session(services.get());
+  auto reply = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call",
+      "params":{"name":"count_tokens","arguments":{"input":"hello world",
+      "model":"gpt-4"}}})");
+  simdjson::dom::element result = reply->root["result"];
+  CHECK(result["isError"].get_bool().value() == false);
+  CHECK(result["structuredContent"]["success"].get_bool().value() == true);
+  CHECK(result["structuredContent"]["tokens"].get_uint64().value() == 2);
+  CHECK(Str(result["content"].at(0)["text"]) ==
+        simdjson::minify(result["structuredContent"]));
+}
+
+TEST_CASE("log messages follow logging/setLevel") {
+  TempServices services;
+  Session session(services.get());
+  const std::string bad_call = R"({"jsonrpc":"2.0","id":1,"method":"tools/call",
+      "params":{"name":"count_tokens","arguments":{}}})";
+  Collector quiet;
+  session.Handle(bad_call, quiet);
+  CHECK(quiet.Take().size() == 1);  // the reply only: info < warning
+  Call(session, R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}})");
+  Collector loud;
+  session.Handle(bad_call, loud);
+  const std::vector<std::string> sent = loud.Take();
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[0].find(R"("method":"notifications/message")") != std::string::npos);
+  CHECK(sent[0].find(R"("level":"info")") != std::string::npos);
+}
+
+// A messages array large enough that counting it takes a while and reports
+// progress many times.
+std::string LongCountCall(std::string_view id, std::string_view token) {
+  std::string call = R"({"jsonrpc":"2.0","id":)" + std::string(id) +
+                     R"(,"method":"tools/call","params":{"_meta":{"progressToken":)" +
+                     std::string(token) +
+                     R"(},"name":"count_tokens","arguments":{"model":"gpt-4","input":[)";
+  for (int i = 0; i < 200000; ++i) {
+    if (i != 0) call += ",";
+    call += R"({"role":"user","content":"message number )" +
+            std::to_string(i) + R"( about the build"})";
+  }
+  call += "]}}}";
+  return call;
+}
+
+TEST_CASE("progress is reported for a long call that asks for it") {
+  TempServices services;
+  Session session(services.get());
+  Collector out;
+  session.Handle(LongCountCall("1", R"("tok")"), out);
+  const std::vector<std::string> sent = out.Take();
+  REQUIRE(sent.size() >= 3);
+  size_t progress = 0;
+  for (size_t i = 0; i + 1 < sent.size(); ++i) {
+    CHECK(sent[i].find(R"("method":"notifications/progress")") != std::string::npos);
+    CHECK(sent[i].find(R"("progressToken":"tok")") != std::string::npos);
+    ++progress;
+  }
+  CHECK(progress >= 2);
+  CHECK(sent.back().find(R"("result")") != std::string::npos);
+}
+
+TEST_CASE("a cancelled request stops and gets no reply") {
+  TempServices services;
+  Session session(services.get());
+  Collector out;
+  std::thread worker([&] { session.Handle(LongCountCall("77", "5"), out); });
+  out.WaitFor("notifications/progress");
+  Collector cancel_out;
+  session.Handle(R"({"jsonrpc":"2.0","method":"notifications/cancelled",
+                     "params":{"requestId":77,"reason":"user"}})",
+                 cancel_out);
+  worker.join();
+  CHECK(cancel_out.Take().empty());
+  for (const std::string& m : out.Take()) {
+    CHECK(m.find(R"("id":77)") == std::string::npos);
+  }
+  // The id is free again and the session still serves.
+  auto ping = Call(session, R"({"jsonrpc":"2.0","id":77,"method":"ping"})");
+  CHECK(ping->root["result"].is_object());
+}
+
+TEST_CASE("a request id still in flight is refused") {
+  TempServices services;
+  Session session(services.get());
+  Collector out;
+  std::thread worker([&] { session.Handle(LongCountCall("8", "1"), out); });
+  out.WaitFor("notifications/progress");
+  auto twice = Call(session, R"({"jsonrpc":"2.0","id":8,"method":"ping"})");
+  CHECK(ErrorCode(*twice) == kInvalidRequest);
+  session.CancelAll();
+  worker.join();
+}
+
+TEST_CASE("an oversized message gets an error with id null") {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  const std::string reply = Session::TooLargeReply(1024);
+  REQUIRE(parser.parse(reply).get(root) == simdjson::SUCCESS);
+  CHECK(root["error"]["code"].get_int64().value() == kInvalidRequest);
+  CHECK(root["id"].is_null());
+  CHECK(reply.find("1024") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctxkit::mcp

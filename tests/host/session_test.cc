@@ -172,6 +172,9 @@ TEST_CASE("JSON-RPC errors carry the right codes and the session goes on") {
   Collector out;
   session.Handle(R"({"jsonrpc":"2.0","method":"notifications/whatever"})", out);
   session.Handle(R"({"jsonrpc":"2.0","id":9,"result":{}})", out);
+  session.Handle(
+      R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})",
+      out);
   CHECK(out.Take().empty());
 }
 

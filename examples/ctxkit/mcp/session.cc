@@ -391,6 +391,12 @@ void Session::HandleOne(element message, Outbound& out, std::string& reply) {
   auto jsonrpc = Member(request, "jsonrpc");
   auto method_member = Member(request, "method");
   auto id_member = Member(request, "id");
+  // A response to a request of ours: the server sends none, so there is
+  // nothing to match it with. Its id may be null (an error response to a
+  // message the peer could not read), so this comes before the id check.
+  if (!method_member && (Member(request, "result") || Member(request, "error"))) {
+    return;
+  }
   // The id, validated first so that every later error can carry it.
   std::string id_json;
   if (id_member) {
@@ -412,9 +418,6 @@ void Session::HandleOne(element message, Outbound& out, std::string& reply) {
     return;
   }
   if (!method_member) {
-    // A response to a request of ours: the server sends none, so there is
-    // nothing to match it with.
-    if (Member(request, "result") || Member(request, "error")) return;
     reply = ErrorReply(id_json.empty() ? "null" : id_json, kInvalidRequest,
                        "Invalid Request: no method");
     return;

@@ -45,7 +45,8 @@ struct HostConfig {
   size_t max_message_bytes = size_t{64} << 20;  // 64 MiB
   // HTTP: read and write timeout of a connection.
   int timeout_seconds = 30;
-  // HTTP: worker threads (0 = twice the hardware threads, at least 4).
+  // HTTP: worker threads (0 = eight per hardware thread, at least 16: each
+  // open keep-alive connection holds one).
   int threads = 0;
   // Items per page of tools/list, resources/list, resources/templates/list
   // and prompts/list (1..1000).

@@ -573,7 +573,9 @@ Status HttpServer::Impl::Bind() {
   const host::HostConfig& config = services_.config;
   size_t threads = static_cast<size_t>(std::max(config.threads, 0));
   if (threads == 0) {
-    threads = std::max<size_t>(4, 2 * std::thread::hardware_concurrency());
+    // cpp-httplib holds a worker for as long as a keep-alive connection is
+    // open, busy or not, so the pool is sized for connections, not cores.
+    threads = std::max<size_t>(16, 8 * std::thread::hardware_concurrency());
   }
   server_.new_task_queue = [this, threads]() -> httplib::TaskQueue* {
     return new WorkerPool(threads, [this] {
@@ -583,6 +585,9 @@ Status HttpServer::Impl::Bind() {
   server_.set_payload_max_length(config.max_body_bytes);
   server_.set_read_timeout(config.timeout_seconds, 0);
   server_.set_write_timeout(config.timeout_seconds, 0);
+  // Without it every keep-alive response waits ~40 ms for the client's
+  // delayed ACK (Nagle): 91 instead of 3,165 compactions/s under wrk.
+  server_.set_tcp_nodelay(true);
   server_.set_keep_alive_timeout(kKeepAliveSeconds);
   server_.set_keep_alive_max_count(kKeepAliveMaxRequests);
   server_.set_idle_interval(0, kIdleIntervalMicros);

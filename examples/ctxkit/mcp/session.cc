@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <map>
@@ -32,6 +33,9 @@ constexpr std::string_view kProtocolVersions[] = {
 constexpr std::string_view kLogLevelNames[] = {
     "debug", "info", "notice", "warning", "error", "critical", "alert",
     "emergency"};
+
+// Least time between two progress notifications of one request.
+constexpr std::chrono::milliseconds kProgressInterval{50};
 
 // Most completion values one reply carries (the MCP limit).
 constexpr size_t kMaxCompletionValues = 100;
@@ -274,6 +278,13 @@ class Session::Request final : public RequestContext {
                 std::string_view message) override {
     if (progress_token_.empty() || Cancelled()) return;
     if (last_progress_ && progress <= *last_progress_) return;
+    // At most one notification per kProgressInterval (the last one, at
+    // total, always goes): a client that reads them at human speed must
+    // not be flooded by an adapter reporting every thousand items.
+    const auto now = std::chrono::steady_clock::now();
+    const bool final = total > 0 && progress >= total;
+    if (last_sent_ && now - *last_sent_ < kProgressInterval && !final) return;
+    last_sent_ = now;
     last_progress_ = progress;
     JsonOut json;
     json.BeginObject()
@@ -298,6 +309,7 @@ class Session::Request final : public RequestContext {
   std::shared_ptr<std::atomic<bool>> cancelled_;
   std::string progress_token_;  // JSON text; empty = none
   std::optional<double> last_progress_;
+  std::optional<std::chrono::steady_clock::time_point> last_sent_;
 };
 
 // ---- Session ----------------------------------------------------------------

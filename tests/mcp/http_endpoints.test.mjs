@@ -555,11 +555,14 @@ describe('start-up refusals and configuration', () => {
     const config = JSON.stringify({ listen: '127.0.0.1:1111', page_size: 7, log_level: 'info', max_body_bytes: 5000 });
     const env = { CTXKIT_PORT: '2222', CTXKIT_PAGE_SIZE: '8' };
 
-    let r = await run(['serve', '--print-config'], {});
+    // The default store location is resolved (and not created).
+    const home = path.join(tmpDir(), 'home');
+    let r = await run(['serve', '--print-config'], { HOME: home, XDG_DATA_HOME: '' });
     assert.equal(r.code, 0, r.stderr);
     const defaults = JSON.parse(r.stdout);
+    assert.equal(fs.existsSync(home), false, '--print-config created the store');
     assert.deepEqual(defaults, {
-      db: '',
+      db: `${home}/.local/share/ctxkit`,
       listen: '127.0.0.1:6789',
       token_file: '',
       max_body_bytes: 8388608,

@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "examples/ctxkit/store_location.h"
 
 namespace ctxkit::host {
 
@@ -62,17 +61,19 @@ StatusOr<std::unique_ptr<Services>> OpenServices(
   return services;
 }
 
+StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
+                                                  const program::Args& args) {
+  if (config.db_path.empty()) return program::ResolveStoreLocation(args);
+  program::StoreLocation location;
+  location.path = config.db_path;
+  return location;
+}
+
 StatusOr<std::unique_ptr<Services>> OpenServicesForCommand(
     const HostConfig& config, const program::Args& args) {
-  program::StoreLocation location;
-  if (!config.db_path.empty()) {
-    location.path = config.db_path;
-  } else {
-    auto resolved = program::ResolveStoreLocation(args);
-    if (!resolved.ok()) return resolved.status();
-    location = *std::move(resolved);
-  }
-  auto store = program::OpenStoreForWriting(location);
+  auto location = StoreLocationFor(config, args);
+  if (!location.ok()) return location.status();
+  auto store = program::OpenStoreForWriting(*location);
   if (!store.ok()) return store.status();
   return OpenServices(config, *std::move(store));
 }

@@ -17,6 +17,7 @@
 #include "ctxkit/store.h"
 #include "examples/ctxkit/cli.h"
 #include "examples/ctxkit/host/config.h"
+#include "examples/ctxkit/store_location.h"
 
 namespace ctxkit::host {
 
@@ -41,6 +42,12 @@ struct Services {
 // prefixed with the part's name.
 StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
                                                  std::unique_ptr<Store> store);
+
+// The store location a command uses: config.db_path when set (flag,
+// CTXKIT_DB or --config), else the program's default location
+// (store_location.h). FAILED_PRECONDITION when neither applies.
+StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
+                                                  const program::Args& args);
 
 // Opens the store for a command -- config.db_path when set (flag, CTXKIT_DB
 // or --config), else the program's default location (store_location.h),

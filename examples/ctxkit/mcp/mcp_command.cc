@@ -17,6 +17,10 @@ Status RunMcp(const Args& args, std::ostream& out) {
       args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!config.ok()) return config.status();
   if (args.Has(host::kPrintConfigFlag.name)) {
+    // The store actually used, not "" for the default location.
+    auto location = host::StoreLocationFor(*config, args);
+    if (!location.ok()) return location.status();
+    config->db_path = location->path;
     out << host::HostConfigToJson(*config) << "\n";
     return Status();
   }

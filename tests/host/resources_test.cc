@@ -28,6 +28,7 @@
 #include "examples/ctxkit/host/services.h"
 #include "examples/ctxkit/mcp/catalog.h"
 #include "examples/ctxkit/tools/adapters.h"
+#include "tests/host/host_fixture.h"
 #include "simdjson.h"
 
 namespace ctxkit::tools {
@@ -35,45 +36,8 @@ namespace {
 
 using mcp::PromptArgument;
 
-class TempServices {
- public:
-  TempServices() {
-    char dir[] = "/tmp/ctxkit_resources_test_XXXXXX";
-    REQUIRE(mkdtemp(dir) != nullptr);
-    dir_ = dir;
-    auto store = Store::Open(dir_ + "/db");
-    REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-    auto services = host::OpenServices(host::HostConfig{}, *std::move(store));
-    REQUIRE_MESSAGE(services.ok(), services.status().ToString());
-    services_ = *std::move(services);
-  }
-  ~TempServices() {
-    services_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  host::Services& get() { return *services_; }
-
- private:
-  std::string dir_;
-  std::unique_ptr<host::Services> services_;
-};
-
-class TestContext final : public mcp::RequestContext {
- public:
-  explicit TestContext(host::Services& services) : services_(services) {}
-  host::Services& services() override { return services_; }
-  bool Cancelled() const override { return cancelled; }
-  void Progress(double, double, std::string_view) override {}
-  void Log(mcp::LogLevel, std::string_view data) override {
-    logs.emplace_back(data);
-  }
-
-  bool cancelled = false;
-  std::vector<std::string> logs;
-
- private:
-  host::Services& services_;
-};
+using testing::TempServices;
+using testing::TestContext;
 
 // A parsed resource document.
 struct Doc {

@@ -18,33 +18,13 @@
 
 #include "doctest/doctest.h"
 #include "examples/ctxkit/host/services.h"
+#include "tests/host/host_fixture.h"
 #include "simdjson.h"
 
 namespace ctxkit::mcp {
 namespace {
 
-class TempServices {
- public:
-  explicit TempServices(host::HostConfig config = {}) {
-    char dir[] = "/tmp/ctxkit_session_test_XXXXXX";
-    REQUIRE(mkdtemp(dir) != nullptr);
-    dir_ = dir;
-    auto store = Store::Open(dir_ + "/db");
-    REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-    auto services = host::OpenServices(config, *std::move(store));
-    REQUIRE_MESSAGE(services.ok(), services.status().ToString());
-    services_ = *std::move(services);
-  }
-  ~TempServices() {
-    services_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  host::Services& get() { return *services_; }
-
- private:
-  std::string dir_;
-  std::unique_ptr<host::Services> services_;
-};
+using testing::TempServices;
 
 // Collects what the session sends; thread-safe.
 class Collector final : public Outbound {

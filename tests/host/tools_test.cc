@@ -30,6 +30,7 @@
 #include "examples/ctxkit/mcp/schema.h"
 #include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/tools/adapters.h"
+#include "tests/host/host_fixture.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -37,53 +38,8 @@ namespace {
 
 using mcp::ToolSpec;
 
-// A store in a fresh temporary directory, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "ctxkit-tools-XXXXXX")
-            .string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
 
- private:
-  std::string path_;
-};
-
-class TestContext : public mcp::RequestContext {
- public:
-  TestContext() {
-    auto store = Store::Open(dir_.path());
-    REQUIRE(store.ok());
-    auto services = host::OpenServices(host::HostConfig{}, *std::move(store));
-    REQUIRE(services.ok());
-    services_ = *std::move(services);
-  }
-
-  host::Services& services() override { return *services_; }
-  bool Cancelled() const override { return cancelled; }
-  void Progress(double done, double total, std::string_view) override {
-    progress.emplace_back(done, total);
-  }
-  void Log(mcp::LogLevel, std::string_view data) override {
-    logs.emplace_back(data);
-  }
-
-  bool cancelled = false;
-  std::vector<std::pair<double, double>> progress;
-  std::vector<std::string> logs;
-
- private:
-  TempDir dir_;
-  std::unique_ptr<host::Services> services_;
-};
+using testing::StoreContext;
 
 // One call's answer, parsed.
 struct Result {
@@ -162,7 +118,7 @@ void Dump(const ToolSpec& tool, const std::string& json) {
 // Calls `tool` with `args_json` as the session would, after checking the
 // arguments against its input schema; checks the answer against its output
 // schema.
-Result Call(const ToolSpec& tool, TestContext& ctx, std::string_view args_json,
+Result Call(const ToolSpec& tool, StoreContext& ctx, std::string_view args_json,
             bool args_valid = true) {
   simdjson::dom::parser args_parser;
   simdjson::dom::element args;
@@ -235,7 +191,7 @@ TEST_CASE("every tool's schemas compile and name the tool") {
 }
 
 TEST_CASE("manage_conversation: create, add_message, get, list, delete") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::ManageConversationTool();
 
   Result created = Call(tool, ctx,
@@ -317,7 +273,7 @@ TEST_CASE("manage_conversation: create, add_message, get, list, delete") {
 }
 
 TEST_CASE("manage_conversation: what the schema cannot say") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::ManageConversationTool();
   CheckValidationError(Call(tool, ctx, R"({"action":"get"})"),
                        "conversation_id");
@@ -360,7 +316,7 @@ TEST_CASE("manage_conversation: what the schema cannot say") {
 TEST_CASE(
     "manage_conversation: a large batch reports progress and stops when "
     "cancelled") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::ManageConversationTool();
   const std::string id = Call(tool, ctx, R"({"action":"create","title":"big"})")
                              .Str("/conversation/id");
@@ -390,7 +346,7 @@ TEST_CASE(
 }
 
 TEST_CASE("count_tokens: text, exact counts and the recommendation") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::CountTokensTool();
   const std::string text =
       "Hello, world! This is a test message for token counting.";
@@ -457,7 +413,7 @@ TEST_CASE("count_tokens: text, exact counts and the recommendation") {
 }
 
 TEST_CASE("count_tokens: messages and their breakdown") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::CountTokensTool();
   const std::string messages =
       R"([{"role":"user","content":"What is 2+2?"},{"role":"assistant","content":"2+2 equals 4."}])";
@@ -495,7 +451,7 @@ TEST_CASE("count_tokens: messages and their breakdown") {
 TEST_CASE(
     "count_tokens: progress over many messages, cancellation, conversation "
     "context") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::CountTokensTool();
   std::string messages = "[";
   for (int i = 0; i < 2500; ++i) {
@@ -541,7 +497,7 @@ TEST_CASE(
 }
 
 TEST_CASE("smart_cache: store, retrieve, check, stats, clear") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::SmartCacheTool();
   const std::string content =
       "You are a helpful coding assistant specialized in TypeScript and React.";
@@ -619,7 +575,7 @@ TEST_CASE("smart_cache: store, retrieve, check, stats, clear") {
 }
 
 TEST_CASE("track_references: add, get, list, search, delete") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::TrackReferencesTool();
   const std::string conversation = Call(tools::ManageConversationTool(), ctx,
                                         R"({"action":"create","title":"c"})")
@@ -682,7 +638,7 @@ TEST_CASE("track_references: add, get, list, search, delete") {
 }
 
 TEST_CASE("optimize_query: the seed's example") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::OptimizeQueryTool();
   const std::string query =
       "I was just wondering if you could maybe help me understand how to "
@@ -708,7 +664,7 @@ TEST_CASE("optimize_query: the seed's example") {
 }
 
 TEST_CASE("compress_context: a stored conversation, saved as a view") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::CompressContextTool();
   const ToolSpec& conv = tools::ManageConversationTool();
   const std::string id =
@@ -765,7 +721,7 @@ TEST_CASE("compress_context: a stored conversation, saved as a view") {
 }
 
 TEST_CASE("compact_chat: seed 001's request and response") {
-  TestContext ctx;
+  StoreContext ctx;
   const ToolSpec& tool = tools::CompactChatTool();
   std::string messages = "[";
   for (int i = 0; i < 20; ++i) {

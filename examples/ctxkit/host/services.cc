@@ -1,6 +1,8 @@
 #include "examples/ctxkit/host/services.h"
 
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -67,6 +69,19 @@ StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
   program::StoreLocation location;
   location.path = config.db_path;
   return location;
+}
+
+StatusOr<std::optional<HostConfig>> CommandConfig(const program::Args& args,
+                                                  std::ostream& out) {
+  auto config = LoadHostConfig(
+      args, [](const char* name) -> const char* { return std::getenv(name); });
+  if (!config.ok()) return config.status();
+  if (!args.Has(kPrintConfigFlag.name)) return std::optional(*std::move(config));
+  auto location = StoreLocationFor(*config, args);
+  if (!location.ok()) return location.status();
+  config->db_path = location->path;
+  out << HostConfigToJson(*config) << "\n";
+  return std::optional<HostConfig>();
 }
 
 StatusOr<std::unique_ptr<Services>> OpenServicesForCommand(

@@ -6,6 +6,8 @@
 #define CTXKIT_EXAMPLES_CTXKIT_HOST_SERVICES_H_
 
 #include <memory>
+#include <optional>
+#include <ostream>
 
 #include "ctxkit/analytics.h"
 #include "ctxkit/cache.h"
@@ -48,6 +50,14 @@ StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
 // (store_location.h). FAILED_PRECONDITION when neither applies.
 StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
                                                   const program::Args& args);
+
+// The configuration of `ctxkit mcp` and `ctxkit serve`: LoadHostConfig over
+// the process's environment. With --print-config it is printed to `out`
+// (the store location resolved, so the output is a usable --config) and
+// the result is nullopt: the command has nothing left to do. Errors: those
+// of LoadHostConfig and StoreLocationFor.
+StatusOr<std::optional<HostConfig>> CommandConfig(const program::Args& args,
+                                                  std::ostream& out);
 
 // Opens the store for a command -- config.db_path when set (flag, CTXKIT_DB
 // or --config), else the program's default location (store_location.h),

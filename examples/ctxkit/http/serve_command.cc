@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <iostream>
 #include <ostream>
 #include <thread>
@@ -78,23 +77,16 @@ class ServeSignals {
 }  // namespace
 
 Status RunServe(const Args& args, std::ostream& out) {
-  auto config = host::LoadHostConfig(
-      args, [](const char* name) -> const char* { return std::getenv(name); });
-  if (!config.ok()) return config.status();
-  if (args.Has(host::kPrintConfigFlag.name)) {
-    // The store actually used, not "" for the default location.
-    auto location = host::StoreLocationFor(*config, args);
-    if (!location.ok()) return location.status();
-    config->db_path = location->path;
-    out << host::HostConfigToJson(*config) << "\n";
-    return Status();
-  }
+  auto loaded = host::CommandConfig(args, out);
+  if (!loaded.ok()) return loaded.status();
+  if (!loaded->has_value()) return Status();  // --print-config
+  const host::HostConfig& config = **loaded;
   // Refuse an unsafe or broken setup before the store is created.
-  if (auto token = http::CheckServeConfig(*config); !token.ok()) {
+  if (auto token = http::CheckServeConfig(config); !token.ok()) {
     return token.status();
   }
   ServeSignals signals;
-  auto services = host::OpenServicesForCommand(*config, args);
+  auto services = host::OpenServicesForCommand(config, args);
   if (!services.ok()) return services.status();
   auto server = http::HttpServer::Create(**services);
   if (!server.ok()) return server.status();

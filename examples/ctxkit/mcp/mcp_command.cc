@@ -1,6 +1,5 @@
 // `ctxkit mcp`: the MCP server over stdio.
 
-#include <cstdlib>
 #include <iostream>
 #include <ostream>
 
@@ -13,18 +12,10 @@
 namespace ctxkit::program {
 
 Status RunMcp(const Args& args, std::ostream& out) {
-  auto config = host::LoadHostConfig(
-      args, [](const char* name) -> const char* { return std::getenv(name); });
+  auto config = host::CommandConfig(args, out);
   if (!config.ok()) return config.status();
-  if (args.Has(host::kPrintConfigFlag.name)) {
-    // The store actually used, not "" for the default location.
-    auto location = host::StoreLocationFor(*config, args);
-    if (!location.ok()) return location.status();
-    config->db_path = location->path;
-    out << host::HostConfigToJson(*config) << "\n";
-    return Status();
-  }
-  auto services = host::OpenServicesForCommand(*config, args);
+  if (!config->has_value()) return Status();  // --print-config
+  auto services = host::OpenServicesForCommand(**config, args);
   if (!services.ok()) return services.status();
   // stdout carries protocol messages only; the one human line goes to
   // stderr, where MCP clients collect server logs.

@@ -37,8 +37,6 @@ namespace ctxkit {
 namespace {
 
 using mcp::ToolSpec;
-
-
 using testing::StoreContext;
 
 // One call's answer, parsed.

@@ -21,6 +21,7 @@
 #include "examples/ctxkit/json_text.h"
 #include "examples/ctxkit/mcp/catalog.h"
 #include "examples/ctxkit/tools/adapters.h"
+#include "examples/ctxkit/tools/arguments.h"
 #include "examples/ctxkit/tools/record_json.h"
 #include "simdjson.h"
 

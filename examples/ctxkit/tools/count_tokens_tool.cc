@@ -27,6 +27,7 @@
 #include "examples/ctxkit/mcp/catalog.h"
 #include "examples/ctxkit/record_common.h"
 #include "examples/ctxkit/tools/adapters.h"
+#include "examples/ctxkit/tools/arguments.h"
 #include "examples/ctxkit/tools/record_json.h"
 #include "simdjson.h"
 

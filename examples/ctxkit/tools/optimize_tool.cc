@@ -9,6 +9,7 @@
 #include "ctxkit/query_optimizer.h"
 #include "examples/ctxkit/mcp/catalog.h"
 #include "examples/ctxkit/tools/adapters.h"
+#include "examples/ctxkit/tools/arguments.h"
 #include "examples/ctxkit/tools/record_json.h"
 #include "simdjson.h"
 

@@ -32,6 +32,7 @@
 #include <string>
 #include <utility>
 
+#include "bench/bench_inputs.h"
 #include "ctxkit/compactor.h"
 #include "ctxkit/message_count.h"
 
@@ -39,48 +40,12 @@ namespace {
 
 constexpr char kModel[] = "gpt-4o";
 
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  uint64_t Range(uint64_t lo, uint64_t hi) {
-    return lo + Next() % (hi - lo + 1);
-  }
-  bool Percent(int p) { return static_cast<int>(Next() % 100) < p; }
-
- private:
-  uint64_t state_;
-};
-
-constexpr const char* kWords[] = {
-    "the",    "parser", "returns",         "value",       "for",      "each",
-    "line",   "of",     "input",           "and",         "then",     "we",
-    "check",  "module", "config",          "loader",      "path",     "build",
-    "with",   "flags",  "cache",           "layer",       "runs",     "when",
-    "files",  "are",    "small",           "list",        "sorted",   "by",
-    "name",   "test",   "src/app/main.py", "lib/util.cc", "function", "error",
-    "result", "output", "table",           "query",       "index",    "users",
-    "orders", "select", "update",          "schema",      "pipeline", "stage",
-    "buffer", "offset", "token",           "request",     "server",   "client",
-};
-
-std::string Words(Rng& rng, size_t bytes) {
-  std::string out;
-  while (out.size() < bytes) {
-    if (!out.empty()) out += ' ';
-    out += kWords[rng.Next() % (sizeof kWords / sizeof kWords[0])];
-  }
-  return out;
-}
+using ctxkit::bench::SplitMix64;
+using ctxkit::bench::Words;
 
 // A history of exactly `n` messages (n >= 4).
 std::string MakeHistory(size_t n, bool anthropic) {
-  Rng rng(0xC0FFEE00 + n * 2 + (anthropic ? 1 : 0));
+  SplitMix64 rng(0xC0FFEE00 + n * 2 + (anthropic ? 1 : 0));
   std::string out = "[";
   size_t count = 0;
   auto add = [&](const std::string& m) {

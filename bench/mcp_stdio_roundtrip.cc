@@ -41,11 +41,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "bench/bench_inputs.h"
 
 #ifndef CTXKIT_BENCH_PROGRAM
 #define CTXKIT_BENCH_PROGRAM "ctxkit"
@@ -53,140 +53,14 @@
 
 namespace {
 
+using ctxkit::bench::EnglishText1K;
+using ctxkit::bench::History100;
+using ctxkit::bench::JsonString;
+using ctxkit::bench::LoadAverage;
+
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "mcp_stdio_roundtrip: %s\n", what.c_str());
   std::exit(1);
-}
-
-std::string LoadAverage() {
-  double load[3];
-  if (getloadavg(load, 3) != 3) return "unknown";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f %.2f %.2f", load[0], load[1], load[2]);
-  return text;
-}
-
-std::string JsonString(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
-  return out;
-}
-
-// ---- Inputs -----------------------------------------------------------------
-
-// 1,024 bytes of English prose, cut so that no UTF-8 sequence is split.
-std::string EnglishText() {
-  std::string text;
-  for (const char* name : {"/usr/share/common-licenses/GPL-3",
-                           "/usr/share/common-licenses/Apache-2.0"}) {
-    std::ifstream in(name, std::ios::binary);
-    if (!in) continue;
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    std::string all = buffer.str();
-    // Skip the title block: prose starts at the preamble.
-    const size_t start = all.find("The GNU General Public License is a free");
-    text = all.substr(start == std::string::npos ? 0 : start);
-    break;
-  }
-  if (text.empty()) {
-    const std::string paragraph =
-        "Token budgets decide what an agent remembers. When a conversation "
-        "grows past the model's window, the oldest turns are summarized or "
-        "dropped, and the facts they carried are lost unless something keeps "
-        "them: the task, the errors seen, the files edited, the last test "
-        "run. A compactor keeps those and compresses the rest. ";
-    while (text.size() < 1024) text += paragraph;
-  }
-  size_t size = std::min<size_t>(1024, text.size());
-  while (size > 0 && (static_cast<unsigned char>(text[size]) & 0xC0) == 0x80) {
-    --size;
-  }
-  return text.substr(0, size);
-}
-
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-
- private:
-  uint64_t state_;
-};
-
-constexpr const char* kWords[] = {
-    "the",    "parser", "returns",         "value",       "for",      "each",
-    "line",   "of",     "input",           "and",         "then",     "we",
-    "check",  "module", "config",          "loader",      "path",     "build",
-    "with",   "flags",  "cache",           "layer",       "runs",     "when",
-    "files",  "are",    "small",           "list",        "sorted",   "by",
-    "name",   "test",   "src/app/main.py", "lib/util.cc", "function", "error",
-    "result", "output", "table",           "query",       "index",    "users",
-    "orders", "select", "update",          "schema",      "pipeline", "stage",
-    "buffer", "offset", "token",           "request",     "server",   "client",
-};
-
-std::string Words(Rng& rng, size_t bytes) {
-  std::string out;
-  while (out.size() < bytes) {
-    if (!out.empty()) out += ' ';
-    out += kWords[rng.Next() % std::size(kWords)];
-  }
-  return out;
-}
-
-// A 100-message OpenAI-format history as a JSON array: system prompt, task,
-// then alternating turns; every fourth assistant turn calls a tool that the
-// next message answers.
-std::string History100() {
-  Rng rng(0x6d63703130300001ULL);
-  std::string out = "[";
-  auto add = [&](const std::string& message) {
-    if (out.size() > 1) out += ',';
-    out += message;
-  };
-  add(R"({"role":"system","content":)" +
-      JsonString("You are a coding agent. " + Words(rng, 160)) + "}");
-  add(R"({"role":"user","content":)" + JsonString("Task: " + Words(rng, 200)) +
-      "}");
-  int call = 0;
-  for (size_t count = 2; count < 100;) {
-    const bool assistant = count % 2 == 0;
-    if (assistant && count % 8 == 2 && count + 1 < 100) {
-      const std::string id = "call_" + std::to_string(++call);
-      add(R"({"role":"assistant","content":"","tool_calls":[{"id":")" + id +
-          R"(","type":"function","function":{"name":"run","arguments":)" +
-          JsonString(R"({"cmd":")" + Words(rng, 30) + R"("})") + "}}]}");
-      add(R"({"role":"tool","tool_call_id":")" + id + R"(","content":)" +
-          JsonString(Words(rng, 220)) + "}");
-      count += 2;
-      continue;
-    }
-    add(std::string(R"({"role":")") + (assistant ? "assistant" : "user") +
-        R"(","content":)" + JsonString(Words(rng, 60 + rng.Next() % 140)) +
-        "}");
-    ++count;
-  }
-  out += "]";
-  return out;
 }
 
 // ---- The server process -----------------------------------------------------
@@ -383,7 +257,7 @@ int main(int argc, char** argv) {
   std::printf("program: %s\nload average at start: %s\n", program.c_str(),
               LoadAverage().c_str());
   std::fflush(stdout);  // before the server's stderr line
-  const std::string text = EnglishText();
+  const std::string text = EnglishText1K();
   const std::string history = History100();
   {
     Server server(program, db);

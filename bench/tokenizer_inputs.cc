@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_inputs.h"
+
 namespace ctxkit::bench {
 namespace {
 
@@ -318,22 +320,6 @@ void AddCjk(InputSet* set) {
                              source,
                          std::move(text), false});
 }
-
-// SplitMix64: a small, well-known generator, so the generated inputs are
-// the same on every machine and in every run.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-
- private:
-  uint64_t state_;
-};
 
 std::string Base64Blob(size_t size, uint64_t seed) {
   static constexpr char kAlphabet[] =

@@ -180,12 +180,22 @@ TEST_CASE("lists are paginated with opaque cursors") {
   config.page_size = 2;
   TempServices services(config);
   Session session(services.get());
-  for (auto [method, key, total] :
-       {std::tuple{"tools/list", "tools", Tools().size()},
-        std::tuple{"resources/list", "resources", Resources().size()},
-        std::tuple{"resources/templates/list", "resourceTemplates",
-                   ResourceTemplates().size()},
-        std::tuple{"prompts/list", "prompts", Prompts().size()}}) {
+  struct List {
+    const char* method;
+    const char* key;
+    size_t total;
+  };
+  for (const List& list :
+       {List{"tools/list", "tools", Tools().size()},
+        List{"resources/list", "resources", Resources().size()},
+        List{"resources/templates/list", "resourceTemplates",
+             ResourceTemplates().size()},
+        List{"prompts/list", "prompts", Prompts().size()}}) {
+    // Named, not structured bindings: Clang 14 cannot capture those in
+    // CAPTURE's lambda.
+    const std::string_view method = list.method;
+    const char* const key = list.key;
+    const size_t total = list.total;
     CAPTURE(method);
     size_t seen = 0, pages = 0;
     std::string cursor;

@@ -357,3 +357,32 @@ TEST_CASE("an oversized message gets an error with id null") {
 
 }  // namespace
 }  // namespace ctxkit::mcp
+
+namespace ctxkit::mcp {
+namespace {
+
+TEST_CASE("library errors become seed 000 tool errors") {
+  const ToolOutput invalid = ToolStatusError(
+      Status(StatusCode::kInvalidArgument, "title: must not be empty"),
+      "Conversation");
+  CHECK(invalid.is_error);
+  CHECK(invalid.json ==
+        R"({"success":false,"error":"Validation error","details":)"
+        R"([{"path":[],"message":"title: must not be empty"}]})");
+  const ToolOutput missing = ToolStatusError(
+      Status(StatusCode::kNotFound, "no conversation abc"), "Conversation");
+  CHECK(missing.json ==
+        R"({"success":false,"error":"Conversation not found","details":)"
+        R"([{"message":"no conversation abc"}]})");
+  const ToolOutput failed = ToolStatusError(
+      Status(StatusCode::kResourceExhausted, "map full"), "Conversation");
+  CHECK(failed.json ==
+        R"({"success":false,"error":"Operation failed","details":)"
+        R"([{"code":"RESOURCE_EXHAUSTED","message":"map full"}]})");
+  CHECK(ToolValidationError("action", "Required").json ==
+        R"({"success":false,"error":"Validation error","details":)"
+        R"([{"path":["action"],"message":"Required"}]})");
+}
+
+}  // namespace
+}  // namespace ctxkit::mcp

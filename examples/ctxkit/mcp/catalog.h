@@ -195,9 +195,10 @@ ToolOutput ToolError(std::string_view error, std::string_view details_json = "[]
 ToolOutput ToolValidationError(std::string_view path, std::string_view message);
 
 // A library error as a tool error: NOT_FOUND gives the seed's "<what> not
-// found" (`what` e.g. "Conversation"), INVALID_ARGUMENT a validation error
-// whose message is the status message, others "Operation failed" with the
-// status as details.
+// found" (`what` e.g. "Conversation"), INVALID_ARGUMENT and OUT_OF_RANGE a
+// validation error with an empty path and the status message (an adapter
+// that knows which argument is at fault says so: tools::LibraryError),
+// others "Operation failed" with the status as details.
 ToolOutput ToolStatusError(const Status& status, std::string_view what);
 
 }  // namespace ctxkit::mcp

@@ -42,25 +42,19 @@ ToolOutput ToolStatusError(const Status& status, std::string_view what) {
                            .EndArray()
                            .str());
     case StatusCode::kInvalidArgument:
-    case StatusCode::kOutOfRange: {
-      // The library names the field first ("title: ..."); keep it as the
-      // path so a model can see which argument to fix.
-      const std::string& message = status.message();
-      const size_t colon = message.find(": ");
-      const bool has_field =
-          colon != std::string::npos && colon > 0 && colon < 64 &&
-          message.find(' ') > colon;
-      program::JsonOut details;
-      details.BeginArray().BeginObject().Key("path").BeginArray();
-      if (has_field) details.String(std::string_view(message).substr(0, colon));
-      details.EndArray()
-          .Key("message")
-          .String(has_field ? std::string_view(message).substr(colon + 2)
-                            : std::string_view(message))
-          .EndObject()
-          .EndArray();
-      return ToolError("Validation error", details.str());
-    }
+    case StatusCode::kOutOfRange:
+      // Which argument is at fault is for the adapter to say, which knows
+      // its argument names (tools::LibraryError); guessing it from the
+      // message's shape here would be a second, looser parser of it.
+      return ToolError("Validation error",
+                       program::JsonOut()
+                           .BeginArray()
+                           .BeginObject()
+                           .Key("path").BeginArray().EndArray()
+                           .Key("message").String(status.message())
+                           .EndObject()
+                           .EndArray()
+                           .str());
     default: {
       program::JsonOut details;
       details.BeginArray()

@@ -79,19 +79,6 @@ void SendError(httplib::Response& res, int status, std::string_view message) {
 
 // A JSON-RPC error with id null: the body of the /mcp transport errors, so
 // that MCP clients can show the reason.
-std::string RpcErrorJson(int code, std::string_view message) {
-  program::JsonOut json;
-  json.BeginObject()
-      .Key("jsonrpc").String("2.0")
-      .Key("id").Null()
-      .Key("error").BeginObject()
-      .Key("code").Int(code)
-      .Key("message").String(message)
-      .EndObject()
-      .EndObject();
-  return json.str();
-}
-
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -879,7 +866,7 @@ void HttpServer::Impl::McpStateless(const std::string& body,
     // Unparseable or invalid input: the session's error reply, as 400.
     SendJson(res, 400,
              collector.messages().empty()
-                 ? RpcErrorJson(mcp::kInvalidRequest, "Invalid Request")
+                 ? mcp::ErrorReply("null", mcp::kInvalidRequest, "Invalid Request")
                  : collector.messages().back());
     return;
   }
@@ -898,7 +885,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
       std::find(std::begin(kProtocolVersions), std::end(kProtocolVersions),
                 version) == std::end(kProtocolVersions)) {
     SendJson(res, 400,
-             RpcErrorJson(mcp::kInvalidRequest,
+             mcp::ErrorReply("null", mcp::kInvalidRequest,
                           "Bad Request: unsupported MCP-Protocol-Version '" +
                               version + "'"));
     DrainBody(req, res, reader);
@@ -920,7 +907,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
       ContainsIgnoreCase(accept, "application/*");
   if (!wants_sse && !accepts_json) {
     SendJson(res, 406,
-             RpcErrorJson(mcp::kInvalidRequest,
+             mcp::ErrorReply("null", mcp::kInvalidRequest,
                           "Not Acceptable: Accept must include "
                           "application/json or text/event-stream"));
     DrainBody(req, res, reader);
@@ -936,7 +923,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
   if (session_id.empty()) {
     if (kind != InputKind::kInitialize) {
       SendJson(res, 400,
-               RpcErrorJson(mcp::kInvalidRequest,
+               mcp::ErrorReply("null", mcp::kInvalidRequest,
                             "Bad Request: Mcp-Session-Id header is required "
                             "(send initialize first)"));
       return;
@@ -947,7 +934,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     session = sessions_.Find(session_id);
     if (session == nullptr) {
       SendJson(res, 404,
-               RpcErrorJson(-32001, "Session not found: initialize a new "
+               mcp::ErrorReply("null", -32001, "Session not found: initialize a new "
                                     "session"));
       return;
     }
@@ -975,7 +962,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
       (kind == InputKind::kNoRequests && !collector.messages().empty())) {
     SendJson(res, 400,
              collector.messages().empty()
-                 ? RpcErrorJson(mcp::kInvalidRequest, "Invalid Request")
+                 ? mcp::ErrorReply("null", mcp::kInvalidRequest, "Invalid Request")
                  : collector.messages().back());
     return;
   }
@@ -985,7 +972,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     if (session->protocol_version().empty()) {
       SendJson(res, 400,
                collector.messages().empty()
-                   ? RpcErrorJson(mcp::kInvalidRequest, "initialize failed")
+                   ? mcp::ErrorReply("null", mcp::kInvalidRequest, "initialize failed")
                    : collector.messages().back());
       return;
     }
@@ -1024,12 +1011,12 @@ void HttpServer::Impl::McpDelete(const httplib::Request& req,
   const std::string session_id = req.get_header_value("Mcp-Session-Id");
   if (session_id.empty()) {
     SendJson(res, 400,
-             RpcErrorJson(mcp::kInvalidRequest,
+             mcp::ErrorReply("null", mcp::kInvalidRequest,
                           "Bad Request: Mcp-Session-Id header is required"));
     return;
   }
   if (!sessions_.Remove(session_id)) {
-    SendJson(res, 404, RpcErrorJson(-32001, "Session not found"));
+    SendJson(res, 404, mcp::ErrorReply("null", -32001, "Session not found"));
     return;
   }
   res.status = 204;

@@ -70,21 +70,6 @@ struct RpcError {
   throw RpcError{code, std::move(message), std::move(data_json)};
 }
 
-std::string ErrorReply(std::string_view id_json, int code,
-                       std::string_view message,
-                       std::string_view data_json = {}) {
-  JsonOut json;
-  json.BeginObject()
-      .Key("jsonrpc").String("2.0")
-      .Key("id").Raw(id_json)
-      .Key("error").BeginObject()
-      .Key("code").Int(code)
-      .Key("message").String(message);
-  if (!data_json.empty()) json.Key("data").Raw(data_json);
-  json.EndObject().EndObject();
-  return json.str();
-}
-
 std::string ResultReply(std::string_view id_json, std::string_view result) {
   std::string reply;
   reply.reserve(result.size() + id_json.size() + 32);
@@ -252,6 +237,21 @@ std::string_view TemplateVariable(std::string_view uri_template) {
 }
 
 }  // namespace
+
+std::string ErrorReply(std::string_view id_json, int code,
+                       std::string_view message, std::string_view data_json) {
+  JsonOut json;
+  json.BeginObject()
+      .Key("jsonrpc").String("2.0")
+      .Key("id").Raw(id_json)
+      .Key("error").BeginObject()
+      .Key("code").Int(code)
+      .Key("message").String(message);
+  if (!data_json.empty()) json.Key("data").Raw(data_json);
+  json.EndObject().EndObject();
+  return json.str();
+}
+
 
 // ---- One request ------------------------------------------------------------
 

@@ -41,6 +41,13 @@ inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
 inline constexpr int kResourceNotFound = -32002;
 
+// A JSON-RPC error message: `id_json` is the id's JSON text ("null" when
+// the id is unknown), `data_json` the error's data as JSON text (empty for
+// none). For transports that refuse a message before a session sees it.
+std::string ErrorReply(std::string_view id_json, int code,
+                       std::string_view message,
+                       std::string_view data_json = {});
+
 // Where a session's outgoing messages go. Send receives one complete
 // JSON-RPC message (no trailing newline). Called on the thread that called
 // Session::Handle; an implementation shared by several Handle calls at once

@@ -962,9 +962,9 @@ CTXKIT_EXPORT int ctxkit_compactor_set_summarizer(ctxkit_compactor* compactor,
  * array of rule objects {"name","tier","description"?,"roles"?,
  * "contains_any"?,"starts_with_any"?,"equals_any"?,"tool_names_any"?,
  * "min_chars"?,"max_chars"?,"is_tool_result"?,"is_error"?,
- * "is_first_user"?,"has_tool_calls"?} (ctxkit/classifier.h). They are
- * tried after the rules added earlier, before a request's own "rules" and
- * before the built-in table. All or nothing. Errors: INVALID_ARGUMENT
+ * "is_task"?,"is_demonstration"?,"has_tool_calls"?} (ctxkit/classifier.h).
+ * They are tried after the rules added earlier, before a request's own
+ * "rules" and before the built-in table. All or nothing. Errors: INVALID_ARGUMENT
  * naming "rules[i].<field>" (counting from the first rule this call adds;
  * a name added before is a duplicate); RESOURCE_EXHAUSTED. */
 CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,

@@ -68,8 +68,15 @@ struct MessageFacts {
   // For a message carrying tool results: the called tool's name.
   std::string_view result_tool_name;
   bool is_tool_result = false;
-  bool is_error = false;       // a tool result flagged as an error
-  bool is_first_user = false;  // the first user message: the task
+  bool is_error = false;  // a tool result flagged as an error
+  // The user's actual request: the last user message with text before the
+  // first assistant turn that is not a demonstration (Compactor's rule,
+  // compactor.h "The task"). At most one message per history.
+  bool is_task = false;
+  // A worked example or few-shot block shown before the task (it carries a
+  // demonstration marker, or it is an earlier user message before the
+  // first assistant turn). Its edits and errors never happened.
+  bool is_demonstration = false;
 };
 
 // A rule matches when every criterion it sets holds; a list criterion holds
@@ -105,7 +112,8 @@ struct ClassificationRule {
   std::optional<size_t> max_chars;
   std::optional<bool> is_tool_result;
   std::optional<bool> is_error;
-  std::optional<bool> is_first_user;
+  std::optional<bool> is_task;
+  std::optional<bool> is_demonstration;
   std::optional<bool> has_tool_calls;
   // C++ only: an extra condition, called last. Must be thread-safe.
   std::function<bool(const MessageFacts&)> predicate;

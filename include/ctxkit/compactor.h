@@ -172,6 +172,10 @@ struct MessageDecision {
   // Why it was kept or dropped: "system", "anchor", "recent_window",
   // "last_message", "tool_pair", "budget", "duplicate", ...
   std::string reason;
+  // More about the choice when there is more to say, else empty: why a
+  // message is the task, a demonstration, or the user's text before the
+  // task (see "The task").
+  std::string detail;
   size_t tokens = 0;
 };
 CTXKIT_EXPORT const char* DecisionActionName(MessageDecision::Action a) noexcept;

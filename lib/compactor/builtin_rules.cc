@@ -2,7 +2,8 @@
 //
 // Order matters: the first matching rule decides, so the table runs from the
 // most specific evidence to the most generic:
-//   1. anchors that depend on position or role (system prompt, the task),
+//   1. anchors that depend on position or role (system prompt, the task;
+//      demonstrations shown before the task are contextual),
 //      then definitions (tools, SQL DDL);
 //   2. transient chatter ("ok", "thanks", empty turns), tested before user
 //      corrections so that "no problem" is not read as "no, ...";
@@ -93,9 +94,20 @@ std::vector<ClassificationRule> BuiltinRules() {
     rules.push_back(std::move(r));
   }
   {
-    auto r = Rule("first_user_request", Tier::kAnchor,
-                  "The first user message with text: the task.");
-    r.is_first_user = true;
+    auto r = Rule("task", Tier::kAnchor,
+                  "The user's request: the last user message with text "
+                  "before the first assistant turn that is not a "
+                  "demonstration.");
+    r.is_task = true;
+    rules.push_back(std::move(r));
+  }
+  {
+    // Before every content rule: a demonstration is full of edits, errors
+    // and test runs that never happened in this session.
+    auto r = Rule("demonstration", Tier::kContextual,
+                  "A worked example or few-shot block shown before the "
+                  "task (summarizable).");
+    r.is_demonstration = true;
     rules.push_back(std::move(r));
   }
   {

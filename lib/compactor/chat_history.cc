@@ -321,6 +321,11 @@ class HistoryParser {
         slot = &function_call;
       } else if (key == "refusal") {
         slot = &refusal;
+      } else if (key == "is_demo") {
+        bool flag = false;
+        if (field.value.get(flag) == simdjson::SUCCESS && flag) {
+          m.is_demo = true;
+        }
       }
       if (slot != nullptr && !slot->has_value()) *slot = field.value;
     }

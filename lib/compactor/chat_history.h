@@ -44,6 +44,9 @@ struct ChatMessage {
   // For a message answering calls: the name of the (first) call it answers.
   std::string result_tool_name;
   bool is_error = false;  // a tool_result with "is_error": true
+  // The message object has "is_demo": true: SWE-agent marks so the turns of
+  // a demonstration it puts in the history (put_demos_in_history).
+  bool is_demo = false;
   // Content is a string (or null) or only text blocks, and the message has
   // no tool calls or results: it may be merged with a neighbour.
   bool text_only = false;

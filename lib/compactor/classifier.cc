@@ -113,7 +113,8 @@ struct ClassifierRule {
   uint8_t role_mask = 0;       // 0: any role
   int8_t is_tool_result = -1;  // -1: not tested
   int8_t is_error = -1;
-  int8_t is_first_user = -1;
+  int8_t is_task = -1;
+  int8_t is_demonstration = -1;
   int8_t has_tool_calls = -1;
   bool has_predicate = false;
   size_t min_chars = 0;
@@ -199,7 +200,8 @@ std::shared_ptr<const ClassifierTable> Compile(
     }
     r.is_tool_result = Flag(rule.is_tool_result);
     r.is_error = Flag(rule.is_error);
-    r.is_first_user = Flag(rule.is_first_user);
+    r.is_task = Flag(rule.is_task);
+    r.is_demonstration = Flag(rule.is_demonstration);
     r.has_tool_calls = Flag(rule.has_tool_calls);
     r.has_predicate = static_cast<bool>(rule.predicate);
     if (rule.min_chars) r.min_chars = *rule.min_chars;
@@ -373,14 +375,15 @@ absl::Status ValidateRule(const ClassificationRule& rule,
       !rule.equals_any.empty() || !rule.tool_names_any.empty() ||
       !rule.arguments_contains_any.empty() || rule.min_chars.has_value() ||
       rule.max_chars.has_value() || rule.is_tool_result.has_value() ||
-      rule.is_error.has_value() || rule.is_first_user.has_value() ||
+      rule.is_error.has_value() || rule.is_task.has_value() ||
+      rule.is_demonstration.has_value() ||
       rule.has_tool_calls.has_value() || static_cast<bool>(rule.predicate);
   if (!has_criterion) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s sets no criterion: set at least one of roles, contains_any, "
         "contains_none, starts_with_any, equals_any, tool_names_any, "
         "arguments_contains_any, min_chars, max_chars, is_tool_result, "
-        "is_error, is_first_user, has_tool_calls",
+        "is_error, is_task, is_demonstration, has_tool_calls",
         context));
   }
   return absl::OkStatus();
@@ -434,7 +437,7 @@ absl::Status ReadOptionalSize(simdjson::dom::object obj, std::string_view field,
   return absl::OkStatus();
 }
 
-constexpr std::array<std::string_view, 17> kJsonFields = {
+constexpr std::array<std::string_view, 18> kJsonFields = {
     "name",
     "tier",
     "description",
@@ -449,7 +452,8 @@ constexpr std::array<std::string_view, 17> kJsonFields = {
     "max_chars",
     "is_tool_result",
     "is_error",
-    "is_first_user",
+    "is_task",
+    "is_demonstration",
     "has_tool_calls",
     "has_predicate"};
 
@@ -466,7 +470,8 @@ absl::StatusOr<ClassificationRule> ReadRule(simdjson::dom::element value,
           "%s is not a rule field (known: name, tier, description, roles, "
           "contains_any, contains_none, starts_with_any, equals_any, "
           "tool_names_any, arguments_contains_any, min_chars, max_chars, "
-          "is_tool_result, is_error, is_first_user, has_tool_calls)",
+          "is_tool_result, is_error, is_task, is_demonstration, "
+          "has_tool_calls)",
           internal::JsonPath(context, key)));
     }
   }
@@ -513,7 +518,8 @@ absl::StatusOr<ClassificationRule> ReadRule(simdjson::dom::element value,
   for (const auto& [field, out] :
        {std::pair{"is_tool_result", &rule.is_tool_result},
         std::pair{"is_error", &rule.is_error},
-        std::pair{"is_first_user", &rule.is_first_user},
+        std::pair{"is_task", &rule.is_task},
+        std::pair{"is_demonstration", &rule.is_demonstration},
         std::pair{"has_tool_calls", &rule.has_tool_calls}}) {
     absl::Status status = ReadOptionalBool(*obj, field, context, out);
     if (!status.ok()) return status;
@@ -707,8 +713,9 @@ std::string Classifier::RulesJson() const {
       writer.Key("is_tool_result").Bool(*rule.is_tool_result);
     }
     if (rule.is_error) writer.Key("is_error").Bool(*rule.is_error);
-    if (rule.is_first_user) {
-      writer.Key("is_first_user").Bool(*rule.is_first_user);
+    if (rule.is_task) writer.Key("is_task").Bool(*rule.is_task);
+    if (rule.is_demonstration) {
+      writer.Key("is_demonstration").Bool(*rule.is_demonstration);
     }
     if (rule.has_tool_calls) {
       writer.Key("has_tool_calls").Bool(*rule.has_tool_calls);
@@ -798,7 +805,8 @@ Classification Classifier::Classify(const MessageFacts& facts) const {
       role_index >= 0 ? static_cast<uint8_t>(1u << role_index) : 0;
   const int8_t is_tool_result = facts.is_tool_result ? 1 : 0;
   const int8_t is_error = facts.is_error ? 1 : 0;
-  const int8_t is_first_user = facts.is_first_user ? 1 : 0;
+  const int8_t is_task = facts.is_task ? 1 : 0;
+  const int8_t is_demonstration = facts.is_demonstration ? 1 : 0;
   const int8_t has_tool_calls = facts.tool_names.empty() ? 0 : 1;
   const size_t length = text.size();
   for (size_t i = 0; i < table.rules.size(); ++i) {
@@ -806,7 +814,10 @@ Classification Classifier::Classify(const MessageFacts& facts) const {
     if (r.role_mask != 0 && (r.role_mask & role_bit) == 0) continue;
     if (r.is_tool_result >= 0 && r.is_tool_result != is_tool_result) continue;
     if (r.is_error >= 0 && r.is_error != is_error) continue;
-    if (r.is_first_user >= 0 && r.is_first_user != is_first_user) continue;
+    if (r.is_task >= 0 && r.is_task != is_task) continue;
+    if (r.is_demonstration >= 0 && r.is_demonstration != is_demonstration) {
+      continue;
+    }
     if (r.has_tool_calls >= 0 && r.has_tool_calls != has_tool_calls) continue;
     if (length < r.min_chars || length > r.max_chars) continue;
     if (r.contains != kNoSlot && !test(r.contains)) continue;

@@ -37,7 +37,7 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
-constexpr int kResultEncodingVersion = 1;
+constexpr int kResultEncodingVersion = 2;
 
 template <typename T>
 void SetIf(const std::optional<T>& value, T& out) {
@@ -264,6 +264,7 @@ absl::StatusOr<std::string> ChatCompactResponseJson(
       w.Key("rule").String(d.rule);
       w.Key("action").String(DecisionActionName(d.action));
       w.Key("reason").String(d.reason);
+      if (!d.detail.empty()) w.Key("detail").String(d.detail);
       w.Key("tokens").Uint(d.tokens);
       w.EndObject();
     }
@@ -335,6 +336,7 @@ absl::StatusOr<std::string> EncodeResult(const CompactionResult& r) {
         .Int(static_cast<int>(d.action))
         .String(d.reason)
         .Uint(d.tokens)
+        .String(d.detail)
         .EndArray();
   }
   w.EndArray();
@@ -428,7 +430,7 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
   if (obj["decisions"].get(decisions)) return bad();
   for (element e : decisions) {
     array f;
-    if (e.get(f) || f.size() != 6) return bad();
+    if (e.get(f) || f.size() != 7) return bad();
     MessageDecision d;
     uint64_t index = 0;
     int64_t tier = 0;
@@ -436,8 +438,10 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
     uint64_t tokens = 0;
     std::string_view rule;
     std::string_view reason;
+    std::string_view detail;
     if (f.at(0).get(index) || f.at(1).get(tier) || f.at(2).get(rule) ||
         f.at(3).get(action) || f.at(4).get(reason) || f.at(5).get(tokens) ||
+        f.at(6).get(detail) ||
         tier < 0 || tier > 4 || action < 0 || action > 4) {
       return bad();
     }
@@ -446,6 +450,7 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
     d.rule = std::string(rule);
     d.action = static_cast<MessageDecision::Action>(action);
     d.reason = std::string(reason);
+    d.detail = std::string(detail);
     d.tokens = static_cast<size_t>(tokens);
     r.decisions.push_back(std::move(d));
   }

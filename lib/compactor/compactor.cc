@@ -35,6 +35,7 @@
 #include "lib/compactor/compaction_json.h"
 #include "lib/compactor/compactor_access.h"
 #include "lib/compactor/summary.h"
+#include "lib/compactor/task_finder.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
 #include "lib/tokenizer/message_counter.h"
@@ -422,6 +423,7 @@ class Engine {
   MessageCounter& counter_;
   std::vector<int64_t> tokens_;
   std::vector<Classification> classes_;
+  internal::TaskFinding opening_;
   std::vector<Item> items_;
   std::vector<std::string> replaced_;  // per message: the cut JSON, or empty
   std::vector<int64_t> removed_;       // per message: text tokens cut
@@ -457,7 +459,7 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
   original_total_ = total;
 
   classes_.resize(n);
-  bool seen_user = false;
+  opening_ = internal::FindTask(history_);
   std::vector<std::string_view> names;
   std::vector<std::string_view> arguments;
   for (size_t k = 0; k < n; ++k) {
@@ -477,11 +479,9 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
     facts.result_tool_name = m.result_tool_name;
     facts.is_tool_result = !m.result_ids.empty();
     facts.is_error = m.is_error;
-    if (!seen_user && m.role == "user" && m.result_ids.empty() &&
-        !m.text.empty()) {
-      facts.is_first_user = true;
-      seen_user = true;
-    }
+    facts.is_task = k == opening_.task;
+    facts.is_demonstration =
+        opening_.roles[k] == internal::OpeningRole::kDemonstration;
     classes_[k] = classifier.Classify(facts);
   }
 
@@ -954,7 +954,7 @@ absl::Status Engine::CapMustKeep() {
   const size_t last = history_.messages.size() - 1;
   auto rank = [&](size_t m) {
     if (m == last) return 2;
-    return classes_[m].rule == "first_user_request" ? 1 : 0;
+    return m == opening_.task ? 1 : 0;
   };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](size_t x, size_t y) {
@@ -1131,6 +1131,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
                      ? MessageDecision::Action::kTruncated
                      : a.actions[m];
       d.reason = std::string(a.reasons[m]);
+      d.detail = opening_.details[m];
       d.tokens = static_cast<size_t>(tokens_[m]);
       result.decisions.push_back(std::move(d));
     }

@@ -154,7 +154,7 @@ static void test_compact(void) {
   CHECK(contains(json, "\"decisions\":["));
   CHECK(count_of(json, "\"tier\":") == 3);
   CHECK(contains(json, "\"rule\":\"system_prompt\""));
-  CHECK(contains(json, "\"rule\":\"first_user_request\""));
+  CHECK(contains(json, "\"rule\":\"task\""));
   ctxkit_free(json);
 
   ctxkit_compactor_free(c);

@@ -29,7 +29,8 @@ struct Msg {
   std::string result_tool_name;
   bool is_tool_result = false;
   bool is_error = false;
-  bool is_first_user = false;
+  bool is_task = false;
+  bool is_demonstration = false;
 
   MessageFacts Facts() const {
     MessageFacts facts;
@@ -40,7 +41,8 @@ struct Msg {
     facts.result_tool_name = result_tool_name;
     facts.is_tool_result = is_tool_result;
     facts.is_error = is_error;
-    facts.is_first_user = is_first_user;
+    facts.is_task = is_task;
+    facts.is_demonstration = is_demonstration;
     return facts;
   }
 };
@@ -193,12 +195,19 @@ TEST_CASE("built-in anchors") {
   CHECK(RuleOf(c, system) == "system_prompt");
 
   Msg task = User("Fix the TimeDelta serialization precision bug. Thanks");
-  task.is_first_user = true;
-  CHECK(RuleOf(c, task) == "first_user_request");
+  task.is_task = true;
+  CHECK(RuleOf(c, task) == "task");
   // Even a first request that looks like an acknowledgement is the task.
   Msg short_task = User("ok");
-  short_task.is_first_user = true;
-  CHECK(RuleOf(c, short_task) == "first_user_request");
+  short_task.is_task = true;
+  CHECK(RuleOf(c, short_task) == "task");
+  // A demonstration is full of edits and errors that never happened: it is
+  // contextual, whatever it holds.
+  Msg demo = User("--- DEMONSTRATION ---\nedit 3:3\nend_of_edit\n"
+                  "Traceback (most recent call last):\nValueError: x");
+  demo.is_demonstration = true;
+  CHECK(RuleOf(c, demo) == "demonstration");
+  CHECK(c.Classify(demo.Facts()).tier == Tier::kContextual);
 
   CHECK(RuleOf(c, User(R"(Use this tool: {"name": "get_weather", )"
                        R"("input_schema": {"type": "object"}})")) ==
@@ -536,7 +545,8 @@ TEST_CASE("the engine's fixed rule names exist with their tiers") {
   const Classifier& c = Builtin();
   const std::pair<const char*, Tier> fixed[] = {
       {"system_prompt", Tier::kAnchor},
-      {"first_user_request", Tier::kAnchor},
+      {"task", Tier::kAnchor},
+      {"demonstration", Tier::kContextual},
       {"tool_result", Tier::kContextual},
       {"schema_info", Tier::kImportant},
       {"acknowledgement", Tier::kTransient}};
@@ -763,7 +773,7 @@ TEST_CASE("AddRulesJson reads rules, all or nothing") {
      "max_chars": null},
     {"name": "greeting", "tier": "transient", "equals_any": ["hello"],
      "starts_with_any": ["hel"], "tool_names_any": [], "is_error": false,
-     "is_first_user": false, "has_tool_calls": false,
+     "is_task": false, "has_tool_calls": false,
      "arguments_contains_any": []}
   ])");
   REQUIRE(ok.ok());

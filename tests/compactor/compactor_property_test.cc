@@ -36,6 +36,7 @@
 
 #include "ctxkit/compactor.h"
 #include "ctxkit/message_count.h"
+#include "simdjson.h"
 
 namespace ctxkit {
 namespace {
@@ -227,6 +228,7 @@ struct Msg {
   std::string json;  // minified, as the compactor must emit it when kept
   char role = 'u';   // s(ystem), u(ser), a(ssistant), t(ool)
   bool anchor = false;
+  bool task = false;  // the generator's "Task:" request
   size_t unit = 0;  // index of the unit's first message
 };
 
@@ -247,7 +249,61 @@ std::string JoinArray(const std::vector<Msg>& msgs,
   return out;
 }
 
+// The bytes of a user message's text, trimmed of spaces and newlines:
+// string content, or the text parts joined by "\n" (0 without text).
+size_t TextBytes(const Msg& m) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element content;
+  if (parser.parse(m.json)["content"].get(content) != simdjson::SUCCESS) {
+    return 0;
+  }
+  std::string text;
+  std::string_view s;
+  if (content.get_string().get(s) == simdjson::SUCCESS) {
+    text = s;
+  } else if (simdjson::dom::array parts;
+             content.get_array().get(parts) == simdjson::SUCCESS) {
+    for (simdjson::dom::element part : parts) {
+      if (part["type"].get_string().get(s) != simdjson::SUCCESS || s != "text") {
+        continue;
+      }
+      if (part["text"].get_string().get(s) != simdjson::SUCCESS) continue;
+      if (!text.empty()) text += '\n';
+      text += s;
+    }
+  }
+  const size_t begin = text.find_first_not_of(" \n\t\r");
+  if (begin == std::string::npos) return 0;
+  return text.find_last_not_of(" \n\t\r") + 1 - begin;
+}
+
+// compactor.h's task rule, read from the contract rather than the engine:
+// the last user message with text before the first assistant turn that says
+// at least 16 bytes (else the last with text). The generator's words carry
+// no demonstration marker, and its only message that opens the history is
+// the "Task:" request, so the one it marked is moved when user messages
+// follow it before the first assistant turn.
+void MarkTask(History* h) {
+  size_t task = h->msgs.size();
+  size_t fallback = h->msgs.size();
+  for (size_t i = 0; i < h->msgs.size(); ++i) {
+    const Msg& m = h->msgs[i];
+    if (m.role == 'a') break;
+    if (m.role != 'u') continue;
+    const size_t bytes = TextBytes(m);
+    if (bytes == 0) continue;
+    fallback = i;
+    if (bytes >= 16) task = i;
+  }
+  if (task == h->msgs.size()) task = fallback;
+  for (size_t i = 0; i < h->msgs.size() && h->msgs[i].role != 'a'; ++i) {
+    if (h->msgs[i].task) h->msgs[i].anchor = false;
+  }
+  if (task < h->msgs.size()) h->msgs[task].anchor = true;
+}
+
 void Finish(History* h) {
+  MarkTask(h);
   std::vector<size_t> all(h->msgs.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   h->json = JoinArray(h->msgs, all);
@@ -330,6 +386,7 @@ History GenerateOpenAI(Rng& rng) {
                         true) +
           "}",
       'u', /*anchor=*/true);
+  h.msgs.back().task = true;
   const size_t turns = rng.Percent(10) ? rng.Range(40, 120) : rng.Range(0, 30);
   size_t next_id = 0;
   for (size_t t = 0; t < turns; ++t) {
@@ -433,6 +490,7 @@ History GenerateAnthropic(Rng& rng) {
     }
     Add(&h, "{\"role\":\"user\",\"content\":" + content + "}", 'u',
         /*anchor=*/true);
+    h.msgs.back().task = true;
   }
   const size_t pairs = rng.Percent(10) ? rng.Range(20, 60) : rng.Range(0, 15);
   size_t next_id = 0;

@@ -201,7 +201,7 @@ TEST_CASE("explain gives every message its tier, rule and fate") {
   CHECK(r.decisions[0].tier == Tier::kAnchor);
   CHECK(r.decisions[0].rule == "system_prompt");
   CHECK(r.decisions[0].reason == "system");
-  CHECK(r.decisions[1].rule == "first_user_request");
+  CHECK(r.decisions[1].rule == "task");
   CHECK(r.decisions[3].tier == Tier::kTransient);
   CHECK(r.decisions[3].action != MessageDecision::Action::kKept);
   CHECK(r.decisions[4].tier == Tier::kImportant);

@@ -1,0 +1,188 @@
+#include "lib/compactor/task_finder.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+
+namespace ctxkit::internal {
+namespace {
+
+// Markers are looked for in the head and the tail of a message: SWE-agent's
+// template opens with its phrase and closes with "END OF DEMONSTRATION",
+// and a demonstration may be tens of kilobytes long.
+constexpr size_t kMarkerHeadBytes = 64 * 1024;
+constexpr size_t kMarkerTailBytes = 4 * 1024;
+
+// Anywhere in the text, ASCII case ignored. Each is specific to examples
+// shown to a model; "example" alone is not (issues say "for example").
+constexpr std::string_view kMarkers[] = {
+    "--- demonstration ---",
+    "end of demonstration",
+    "here is a demonstration",
+    "here's a demonstration",
+    "<demonstration>",
+    "<example>",
+    "<examples>",
+    "few-shot",
+    "here are some examples",
+    "here are a few examples",
+};
+// At the start of a line.
+constexpr std::string_view kLineMarkers[] = {"example:", "examples:",
+                                             "demonstration:"};
+
+char Lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+}
+
+bool StartsWithNoCase(std::string_view s, std::string_view lower) {
+  if (s.size() < lower.size()) return false;
+  for (size_t i = 0; i < lower.size(); ++i) {
+    if (Lower(s[i]) != lower[i]) return false;
+  }
+  return true;
+}
+
+std::string_view FindMarker(std::string_view window) {
+  for (size_t i = 0; i < window.size(); ++i) {
+    const bool line_start = i == 0 || window[i - 1] == '\n';
+    const char c = Lower(window[i]);
+    if (c != '-' && c != 'e' && c != 'h' && c != '<' && c != 'f' &&
+        c != 'd') {
+      continue;
+    }
+    const std::string_view rest = window.substr(i);
+    for (std::string_view marker : kMarkers) {
+      if (marker[0] == c && StartsWithNoCase(rest, marker)) return marker;
+    }
+    if (line_start) {
+      for (std::string_view marker : kLineMarkers) {
+        if (marker[0] == c && StartsWithNoCase(rest, marker)) return marker;
+      }
+    }
+  }
+  return {};
+}
+
+size_t TrimmedSize(std::string_view s) {
+  size_t begin = 0;
+  size_t end = s.size();
+  auto space = [](char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+  };
+  while (begin < end && space(s[begin])) ++begin;
+  while (end > begin && space(s[end - 1])) --end;
+  return end - begin;
+}
+
+bool IsCandidate(const ChatMessage& m) {
+  return m.role == "user" && m.result_ids.empty() && !m.text.empty();
+}
+
+}  // namespace
+
+std::string_view DemonstrationMarker(std::string_view text) {
+  if (text.size() <= kMarkerHeadBytes + kMarkerTailBytes) {
+    return FindMarker(text);
+  }
+  std::string_view found = FindMarker(text.substr(0, kMarkerHeadBytes));
+  if (found.empty()) found = FindMarker(text.substr(text.size() - kMarkerTailBytes));
+  return found;
+}
+
+TaskFinding FindTask(const ChatHistory& history) {
+  const std::vector<ChatMessage>& messages = history.messages;
+  TaskFinding out;
+  out.roles.assign(messages.size(), OpeningRole::kNone);
+  out.details.assign(messages.size(), std::string());
+
+  std::vector<size_t> candidates;
+  size_t opening_end = messages.size();
+  for (size_t k = 0; k < messages.size(); ++k) {
+    const ChatMessage& m = messages[k];
+    if (m.is_demo) {
+      out.roles[k] = OpeningRole::kDemonstration;
+      out.details[k] = "demonstration: the message is flagged \"is_demo\"";
+      continue;
+    }
+    if (m.role == "assistant") {
+      opening_end = k;
+      break;
+    }
+    if (IsCandidate(m)) candidates.push_back(k);
+  }
+
+  std::vector<size_t> requests;  // candidates that are not demonstrations
+  for (size_t k : candidates) {
+    const std::string_view marker = DemonstrationMarker(messages[k].text);
+    if (marker.empty()) {
+      requests.push_back(k);
+      continue;
+    }
+    out.roles[k] = OpeningRole::kDemonstration;
+    out.details[k] =
+        absl::StrFormat("demonstration: its text carries the marker \"%s\"",
+                        marker);
+  }
+
+  size_t task = TaskFinding::kNoTask;
+  std::string why;
+  for (auto it = requests.rbegin(); it != requests.rend(); ++it) {
+    if (TrimmedSize(messages[*it].text) >= kMinTaskBytes) {
+      task = *it;
+      break;
+    }
+  }
+  if (task == TaskFinding::kNoTask && !requests.empty()) task = requests.back();
+  if (task != TaskFinding::kNoTask) {
+    why = opening_end == messages.size()
+              ? "the task: the last user request (the history has no "
+                "assistant turn)"
+              : "the task: the last user request before the first assistant "
+                "turn";
+  } else if (!candidates.empty()) {
+    // Every candidate carries a marker: a request that shows an example is
+    // still the request.
+    task = candidates.back();
+    why =
+        "the task: the last user request before the first assistant turn "
+        "(every one carries a demonstration marker)";
+  } else {
+    for (size_t k = opening_end; k < messages.size(); ++k) {
+      if (IsCandidate(messages[k]) && !messages[k].is_demo) {
+        task = k;
+        why =
+            "the task: the first user request (no user request comes "
+            "before the first assistant turn)";
+        break;
+      }
+    }
+  }
+  if (task == TaskFinding::kNoTask) return out;
+
+  size_t demonstrations = 0;
+  for (size_t k = 0; k < task; ++k) {
+    if (out.roles[k] == OpeningRole::kDemonstration) ++demonstrations;
+  }
+  if (demonstrations > 0) {
+    why += absl::StrFormat("; %d demonstration message%s before it",
+                           demonstrations, demonstrations == 1 ? "" : "s");
+  }
+  out.task = task;
+  out.roles[task] = OpeningRole::kTask;
+  out.details[task] = std::move(why);
+  for (size_t k : requests) {
+    if (k < task) {
+      out.roles[k] = OpeningRole::kBeforeTask;
+      out.details[k] = absl::StrFormat(
+          "before the task: the user's text ahead of the request (message %d)",
+          task);
+    }
+  }
+  return out;
+}
+
+}  // namespace ctxkit::internal

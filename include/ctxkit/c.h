@@ -960,13 +960,16 @@ CTXKIT_EXPORT int ctxkit_compactor_set_summarizer(ctxkit_compactor* compactor,
 
 /* Adds classification rules for later compactions: `rules_json` is a JSON
  * array of rule objects {"name","tier","description"?,"roles"?,
- * "contains_any"?,"starts_with_any"?,"equals_any"?,"tool_names_any"?,
+ * "contains_any"?,"contains_none"?,"starts_with_any"?,"equals_any"?,
+ * "tool_names_any"?,"arguments_contains_any"?,"match_arguments"?,
  * "min_chars"?,"max_chars"?,"is_tool_result"?,"is_error"?,
- * "is_task"?,"is_demonstration"?,"has_tool_calls"?} (ctxkit/classifier.h).
- * They are tried after the rules added earlier, before a request's own
- * "rules" and before the built-in table. All or nothing. Errors: INVALID_ARGUMENT
- * naming "rules[i].<field>" (counting from the first rule this call adds;
- * a name added before is a duplicate); RESOURCE_EXHAUSTED. */
+ * "is_task"?,"is_demonstration"?,"has_tool_calls"?} (ctxkit/classifier.h;
+ * "match_arguments": true makes the contains/starts lists read the call
+ * arguments too). They are tried after the rules added earlier, before a
+ * request's own "rules" and before the built-in table. All or nothing.
+ * Errors: INVALID_ARGUMENT naming "rules[i].<field>" (counting from the
+ * first rule this call adds; a name added before is a duplicate);
+ * RESOURCE_EXHAUSTED. */
 CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
                                              const char* rules_json,
                                              size_t rules_json_len,

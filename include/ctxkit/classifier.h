@@ -108,6 +108,19 @@ struct ClassificationRule {
   // The arguments (JSON text) of a call the message makes contain one, e.g.
   // "\"cat " for a shell call that prints a file.
   std::vector<std::string> arguments_contains_any;
+  // When true, contains_any, contains_none and starts_with_any read the
+  // arguments (JSON text) of each call the message makes as well as its
+  // text, each on its own: contains_any holds when the text or some call's
+  // arguments contain one, contains_none when neither does, starts_with_any
+  // when the text or some call's arguments start with one (arguments that
+  // are a JSON object start with "{"). For commands that arrive as
+  // arguments, such as an "edit 3:5 ... end_of_edit" or "*** Begin Patch"
+  // passed to a shell tool, or SQL passed to a query tool. The arguments are
+  // JSON text, so a line break inside an argument string is the two
+  // characters "\n": a phrase that holds a line break never matches there.
+  // equals_any, min_chars and max_chars still see the text only. Requires
+  // one of the three lists; it is not a criterion of its own.
+  bool match_arguments = false;
   std::optional<size_t> min_chars;  // text length in bytes
   std::optional<size_t> max_chars;
   std::optional<bool> is_tool_result;
@@ -159,8 +172,9 @@ class CTXKIT_EXPORT Classifier {
   // The table as a JSON array (predicates described, not serialized).
   std::string RulesJson() const;
 
-  // The tier of the message described by `facts`. Linear in the text length
-  // (all phrases of all rules are matched in one pass).
+  // The tier of the message described by `facts`. Linear in the length of
+  // the text and of the call arguments (all phrases of all rules are matched
+  // in one pass over each).
   Classification Classify(const MessageFacts& facts) const;
 
  private:

@@ -1,11 +1,15 @@
 // Classifier: the rule table and its compiled form.
 //
-// Compilation turns the table into four PhraseMatchers (contains phrases,
-// leading phrases, whole-text phrases, argument phrases), a sorted table of
-// tool names, and per rule one "slot" bit for each list criterion. Classify()
-// scans the message once per matcher, sets the slots of the phrases found,
-// and then tests each rule with a few flag comparisons and bit tests, so its
-// cost is one pass over the text plus O(rules), whatever the phrase count.
+// Compilation turns the table into three PhraseMatchers (anywhere phrases,
+// leading phrases, whole-text phrases), a sorted table of tool names, and per
+// rule one "slot" bit for each list criterion. Each phrase carries two slot
+// lists: the slots a hit in the text sets and those a hit in a call's
+// arguments sets (arguments_contains_any, and the text lists of rules with
+// match_arguments). So arguments are scanned with the same automata as the
+// text, and only rules that opted in see them. Classify() scans the text and
+// each call's arguments once per matcher, sets the slots of the phrases
+// found, and then tests each rule with a few flag comparisons and bit tests:
+// one pass over the input plus O(rules), whatever the phrase count.
 
 #include "ctxkit/classifier.h"
 
@@ -128,6 +132,13 @@ struct ClassifierRule {
   uint32_t arguments = kNoSlot;
 };
 
+// Where a phrase was found and which slots that sets.
+struct ClassifierPhraseSlots {
+  std::vector<std::vector<uint32_t>> text;       // per phrase id
+  std::vector<std::vector<uint32_t>> arguments;  // per phrase id
+  bool any_arguments = false;  // some phrase sets a slot from arguments
+};
+
 struct ClassifierToolName {
   std::string name;  // lower case
   std::vector<uint32_t> slots;
@@ -137,16 +148,15 @@ struct ClassifierToolName {
 struct ClassifierTable {
   std::vector<ClassifierRule> rules;
   uint32_t slot_count = 0;
+  // contains_any, contains_none and arguments_contains_any phrases.
   PhraseMatcher contains;
-  std::vector<std::vector<uint32_t>> contains_slots;
+  ClassifierPhraseSlots contains_slots;
   PhraseMatcher starts;
-  std::vector<std::vector<uint32_t>> starts_slots;
+  ClassifierPhraseSlots starts_slots;
   size_t max_start_length = 0;
   PhraseMatcher equals;
-  std::vector<std::vector<uint32_t>> equals_slots;
+  std::vector<std::vector<uint32_t>> equals_slots;  // text only
   size_t max_equals_length = 0;
-  PhraseMatcher arguments;
-  std::vector<std::vector<uint32_t>> arguments_slots;
   std::vector<ClassifierToolName> tool_names;  // sorted by name
 };
 
@@ -154,25 +164,32 @@ struct ClassifierTable {
 
 namespace {
 
+using internal::ClassifierPhraseSlots;
 using internal::ClassifierRule;
 using internal::ClassifierTable;
 using internal::ClassifierToolName;
 
-// Distinct (lower-cased) phrases and, for each, the slots it sets.
+// Distinct (lower-cased) phrases and, for each, the slots it sets when found
+// in the text and when found in a call's arguments.
 class PhraseSlots {
  public:
-  void Add(std::string phrase, uint32_t slot) {
-    auto [it, inserted] =
-        index_.emplace(std::move(phrase), static_cast<uint32_t>(slots_.size()));
-    if (inserted) {
-      phrases_.push_back(it->first);
-      slots_.emplace_back();
+  // A text criterion's phrase; with match_arguments also found in
+  // arguments.
+  void Add(std::string phrase, uint32_t slot, bool match_arguments) {
+    const uint32_t id = Index(std::move(phrase));
+    Push(slots_.text[id], slot);
+    if (match_arguments) {
+      Push(slots_.arguments[id], slot);
+      slots_.any_arguments = true;
     }
-    std::vector<uint32_t>& slots = slots_[it->second];
-    if (slots.empty() || slots.back() != slot) slots.push_back(slot);
+  }
+  // An arguments_contains_any phrase: found in arguments only.
+  void AddArguments(std::string phrase, uint32_t slot) {
+    Push(slots_.arguments[Index(std::move(phrase))], slot);
+    slots_.any_arguments = true;
   }
   const std::vector<std::string>& phrases() const { return phrases_; }
-  std::vector<std::vector<uint32_t>> TakeSlots() { return std::move(slots_); }
+  ClassifierPhraseSlots TakeSlots() { return std::move(slots_); }
   size_t max_length() const {
     size_t n = 0;
     for (const std::string& p : phrases_) n = std::max(n, p.size());
@@ -180,15 +197,30 @@ class PhraseSlots {
   }
 
  private:
+  uint32_t Index(std::string phrase) {
+    auto [it, inserted] = index_.emplace(
+        std::move(phrase), static_cast<uint32_t>(phrases_.size()));
+    if (inserted) {
+      phrases_.push_back(it->first);
+      slots_.text.emplace_back();
+      slots_.arguments.emplace_back();
+    }
+    return it->second;
+  }
+  // Rules are compiled in order, so a repeated slot is always the last one.
+  static void Push(std::vector<uint32_t>& slots, uint32_t slot) {
+    if (slots.empty() || slots.back() != slot) slots.push_back(slot);
+  }
+
   std::map<std::string, uint32_t> index_;
   std::vector<std::string> phrases_;
-  std::vector<std::vector<uint32_t>> slots_;
+  ClassifierPhraseSlots slots_;
 };
 
 std::shared_ptr<const ClassifierTable> Compile(
     const std::vector<ClassificationRule>& rules) {
   auto table = std::make_shared<ClassifierTable>();
-  PhraseSlots contains, starts, equals, arguments;
+  PhraseSlots contains, starts, equals;
   std::map<std::string, std::vector<uint32_t>> tool_names;
   uint32_t next_slot = 0;
   for (const ClassificationRule& rule : rules) {
@@ -209,25 +241,25 @@ std::shared_ptr<const ClassifierTable> Compile(
     if (!rule.contains_any.empty()) {
       r.contains = next_slot++;
       for (const std::string& p : rule.contains_any) {
-        contains.Add(Lower(p), r.contains);
+        contains.Add(Lower(p), r.contains, rule.match_arguments);
       }
     }
     if (!rule.contains_none.empty()) {
       r.contains_none = next_slot++;
       for (const std::string& p : rule.contains_none) {
-        contains.Add(Lower(p), r.contains_none);
+        contains.Add(Lower(p), r.contains_none, rule.match_arguments);
       }
     }
     if (!rule.starts_with_any.empty()) {
       r.starts_with = next_slot++;
       for (const std::string& p : rule.starts_with_any) {
-        starts.Add(Lower(TrimLeading(p)), r.starts_with);
+        starts.Add(Lower(TrimLeading(p)), r.starts_with, rule.match_arguments);
       }
     }
     if (!rule.equals_any.empty()) {
       r.equals = next_slot++;
       for (const std::string& p : rule.equals_any) {
-        equals.Add(Lower(TrimForEquals(p)), r.equals);
+        equals.Add(Lower(TrimForEquals(p)), r.equals, false);
       }
     }
     if (!rule.tool_names_any.empty()) {
@@ -242,7 +274,7 @@ std::shared_ptr<const ClassifierTable> Compile(
     if (!rule.arguments_contains_any.empty()) {
       r.arguments = next_slot++;
       for (const std::string& p : rule.arguments_contains_any) {
-        arguments.Add(Lower(p), r.arguments);
+        contains.AddArguments(Lower(p), r.arguments);
       }
     }
     table->rules.push_back(r);
@@ -255,9 +287,7 @@ std::shared_ptr<const ClassifierTable> Compile(
   table->starts_slots = starts.TakeSlots();
   table->equals = PhraseMatcher(equals.phrases());
   table->max_equals_length = equals.max_length();
-  table->equals_slots = equals.TakeSlots();
-  table->arguments = PhraseMatcher(arguments.phrases());
-  table->arguments_slots = arguments.TakeSlots();
+  table->equals_slots = equals.TakeSlots().text;
   for (auto& [name, slots] : tool_names) {
     table->tool_names.push_back({name, std::move(slots)});
   }
@@ -363,6 +393,13 @@ absl::Status ValidateRule(const ClassificationRule& rule,
     absl::Status status = CheckList(*l.list, context, l.field, l.normalize);
     if (!status.ok()) return status;
   }
+  if (rule.match_arguments && rule.contains_any.empty() &&
+      rule.contains_none.empty() && rule.starts_with_any.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s needs contains_any, contains_none or starts_with_any: it only "
+        "lets those read the call arguments too",
+        internal::JsonPath(context, "match_arguments")));
+  }
   if (rule.min_chars && rule.max_chars && *rule.min_chars > *rule.max_chars) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s (%d) exceeds %s (%d)", internal::JsonPath(context, "min_chars"),
@@ -437,7 +474,7 @@ absl::Status ReadOptionalSize(simdjson::dom::object obj, std::string_view field,
   return absl::OkStatus();
 }
 
-constexpr std::array<std::string_view, 18> kJsonFields = {
+constexpr std::array<std::string_view, 19> kJsonFields = {
     "name",
     "tier",
     "description",
@@ -448,6 +485,7 @@ constexpr std::array<std::string_view, 18> kJsonFields = {
     "equals_any",
     "tool_names_any",
     "arguments_contains_any",
+    "match_arguments",
     "min_chars",
     "max_chars",
     "is_tool_result",
@@ -469,9 +507,9 @@ absl::StatusOr<ClassificationRule> ReadRule(simdjson::dom::element value,
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s is not a rule field (known: name, tier, description, roles, "
           "contains_any, contains_none, starts_with_any, equals_any, "
-          "tool_names_any, arguments_contains_any, min_chars, max_chars, "
-          "is_tool_result, is_error, is_task, is_demonstration, "
-          "has_tool_calls)",
+          "tool_names_any, arguments_contains_any, match_arguments, "
+          "min_chars, max_chars, is_tool_result, is_error, is_task, "
+          "is_demonstration, has_tool_calls)",
           internal::JsonPath(context, key)));
     }
   }
@@ -510,6 +548,11 @@ absl::StatusOr<ClassificationRule> ReadRule(simdjson::dom::element value,
     absl::Status status = ReadStringList(*obj, l.field, context, l.list);
     if (!status.ok()) return status;
   }
+  std::optional<bool> match_arguments;
+  absl::Status match_status =
+      ReadOptionalBool(*obj, "match_arguments", context, &match_arguments);
+  if (!match_status.ok()) return match_status;
+  rule.match_arguments = match_arguments.value_or(false);
   for (const auto& [field, out] : {std::pair{"min_chars", &rule.min_chars},
                                    std::pair{"max_chars", &rule.max_chars}}) {
     absl::Status status = ReadOptionalSize(*obj, field, context, out);
@@ -707,6 +750,7 @@ std::string Classifier::RulesJson() const {
     WriteList(writer, "equals_any", rule.equals_any);
     WriteList(writer, "tool_names_any", rule.tool_names_any);
     WriteList(writer, "arguments_contains_any", rule.arguments_contains_any);
+    if (rule.match_arguments) writer.Key("match_arguments").Bool(true);
     if (rule.min_chars) writer.Key("min_chars").Uint(*rule.min_chars);
     if (rule.max_chars) writer.Key("max_chars").Uint(*rule.max_chars);
     if (rule.is_tool_result) {
@@ -754,17 +798,37 @@ Classification Classifier::Classify(const MessageFacts& facts) const {
     return (bits[s >> 6] >> (s & 63)) & 1;
   };
 
+  // The text and each call's arguments go through the same automata; a hit
+  // sets the slots that its place (text or arguments) has for that phrase.
+  const auto scan_contains =
+      [&](std::string_view input,
+          const std::vector<std::vector<uint32_t>>& slots) {
+        table.contains.Scan(input,
+                            [&](uint32_t id, size_t) { set_slots(slots[id]); });
+      };
+  const auto scan_starts =
+      [&](std::string_view input,
+          const std::vector<std::vector<uint32_t>>& slots) {
+        const std::string_view lead =
+            TrimLeading(input).substr(0, table.max_start_length);
+        table.starts.Scan(lead, [&](uint32_t id, size_t end) {
+          if (end == table.starts.phrase_length(id)) set_slots(slots[id]);
+        });
+      };
   const std::string_view text = facts.text;
-  table.contains.Scan(
-      text, [&](uint32_t id, size_t) { set_slots(table.contains_slots[id]); });
+  scan_contains(text, table.contains_slots.text);
+  if (table.contains_slots.any_arguments) {
+    for (std::string_view arguments : facts.tool_arguments) {
+      scan_contains(arguments, table.contains_slots.arguments);
+    }
+  }
   if (table.max_start_length > 0) {
-    const std::string_view lead =
-        TrimLeading(text).substr(0, table.max_start_length);
-    table.starts.Scan(lead, [&](uint32_t id, size_t end) {
-      if (end == table.starts.phrase_length(id)) {
-        set_slots(table.starts_slots[id]);
+    scan_starts(text, table.starts_slots.text);
+    if (table.starts_slots.any_arguments) {
+      for (std::string_view arguments : facts.tool_arguments) {
+        scan_starts(arguments, table.starts_slots.arguments);
       }
-    });
+    }
   }
   if (table.max_equals_length > 0) {
     const std::string_view whole = TrimForEquals(text);
@@ -773,13 +837,6 @@ Classification Classifier::Classify(const MessageFacts& facts) const {
         if (end == whole.size() && table.equals.phrase_length(id) == end) {
           set_slots(table.equals_slots[id]);
         }
-      });
-    }
-  }
-  if (table.arguments.phrase_count() > 0) {
-    for (std::string_view arguments : facts.tool_arguments) {
-      table.arguments.Scan(arguments, [&](uint32_t id, size_t) {
-        set_slots(table.arguments_slots[id]);
       });
     }
   }

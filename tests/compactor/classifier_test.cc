@@ -541,6 +541,15 @@ TEST_CASE("built-in plan, decision and schema rules") {
         "default");
 }
 
+// An assistant message calling `tool` with `arguments` (JSON text).
+Msg Call(std::string_view tool, std::string_view arguments,
+         std::string text = "") {
+  Msg m = Assistant(std::move(text));
+  m.tool_names = {tool};
+  m.tool_arguments = {arguments};
+  return m;
+}
+
 TEST_CASE("the engine's fixed rule names exist with their tiers") {
   const Classifier& c = Builtin();
   const std::pair<const char*, Tier> fixed[] = {
@@ -692,6 +701,75 @@ TEST_CASE("rule criteria") {
   CHECK(RuleOf(eq, User("oh hello there")) == "default");
 }
 
+TEST_CASE("match_arguments lets the text lists read call arguments") {
+  Classifier c;
+  ClassificationRule r;
+  r.name = "deploy";
+  r.tier = Tier::kImportant;
+  r.contains_any = {"deploy "};
+  r.contains_none = {"--dry-run"};
+  r.match_arguments = true;
+  REQUIRE(c.AddRule(r).ok());
+  ClassificationRule text_only;
+  text_only.name = "text_only";
+  text_only.tier = Tier::kContextual;
+  text_only.contains_any = {"rollback "};
+  REQUIRE(c.AddRule(text_only).ok());
+  // The same phrase as a text criterion of one rule and an argument
+  // criterion of another: each place sets only its own rule's slot.
+  ClassificationRule args_only;
+  args_only.name = "args_only";
+  args_only.tier = Tier::kAnchor;
+  args_only.arguments_contains_any = {"rollback "};
+  REQUIRE(c.AddRule(args_only).ok());
+  ClassificationRule lead;
+  lead.name = "lead";
+  lead.tier = Tier::kTransient;
+  lead.starts_with_any = {R"({"cmd":"status)"};
+  lead.match_arguments = true;
+  REQUIRE(c.AddRule(lead).ok());
+
+  CHECK(RuleOf(c, Assistant("deploy it")) == "deploy");
+  CHECK(RuleOf(c, Call("kubectl", R"({"cmd":"deploy web"})")) == "deploy");
+  // Any call's arguments will do.
+  Msg two = Assistant("");
+  two.tool_names = {"a", "b"};
+  two.tool_arguments = {"{}", R"({"cmd":"deploy web"})"};
+  CHECK(RuleOf(c, two) == "deploy");
+  // contains_none looks in both places too.
+  CHECK(RuleOf(c, Call("kubectl", R"({"cmd":"deploy web --dry-run"})")) ==
+        "default");
+  CHECK(RuleOf(c, Call("kubectl", R"({"cmd":"deploy web"})",
+                       "first a --dry-run")) == "default");
+
+  CHECK(RuleOf(c, Assistant("rollback now")) == "text_only");
+  CHECK(RuleOf(c, Call("kubectl", R"({"cmd":"rollback web"})")) ==
+        "args_only");
+
+  CHECK(RuleOf(c, Call("kubectl", R"(  {"cmd":"status"})")) == "lead");
+  CHECK(RuleOf(c, Call("kubectl", R"({"x":1,"cmd":"status"})")) == "default");
+
+  // Without match_arguments the arguments are not read.
+  Classifier plain;
+  r.match_arguments = false;
+  REQUIRE(plain.AddRule(r).ok());
+  CHECK(RuleOf(plain, Call("kubectl", R"({"cmd":"deploy web"})")) ==
+        "default");
+  CHECK(RuleOf(plain, Assistant("deploy it")) == "deploy");
+
+  // equals_any and the length limits still see the text only.
+  Classifier eq;
+  ClassificationRule e;
+  e.name = "short";
+  e.tier = Tier::kTransient;
+  e.contains_any = {"go"};
+  e.max_chars = 5;
+  e.match_arguments = true;
+  REQUIRE(eq.AddRule(e).ok());
+  CHECK(RuleOf(eq, Call("x", R"({"cmd":"go and do a long task"})")) ==
+        "short");
+}
+
 TEST_CASE("AddRule rejects bad rules naming the field") {
   Classifier c = Classifier::WithBuiltinRules();
   auto error_of = [&](ClassificationRule r) {
@@ -742,6 +820,14 @@ TEST_CASE("AddRule rejects bad rules naming the field") {
   r = good;
   r.tier = static_cast<Tier>(9);
   CHECK(error_of(r).find("rule.tier") != std::string::npos);
+  // match_arguments modifies the text lists; it is no criterion alone.
+  r = ClassificationRule();
+  r.name = "args";
+  r.match_arguments = true;
+  r.arguments_contains_any = {"x"};
+  CHECK(error_of(r).find("rule.match_arguments needs contains_any, "
+                         "contains_none or starts_with_any") !=
+        std::string::npos);
 
   // Failed adds leave the table as it was.
   CHECK(c.rules().size() == Classifier::WithBuiltinRules().rules().size());
@@ -774,10 +860,12 @@ TEST_CASE("AddRulesJson reads rules, all or nothing") {
     {"name": "greeting", "tier": "transient", "equals_any": ["hello"],
      "starts_with_any": ["hel"], "tool_names_any": [], "is_error": false,
      "is_task": false, "has_tool_calls": false,
-     "arguments_contains_any": []}
+     "arguments_contains_any": [], "match_arguments": true}
   ])");
   REQUIRE(ok.ok());
   REQUIRE(c.rules().size() == builtin_count + 2);
+  CHECK_FALSE(c.rules()[0].match_arguments);
+  CHECK(c.rules()[1].match_arguments);
   CHECK(c.rules()[0].name == "deploy");
   CHECK(c.rules()[0].description == "deploys");
   CHECK(c.rules()[0].min_chars == 3u);
@@ -822,6 +910,16 @@ TEST_CASE("AddRulesJson reads rules, all or nothing") {
             .find("rules[0].min_chars") != std::string::npos);
   CHECK(error_of(R"([{"name": "a", "tier": "anchor", "is_error": "yes"}])")
             .find("rules[0].is_error must be") != std::string::npos);
+  CHECK(error_of(R"([{"name": "a", "tier": "anchor", "contains_any": ["x"],
+                      "match_arguments": 1}])")
+            .find("rules[0].match_arguments must be") != std::string::npos);
+  CHECK(error_of(R"([{"name": "a", "tier": "anchor", "roles": ["user"],
+                      "match_arguments": true}])")
+            .find("rules[0].match_arguments needs contains_any") !=
+        std::string::npos);
+  CHECK(error_of(R"([{"name": "a", "tier": "anchor", "match_argument": 1}])")
+            .find("arguments_contains_any, match_arguments, min_chars") !=
+        std::string::npos);
   CHECK(error_of(R"([{"name": "a", "tier": "anchor", "roles": ["user"],
                       "has_predicate": true}])")
             .find("rules[0].has_predicate") != std::string::npos);

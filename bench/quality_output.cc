@@ -17,7 +17,23 @@
 #include "ctxkit/message_count.h"
 
 namespace ctxkit::bench {
+
+struct ParsedMessage {
+  // One unit of a message: its string content, or one content block.
+  struct Part {
+    std::string type;       // "string", or the block's type
+    std::string canonical;  // the block minified; empty for a string content
+    std::string text;       // the text a truncation would shorten
+    std::vector<std::string> ids;
+  };
+  std::string role;
+  std::vector<std::string> ids;  // tool_call_id, tool_calls[].id
+  std::vector<Part> parts;
+};
+
 namespace {
+
+using Part = ParsedMessage::Part;
 
 // Texts shorter than this are not indexed by their ends: too many share
 // them.
@@ -28,20 +44,6 @@ constexpr size_t kMinShared = 32;
 // Candidates looked at per part: enough for repeated prefixes (SWE-agent's
 // status lines), bounded for speed.
 constexpr size_t kMaxCandidates = 64;
-
-// One unit of a message: its string content, or one content block.
-struct Part {
-  std::string type;       // "string", or the block's type
-  std::string canonical;  // the block minified; empty for a string content
-  std::string text;       // the text a truncation would shorten
-  std::vector<std::string> ids;
-};
-
-struct Parsed {
-  std::string role;
-  std::vector<std::string> ids;  // tool_call_id, tool_calls[].id
-  std::vector<Part> parts;
-};
 
 std::string BlockText(simdjson::dom::element block, std::string_view type) {
   std::string_view s;
@@ -75,8 +77,8 @@ std::string BlockText(simdjson::dom::element block, std::string_view type) {
   return {};
 }
 
-Parsed Parse(simdjson::dom::element m) {
-  Parsed p;
+ParsedMessage Parse(simdjson::dom::element m) {
+  ParsedMessage p;
   std::string_view s;
   if (m["role"].get_string().get(s) == simdjson::SUCCESS) p.role.assign(s);
   if (m["tool_call_id"].get_string().get(s) == simdjson::SUCCESS) {
@@ -178,7 +180,7 @@ std::unique_ptr<OutputAnalyzer> OutputAnalyzer::Create(const History& history,
         return nullptr;
       }
       x.message_by_canonical.emplace(simdjson::to_string(m), i);
-      Parsed p = Parse(m);
+      ParsedMessage p = Parse(m);
       x.roles[i] = p.role;
       for (const std::string& id : p.ids) x.id_owner.emplace(id, i);
       for (Part& part : p.parts) {
@@ -200,10 +202,165 @@ std::unique_ptr<OutputAnalyzer> OutputAnalyzer::Create(const History& history,
   return a;
 }
 
+bool OutputAnalyzer::ClassifyText(const std::string& part_text,
+                                  const std::vector<size_t>& candidates,
+                                  size_t* source, std::string* written) const {
+  const Index& x = *index_;
+  size_t best_shared = 0, best_prefix = 0, best = x.texts.size();
+  for (size_t t : candidates) {
+    auto [prefix, suffix] = Shared(part_text, x.texts[t].text);
+    if (prefix + suffix > best_shared || best == x.texts.size()) {
+      best_shared = prefix + suffix;
+      best_prefix = prefix;
+      best = t;
+    }
+  }
+  const size_t uncovered = part_text.size() - best_shared;
+  // A cut removes more than its marker adds; text added to a whole input
+  // text (a summary in front of it) removes nothing.
+  const size_t removed =
+      best < x.texts.size() ? x.texts[best].text.size() - best_shared : 0;
+  const bool truncated = best < x.texts.size() && best_shared > 0 &&
+                         uncovered < removed &&
+                         uncovered <= AllowedMarker(part_text.size());
+  const bool partial = best < x.texts.size() && best_shared >= kMinShared;
+  if (truncated || partial) {
+    if (*source >= history_.messages.size()) *source = x.texts[best].message;
+  }
+  if (truncated) return true;
+  if (partial) {
+    *written += part_text.substr(best_prefix, uncovered);
+    *written += '\n';
+    return true;
+  }
+  *written += part_text;
+  *written += '\n';
+  return false;
+}
+
+Origin OutputAnalyzer::Classify(const ParsedMessage& m,
+                                const std::string& canonical, size_t* source,
+                                std::string* written) const {
+  const Index& x = *index_;
+  const size_t none = history_.messages.size();
+  *source = none;
+  if (auto it = x.message_by_canonical.find(canonical);
+      it != x.message_by_canonical.end()) {
+    *source = it->second;
+    return Origin::kKept;
+  }
+  auto owner_of = [&](const std::vector<std::string>& ids) {
+    for (const std::string& id : ids) {
+      if (auto it = x.id_owner.find(id); it != x.id_owner.end()) {
+        return it->second;
+      }
+    }
+    return none;
+  };
+  *source = owner_of(m.ids);
+  bool any_input = *source != none;
+  for (const Part& part : m.parts) {
+    const size_t part_source = owner_of(part.ids);
+    if (part_source != none) any_input = true;
+    if (!part.canonical.empty()) {
+      if (auto it = x.block_owner.find(part.canonical);
+          it != x.block_owner.end()) {
+        any_input = true;
+        if (*source == none) *source = it->second;
+        continue;
+      }
+    }
+    if (part.text.empty()) {
+      // A changed block without text (a tool_use whose input changed) is
+      // the input's when its id is; an unknown one was written.
+      if (part_source == none && !part.canonical.empty()) {
+        *written += part.canonical;
+        *written += '\n';
+      }
+      if (*source == none) *source = part_source;
+      continue;
+    }
+    // Candidates: the texts of the input message the ids name, else the
+    // same-role texts sharing the first or last kKeyBytes.
+    std::vector<size_t> candidates;
+    for (size_t owner : {part_source, *source}) {
+      if (owner != none) {
+        candidates.insert(candidates.end(), x.texts_of[owner].begin(),
+                          x.texts_of[owner].end());
+      }
+    }
+    if (candidates.empty() && part.text.size() >= kKeyBytes) {
+      for (const auto* map : {&x.by_prefix, &x.by_suffix}) {
+        const std::string key =
+            map == &x.by_prefix
+                ? part.text.substr(0, kKeyBytes)
+                : part.text.substr(part.text.size() - kKeyBytes);
+        auto hits = map->find(key);
+        if (hits == map->end()) continue;
+        for (size_t t : hits->second) {
+          if (candidates.size() >= kMaxCandidates) break;
+          if (x.roles[x.texts[t].message] == m.role) candidates.push_back(t);
+        }
+      }
+    }
+    if (ClassifyText(part.text, candidates, source, written)) {
+      any_input = true;
+    }
+  }
+  if (written->empty())
+    return any_input ? Origin::kTruncated : Origin::kWritten;
+  return any_input ? Origin::kFolded : Origin::kWritten;
+}
+
+void OutputAnalyzer::CheckThinking(const ParsedMessage& m, size_t position,
+                                   OutputReport* report) const {
+  const Index& x = *index_;
+  const size_t none = history_.messages.size();
+  auto fail = [&](std::string problem) {
+    if (report->thinking_intact) report->thinking_problem = std::move(problem);
+    report->thinking_intact = false;
+  };
+  size_t source = none;
+  for (const char* type : {"thinking", "tool_use"}) {
+    for (const Part& part : m.parts) {
+      if (part.type != type || part.ids.empty()) continue;
+      if (auto it = x.id_owner.find(part.ids[0]); it != x.id_owner.end()) {
+        source = it->second;
+      }
+      break;
+    }
+    if (source != none) break;
+  }
+  if (source == none && !m.parts.empty() && !m.parts[0].canonical.empty()) {
+    if (auto it = x.block_owner.find(m.parts[0].canonical);
+        it != x.block_owner.end()) {
+      source = it->second;
+    }
+  }
+  const std::string where = "output message " + std::to_string(position);
+  for (const Part& part : m.parts) {
+    if (part.type == "thinking" && x.block_owner.count(part.canonical) == 0) {
+      fail(where + " holds a thinking block the input does not");
+      return;
+    }
+  }
+  if (source == none || x.thinking[source].empty()) return;
+  report->thinking_checked = true;
+  const std::vector<std::string>& want = x.thinking[source];
+  bool ok = m.parts.size() >= want.size();
+  for (size_t k = 0; ok && k < want.size(); ++k) {
+    ok = m.parts[k].canonical == want[k];
+  }
+  if (!ok) {
+    fail(where + " (from input message " + std::to_string(source) +
+         ") does not start with that message's " + std::to_string(want.size()) +
+         " thinking block(s), byte-identical");
+  }
+}
+
 bool OutputAnalyzer::Analyze(std::string_view messages_json,
                              const std::vector<size_t>& message_tokens,
                              OutputReport* report, std::string* error) const {
-  const Index& x = *index_;
   *report = OutputReport();
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -233,170 +390,16 @@ bool OutputAnalyzer::Analyze(std::string_view messages_json,
   size_t empty_message_tokens = 0;
   if (!count_user_text("", &empty_message_tokens)) return false;
 
-  const size_t none = history_.messages.size();
-  auto fail_thinking = [&](std::string problem) {
-    if (report->thinking_intact) report->thinking_problem = std::move(problem);
-    report->thinking_intact = false;
-  };
-  auto check_thinking = [&](const Parsed& p, size_t position) {
-    size_t source = none;
-    for (const char* type : {"thinking", "tool_use"}) {
-      for (const Part& part : p.parts) {
-        if (part.type != type || part.ids.empty()) continue;
-        if (auto it = x.id_owner.find(part.ids[0]); it != x.id_owner.end()) {
-          source = it->second;
-        }
-        break;
-      }
-      if (source != none) break;
-    }
-    if (source == none && !p.parts.empty() && !p.parts[0].canonical.empty()) {
-      if (auto it = x.block_owner.find(p.parts[0].canonical);
-          it != x.block_owner.end()) {
-        source = it->second;
-      }
-    }
-    const std::string where = "output message " + std::to_string(position);
-    for (const Part& part : p.parts) {
-      if (part.type == "thinking" && x.block_owner.count(part.canonical) == 0) {
-        fail_thinking(where + " holds a thinking block the input does not");
-        return;
-      }
-    }
-    if (source == none || x.thinking[source].empty()) return;
-    report->thinking_checked = true;
-    const std::vector<std::string>& want = x.thinking[source];
-    bool ok = p.parts.size() >= want.size();
-    for (size_t k = 0; ok && k < want.size(); ++k) {
-      ok = p.parts[k].canonical == want[k];
-    }
-    if (!ok) {
-      fail_thinking(where + " (from input message " + std::to_string(source) +
-                    ") does not start with that message's " +
-                    std::to_string(want.size()) +
-                    " thinking block(s), byte-identical");
-    }
-  };
-
-  size_t index = 0;
-  for (simdjson::dom::element m : messages) {
-    const size_t position = index++;
+  size_t position = 0;
+  for (simdjson::dom::element element : messages) {
     ++report->messages;
-    const std::string canonical = simdjson::to_string(m);
+    const std::string canonical = simdjson::to_string(element);
     std::string decoded;
     if (!AppendDecodedStrings(canonical, &decoded, error)) return false;
-    Origin origin;
+    const ParsedMessage m = Parse(element);
     size_t source = history_.messages.size();
     std::string written;
-    const Parsed p = Parse(m);
-    if (auto it = x.message_by_canonical.find(canonical);
-        it != x.message_by_canonical.end()) {
-      origin = Origin::kKept;
-      source = it->second;
-    } else {
-      for (const std::string& id : p.ids) {
-        if (auto owner = x.id_owner.find(id); owner != x.id_owner.end()) {
-          source = owner->second;
-          break;
-        }
-      }
-      bool any_input = source < history_.messages.size();
-      for (const Part& part : p.parts) {
-        size_t part_source = history_.messages.size();
-        for (const std::string& id : part.ids) {
-          if (auto owner = x.id_owner.find(id); owner != x.id_owner.end()) {
-            part_source = owner->second;
-            break;
-          }
-        }
-        if (!part.canonical.empty()) {
-          if (auto owner = x.block_owner.find(part.canonical);
-              owner != x.block_owner.end()) {
-            any_input = true;
-            if (source >= history_.messages.size()) source = owner->second;
-            continue;
-          }
-        }
-        if (part.text.empty()) {
-          // A block without text (a tool_use whose input changed): from the
-          // input when its id is known, else written.
-          if (part_source < history_.messages.size()) {
-            any_input = true;
-          } else if (part.canonical.empty()) {
-            any_input = any_input || source < history_.messages.size();
-          } else {
-            written += part.canonical;
-            written += '\n';
-          }
-          if (source >= history_.messages.size()) source = part_source;
-          continue;
-        }
-        // Candidates: the texts of the input message the ids name, else
-        // the same-role texts sharing the first or last 16 bytes.
-        std::vector<size_t> candidates;
-        for (size_t owner : {part_source, source}) {
-          if (owner < history_.messages.size()) {
-            candidates.insert(candidates.end(), x.texts_of[owner].begin(),
-                              x.texts_of[owner].end());
-          }
-        }
-        if (candidates.empty() && part.text.size() >= kKeyBytes) {
-          for (const auto* map : {&x.by_prefix, &x.by_suffix}) {
-            const std::string key =
-                map == &x.by_prefix
-                    ? part.text.substr(0, kKeyBytes)
-                    : part.text.substr(part.text.size() - kKeyBytes);
-            auto hits = map->find(key);
-            if (hits == map->end()) continue;
-            for (size_t t : hits->second) {
-              if (candidates.size() >= kMaxCandidates) break;
-              if (x.roles[x.texts[t].message] == p.role) {
-                candidates.push_back(t);
-              }
-            }
-          }
-        }
-        size_t best_shared = 0, best_p = 0, best = x.texts.size();
-        for (size_t t : candidates) {
-          auto [pre, suf] = Shared(part.text, x.texts[t].text);
-          if (pre + suf > best_shared || best == x.texts.size()) {
-            best_shared = pre + suf;
-            best_p = pre;
-            best = t;
-          }
-        }
-        const size_t uncovered = part.text.size() - best_shared;
-        // A cut removes more than its marker adds; text added to a whole
-        // input text (a summary in front of it) removes nothing.
-        const size_t removed =
-            best < x.texts.size() ? x.texts[best].text.size() - best_shared : 0;
-        if (best < x.texts.size() && best_shared > 0 && uncovered < removed &&
-            uncovered <= AllowedMarker(part.text.size())) {
-          any_input = true;  // truncated
-          if (source >= history_.messages.size()) {
-            source = x.texts[best].message;
-          }
-        } else if (best < x.texts.size() && best_shared >= kMinShared) {
-          any_input = true;  // an input text with new text inside
-          if (source >= history_.messages.size()) {
-            source = x.texts[best].message;
-          }
-          written += part.text.substr(best_p, uncovered);
-          written += '\n';
-        } else {
-          if (part_source < history_.messages.size()) any_input = true;
-          written += part.text;
-          written += '\n';
-        }
-      }
-      if (written.empty()) {
-        origin = any_input ? Origin::kTruncated : Origin::kWritten;
-        if (!any_input) written = decoded;
-      } else {
-        origin = any_input ? Origin::kFolded : Origin::kWritten;
-      }
-    }
-
+    const Origin origin = Classify(m, canonical, &source, &written);
     const bool from_demo =
         source < history_.messages.size() && history_.demonstration[source];
     switch (origin) {
@@ -411,7 +414,7 @@ bool OutputAnalyzer::Analyze(std::string_view messages_json,
       case Origin::kWritten:
         ++report->written;
         report->haystack += decoded;
-        report->written_text += written;
+        report->written_text += written.empty() ? decoded : written;
         if (position < message_tokens.size()) {
           report->summary_tokens += message_tokens[position];
         }
@@ -427,10 +430,10 @@ bool OutputAnalyzer::Analyze(std::string_view messages_json,
         break;
       }
     }
-
-    if (history_.anthropic && p.role == "assistant") {
-      check_thinking(p, position);
+    if (history_.anthropic && m.role == "assistant") {
+      CheckThinking(m, position, report);
     }
+    ++position;
   }
   for (const std::string& path : history_.demo_only_paths) {
     if (report->written_text.find(path) != std::string::npos) {

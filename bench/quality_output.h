@@ -78,6 +78,9 @@ struct OutputReport {
   std::string thinking_problem;  // the first violation, for --verbose
 };
 
+// One message split into the parts compared above (quality_output.cc).
+struct ParsedMessage;
+
 class OutputAnalyzer {
  public:
   // Indexes `history`'s messages; `history` must outlive the analyzer.
@@ -97,6 +100,22 @@ class OutputAnalyzer {
  private:
   struct Index;
   explicit OutputAnalyzer(const History& history);
+
+  // The origin of output message `m` (`canonical`: its canonical form);
+  // `*source` receives the input message it comes from (none:
+  // history_.messages.size()), `*written` the text the compaction wrote.
+  Origin Classify(const ParsedMessage& m, const std::string& canonical,
+                  size_t* source, std::string* written) const;
+  // Adds to `*written` what `part_text` holds beyond the input text it
+  // shares most with (among `candidates`); true when it shares any input
+  // text; may set `*source` when it is still none.
+  bool ClassifyText(const std::string& part_text,
+                    const std::vector<size_t>& candidates, size_t* source,
+                    std::string* written) const;
+  // The thinking check of output assistant message `m`, at `position`.
+  void CheckThinking(const ParsedMessage& m, size_t position,
+                     OutputReport* report) const;
+
   const History& history_;
   std::unique_ptr<Index> index_;
 };

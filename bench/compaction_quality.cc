@@ -281,6 +281,7 @@ struct Row {
   size_t within_budget = 0;              // by our recount
   std::map<std::string, size_t> status;  // reported status (or met flag)
   bool old_build = false;                // no "status" in the response
+  int64_t over_by = 0;                   // sum of budget.over_by
   size_t valid = 0;
   // Runs whose output has an assistant message the thinking check applies
   // to (or a thinking block from nowhere), and those that pass it.
@@ -394,6 +395,7 @@ void MeasureHistory(const History& h, size_t total, const Args& args,
       }
       m.status = met ? "met" : "not met";
     }
+    row.over_by += std::max<int64_t>(0, GetInt(budget_info, "over_by", 0));
     const ctxkit::Status valid = ctxkit::ValidateChatHistory(output);
     m.valid = valid.ok();
     if (!m.valid) m.invalid_reason = valid.ToString();
@@ -485,6 +487,8 @@ std::string StatusCell(const Row& row) {
     out += s + " " + std::to_string(n);
     first = false;
   }
+  // Old builds say by how much instead of why.
+  if (row.old_build) out += ", over_by sum " + std::to_string(row.over_by);
   return out;
 }
 

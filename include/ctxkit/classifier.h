@@ -9,10 +9,13 @@
 //
 // Tiers, from most to least valuable:
 //   anchor      never dropped while keep_anchors holds: system prompts, the
-//               task, tool and schema definitions, DDL, user corrections
-//   important   kept before anything but anchors: errors, failing tests,
-//               query plans, decisions and notes, file edits
-//   contextual  kept if space allows: user messages, tool results
+//               task, tool and schema definitions, DDL, schema tools, user
+//               corrections and refusals
+//   important   kept before anything but anchors: errors (SQL errors too),
+//               failing tests, query plans, decisions, notes and findings,
+//               documentation references, file edits
+//   contextual  kept if space allows: user messages, tool results, query
+//               and search tool calls
 //   routine     summarized first: ordinary assistant turns, file views
 //   transient   dropped first, without summary: "ok", "thanks", "got it"
 //

@@ -4,32 +4,46 @@
 // most specific evidence to the most generic:
 //   1. anchors that depend on position or role (system prompt, the task;
 //      demonstrations shown before the task are contextual),
-//      then definitions (tools, SQL DDL);
+//      then definitions (tools, SQL DDL) and schema tools;
 //   2. transient chatter ("ok", "thanks", empty turns), tested before user
 //      corrections so that "no problem" is not read as "no, ...";
-//   3. user corrections and prohibitions (anchors);
+//   3. user corrections, prohibitions and refusals (anchors);
 //   4. tool errors and file edits (important): an edit's result also shows
 //      the file, so edits must win over file views;
 //   5. file views and searches (routine), before the error rules, because
 //      a viewed source file is full of "error: " and "exception" and can be
 //      viewed again at any time;
-//   6. failing tests, stack traces, non-zero exits, errors, query plans,
-//      decisions, schema talk (important);
-//   7. passing tests, shell transcripts, user text, tool results.
-// Everything else is routine by "default" (ordinary assistant turns).
+//   6. failing tests, stack traces, non-zero exits, SQL and other errors,
+//      query analysis tools and plans, decisions and findings,
+//      documentation references, schema talk (important);
+//   7. query and search tools, passing tests, shell transcripts, user text,
+//      tool results (contextual, shell transcripts routine).
+// Everything else is routine by "default" (ordinary assistant turns and
+// tool calls no rule claims: a call is kept or dropped with its results,
+// which tool_result makes contextual).
 //
 // Phrases are substrings compared ignoring ASCII case, so each carries the
 // punctuation or spacing that makes it specific: "error: " (not "error",
 // which would fire in "errorless" or "terror" and in every discussion of
 // error handling), "exit code 1" to "exit code 9" (not "exit code", which
-// also reports success), "seq scan on " (not "scan"). Agent transcripts are
-// the common case, so the rules know the shapes of coding-agent output:
-// SWE-agent observations (role user, ending "(Open file: ...)
-// (Current directory: ...) bash-$"; "[File: x (N lines total)]" views;
-// "edit N:M ... end_of_edit" commands), Claude Code and OpenHands tools
-// (Read, Edit, Write, MultiEdit, Bash, str_replace_editor, ...), other
-// agents' tool names (read_file, write_file, apply_patch, ...), and pytest,
-// unittest, jest, mocha, go test and cargo test summaries.
+// also reports success), "error 42p01" (whole SQLSTATE codes, not "error
+// 42"), "index scan on " (not "scan"). Agent transcripts are the common
+// case, so the rules know the shapes of coding-agent output: SWE-agent
+// observations (role user, ending "(Open file: ...) (Current directory:
+// ...) bash-$"; "[File: x (N lines total)]" views; "edit N:M ...
+// end_of_edit" commands), Claude Code and OpenHands tools (Read, Edit,
+// Write, MultiEdit, Bash, str_replace_editor, ...), other agents' tool
+// names (read_file, write_file, apply_patch, ...), and pytest, unittest,
+// jest, mocha, go test and cargo test summaries. Seed 001 (the pgEdge
+// PostgreSQL MCP server) adds its tools by name (get_schema_info,
+// execute_explain, query_database, similarity_search, ...), PostgreSQL
+// plans and errors, findings ("key finding:") and documentation references.
+//
+// Evidence that can arrive as a tool's arguments sets match_arguments:
+// SQL DDL and EXPLAIN sent to a query tool, edit commands and patches sent
+// to a shell tool. Arguments are JSON text (a line break is "\n"), so a
+// phrase with a line break matches the text only. File views keep their own
+// argument-only rules: a view command is not evidence of anything else.
 
 #include "lib/compactor/builtin_rules.h"
 
@@ -76,6 +90,41 @@ Strings NonzeroExitPhrases() {
   for (const char* phrase :
        {"returned non-zero", "returned a non-zero", "non-zero exit",
         "nonzero exit", "make: *** ", "command failed with"}) {
+    phrases.emplace_back(phrase);
+  }
+  return phrases;
+}
+
+// SQLSTATE codes printed after "ERROR " (seed 001's "ERROR 42P01:"): the
+// common codes of PostgreSQL's classes 08 (connection), 0A, 21, 22 (data),
+// 23 (integrity), 25 (transaction), 28 (authorization), 2B, 3D, 3F, 40
+// (rollback), 42 (syntax and access), 53 (resources), 54, 55, 57
+// (operator), 58, XX (internal) and P0 (PL/pgSQL). Whole codes, not
+// classes: "error 42" would fire on "error 42 times".
+Strings SqlErrorPhrases() {
+  Strings phrases;
+  for (const char* code :
+       {"08000", "08001", "08003", "08004", "08006", "08p01", "0a000", "21000",
+        "22001", "22003", "22007", "22008", "22012", "22023", "22p02", "23502",
+        "23503", "23505", "23514", "23p01", "25001", "25006", "25p02", "28000",
+        "28p01", "2bp01", "3d000", "3f000", "40001", "40p01", "42501", "42601",
+        "42602", "42622", "42701", "42702", "42703", "42704", "42710", "42712",
+        "42723", "42803", "42804", "42809", "42830", "42846", "42883", "42p01",
+        "42p02", "42p07", "42p10", "53100", "53200", "53300", "54000", "54001",
+        "55000", "55006", "55p03", "57014", "57p01", "57p03", "58p01", "xx000",
+        "xx001", "p0001", "p0002"}) {
+    phrases.push_back(std::string("error ") + code);
+  }
+  for (const char* phrase :
+       {"sqlstate",
+        // relation "x" / column "x" / role "x" does not exist (PostgreSQL),
+        // Table 'db.x' doesn't exist (MySQL): the quote keeps out prose
+        // such as "if the file does not exist".
+        "\" does not exist", "' doesn't exist", "syntax error at or near",
+        "syntax error at end of input", "violates unique constraint",
+        "violates foreign key constraint", "violates not-null constraint",
+        "violates check constraint", "psycopg2.errors.", "psycopg.errors.",
+        "asyncpg.exceptions.", "psqlexception", "sqlalchemy.exc."}) {
     phrases.emplace_back(phrase);
   }
   return phrases;
@@ -156,7 +205,22 @@ std::vector<ClassificationRule> BuiltinRules() {
                       "drop type",
                       "drop sequence",
                       "truncate table",
-                      "rename table"};
+                      "rename table",
+                      "alter database",
+                      "drop database"};
+    // DDL that a query or shell tool is asked to run is DDL too.
+    r.match_arguments = true;
+    rules.push_back(std::move(r));
+  }
+  {
+    // Seed 001's (pgEdge MCP) schema tools: what they return is the map of
+    // the database every later query relies on. A failed call is an error,
+    // not a schema.
+    auto r = Rule("schema_tool", Tier::kAnchor,
+                  "A call to (or result of) a schema tool (get_schema_info, "
+                  "pg_dump_schema) that did not fail.");
+    r.tool_names_any = {"get_schema_info", "pg_dump_schema"};
+    r.is_error = false;
     rules.push_back(std::move(r));
   }
 
@@ -284,6 +348,20 @@ std::vector<ClassificationRule> BuiltinRules() {
     r.contains_none = ObservationMarkers();
     rules.push_back(std::move(r));
   }
+  {
+    // "No." and "no thanks" already start a correction; a bare "no" or
+    // "stop" answers the assistant's proposal just as firmly, so it is kept
+    // as well (seed 001 calls "no" a transient acknowledgement).
+    auto r = Rule("user_refusal", Tier::kAnchor,
+                  "A user message that is only a refusal (\"no\", "
+                  "\"stop\", \"cancel\").");
+    r.roles = {"user"};
+    r.is_tool_result = false;
+    r.has_tool_calls = false;
+    r.max_chars = 40;
+    r.equals_any = {"no", "nah", "stop", "cancel", "abort"};
+    rules.push_back(std::move(r));
+  }
 
   // 4. Tool errors and file edits.
   {
@@ -332,9 +410,10 @@ std::vector<ClassificationRule> BuiltinRules() {
   }
   {
     auto r = Rule("file_edit_text", Tier::kImportant,
-                  "Diffs, patches and edit confirmations in text "
-                  "(unified diff headers, SWE-agent \"end_of_edit\", aider "
-                  "SEARCH/REPLACE blocks).");
+                  "Diffs, patches, edit commands and edit confirmations in "
+                  "text or in call arguments (unified diff headers, "
+                  "SWE-agent \"end_of_edit\" and str_replace_editor "
+                  "commands, aider SEARCH/REPLACE blocks, Codex patches).");
     r.contains_any = {"--- a/",
                       "+++ b/",
                       "diff --git ",
@@ -349,7 +428,15 @@ std::vector<ClassificationRule> BuiltinRules() {
                       "has been updated. here's",
                       "file updated. please review",
                       "text replaced. please review",
-                      "file created successfully"};
+                      "file created successfully",
+                      "str_replace_editor str_replace ",
+                      "str_replace_editor create ",
+                      "str_replace_editor insert ",
+                      "str_replace_editor undo_edit "};
+    // An agent with one shell tool sends its edits as that tool's command
+    // (SWE-agent's "edit N:M ... end_of_edit", "str_replace_editor
+    // str_replace ...", Codex's "*** Begin Patch").
+    r.match_arguments = true;
     rules.push_back(std::move(r));
   }
 
@@ -476,6 +563,18 @@ std::vector<ClassificationRule> BuiltinRules() {
     rules.push_back(std::move(r));
   }
   {
+    // Before error_output, so that a PostgreSQL error is named as one;
+    // also the errors error_output misses: SQLSTATE codes without "ERROR:"
+    // (seed 001's "ERROR 42P01: undefined_table"), driver exceptions, and
+    // server messages quoted without their prefix.
+    auto r = Rule("sql_error", Tier::kImportant,
+                  "PostgreSQL and SQL errors: SQLSTATE codes, driver "
+                  "exceptions, \"relation \"x\" does not exist\", "
+                  "\"syntax error at or near\".");
+    r.contains_any = SqlErrorPhrases();
+    rules.push_back(std::move(r));
+  }
+  {
     auto r = Rule("error_output", Tier::kImportant,
                   "Error messages: \"error: \", exceptions, panics, missing "
                   "commands and files, failed builds.");
@@ -507,9 +606,18 @@ std::vector<ClassificationRule> BuiltinRules() {
     rules.push_back(std::move(r));
   }
   {
+    // Seed 001's (pgEdge MCP) plan tools; after the error rules, so that a
+    // failed EXPLAIN is named as the error it is.
+    auto r = Rule("query_analysis_tool", Tier::kImportant,
+                  "A call to (or result of) a query analysis tool "
+                  "(execute_explain, analyze_query).");
+    r.tool_names_any = {"execute_explain", "analyze_query"};
+    rules.push_back(std::move(r));
+  }
+  {
     auto r = Rule("query_plan", Tier::kImportant,
                   "EXPLAIN statements and query plans (PostgreSQL, MySQL, "
-                  "SQLite).");
+                  "SQLite), also as a query tool's arguments.");
     r.contains_any = {"query plan",
                       "explain analyze",
                       "explain select",
@@ -519,12 +627,16 @@ std::vector<ClassificationRule> BuiltinRules() {
                       "explain delete",
                       "explain insert",
                       "explain with",
-                      "seq scan on ",
+                      "seq scan",
+                      "sequential scan",
+                      "index scan on ",
                       "index scan using ",
                       "index only scan using ",
                       "bitmap heap scan on ",
                       "bitmap index scan on ",
                       "(cost=",
+                      "(actual time=",
+                      "rows removed by filter:",
                       "planning time:",
                       "execution time:",
                       "using filesort",
@@ -532,6 +644,8 @@ std::vector<ClassificationRule> BuiltinRules() {
                       "using covering index",
                       "scan table ",
                       "search table "};
+    // "EXPLAIN ANALYZE SELECT ..." sent to a query tool asks for a plan.
+    r.match_arguments = true;
     rules.push_back(std::move(r));
   }
   {
@@ -545,7 +659,23 @@ std::vector<ClassificationRule> BuiltinRules() {
                       "recommendation:", "decision:",     "decided to",
                       "we will go with", "we'll go with", "let's go with",
                       "i will go with",  "i'll go with",  "conclusion:",
-                      "root cause",      "the fix is",    "next steps:"};
+                      "root cause",      "the fix is",    "next steps:",
+                      "key finding:",    "key findings:", "insight:"};
+    r.contains_none = ObservationMarkers();
+    rules.push_back(std::move(r));
+  }
+  {
+    // What the user or assistant quotes from the documentation settles
+    // questions the conversation would otherwise reopen (seed 001). Not
+    // tool results: a documentation search returns docs by the page, and
+    // those are ordinary tool output.
+    auto r = Rule("doc_reference", Tier::kImportant,
+                  "A user or assistant message that cites documentation "
+                  "(\"Documentation:\", \"From docs:\", postgresql.org).");
+    r.roles = {"user", "assistant"};
+    r.is_tool_result = false;
+    r.contains_any = {
+        "documentation:", "from docs:", "from the docs:", "postgresql.org"};
     r.contains_none = ObservationMarkers();
     rules.push_back(std::move(r));
   }
@@ -583,6 +713,26 @@ std::vector<ClassificationRule> BuiltinRules() {
   }
 
   // 7. The rest of what users and tools say.
+  {
+    // Seed 001's (pgEdge MCP) data tools: rows and search hits are useful
+    // context but can be fetched again. After the rules above, so DDL, plans
+    // and errors in them still count as such; before tool_result, so they
+    // stay contextual when preserve_tool_results removes that rule.
+    auto r = Rule("query_tool", Tier::kContextual,
+                  "A call to (or result of) a database query tool "
+                  "(query_database, count_rows).");
+    r.tool_names_any = {"query_database", "count_rows"};
+    rules.push_back(std::move(r));
+  }
+  {
+    auto r = Rule("search_tool", Tier::kContextual,
+                  "A call to (or result of) a search tool "
+                  "(similarity_search, search_documentation, "
+                  "search_knowledgebase).");
+    r.tool_names_any = {"similarity_search", "search_documentation",
+                        "search_knowledgebase"};
+    rules.push_back(std::move(r));
+  }
   {
     auto r = Rule("test_result", Tier::kContextual, "Passing test output.");
     r.contains_any = {" passed in ",     " passed,",     " passed;",

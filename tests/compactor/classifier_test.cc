@@ -550,6 +550,197 @@ Msg Call(std::string_view tool, std::string_view arguments,
   return m;
 }
 
+TEST_CASE("built-in rules read commands inside call arguments") {
+  const Classifier& c = Builtin();
+  // Edits sent as a shell tool's command: SWE-agent's edit command and its
+  // str_replace_editor commands, a Codex patch.
+  const Msg swe_edit = Call(
+      "bash",
+      R"({"command":"edit 12:14\n        return int(round(x))\nend_of_edit"})");
+  CHECK(RuleOf(c, swe_edit) == "file_edit_text");
+  CHECK(c.Classify(swe_edit.Facts()).tier == Tier::kImportant);
+  CHECK(RuleOf(c, Call("bash",
+                       R"({"command": "str_replace_editor str_replace )"
+                       R"(/testbed/a.py --old_str 'x' --new_str 'y'"})")) ==
+        "file_edit_text");
+  CHECK(RuleOf(c, Call("execute_bash",
+                       R"({"command":"str_replace_editor create /testbed/)"
+                       R"(b.py --file_text 'print(1)'"})")) ==
+        "file_edit_text");
+  CHECK(RuleOf(c, Call("shell",
+                       R"({"command":["apply_patch","*** Begin Patch\n)"
+                       R"(*** Update File: a.py\n@@\n-x\n+y\n*** End )"
+                       R"(Patch\n"]})")) == "file_edit_text");
+  // Near misses: view and search commands in the same places stay routine.
+  for (const char* arguments :
+       {R"({"command": "str_replace_editor view /testbed/a.py"})",
+        R"({"command":"open src/marshmallow/fields.py 1474"})",
+        R"({"command":"grep -rn end_of_file src"})",
+        R"({"command":"goto 1474"})"}) {
+    CAPTURE(arguments);
+    const Msg view = Call("bash", arguments);
+    CHECK(RuleOf(c, view) == "default");
+    CHECK(c.Classify(view.Facts()).tier == Tier::kRoutine);
+  }
+  // The phrase must be in the arguments of a call: prose naming the
+  // command is not an edit.
+  CHECK(RuleOf(c, Assistant("I will use str_replace_editor to view it.")) ==
+        "default");
+
+  // SQL sent to a query tool: DDL is DDL, EXPLAIN asks for a plan, a plain
+  // query is the seed's contextual query tool.
+  const Msg ddl = Call("query_database",
+                       R"j({"query":"CREATE TABLE audit (id serial)"})j");
+  CHECK(RuleOf(c, ddl) == "sql_ddl");
+  CHECK(c.Classify(ddl.Facts()).tier == Tier::kAnchor);
+  CHECK(RuleOf(c, Call("bash",
+                       R"({"command":"psql -c 'ALTER TABLE orders ADD )"
+                       R"(COLUMN note text'"})")) == "sql_ddl");
+  const Msg plan =
+      Call("query_database",
+           R"({"query":"EXPLAIN ANALYZE SELECT * FROM orders WHERE id = 1"})");
+  CHECK(RuleOf(c, plan) == "query_plan");
+  CHECK(c.Classify(plan.Facts()).tier == Tier::kImportant);
+  const Msg select_call =
+      Call("query_database", R"({"query":"SELECT * FROM orders LIMIT 10"})");
+  CHECK(RuleOf(c, select_call) == "query_tool");
+  CHECK(c.Classify(select_call.Facts()).tier == Tier::kContextual);
+  // Near miss: the Python name of a DDL call is not DDL.
+  CHECK(RuleOf(c, Call("bash",
+                       R"({"command":"python -c 'op.create_table(1)'"})")) ==
+        "default");
+}
+
+TEST_CASE("built-in rules for seed 001's tools") {
+  const Classifier& c = Builtin();
+  const Msg schema = Call("get_schema_info", R"({"schema_name":"public"})");
+  CHECK(RuleOf(c, schema) == "schema_tool");
+  CHECK(c.Classify(schema.Facts()).tier == Tier::kAnchor);
+  CHECK(RuleOf(c, ToolResult("get_schema_info",
+                             "Schema: public\nTable: users")) ==
+        "schema_tool");
+  CHECK(RuleOf(c, Call("pg_dump_schema", "{}")) == "schema_tool");
+  // Near miss: a failed schema call is an error, not a schema.
+  Msg failed = ToolResult("get_schema_info", "connection refused");
+  failed.is_error = true;
+  CHECK(RuleOf(c, failed) == "tool_error");
+
+  const Msg explain = Call("execute_explain", R"({"query":"SELECT 1"})");
+  CHECK(RuleOf(c, explain) == "query_analysis_tool");
+  CHECK(c.Classify(explain.Facts()).tier == Tier::kImportant);
+  CHECK(RuleOf(c, ToolResult("analyze_query", "3 rows")) ==
+        "query_analysis_tool");
+
+  CHECK(RuleOf(c, ToolResult("query_database", "id\tname\n1\talice\n")) ==
+        "query_tool");
+  CHECK(RuleOf(c, Call("count_rows", R"({"table":"users"})")) ==
+        "query_tool");
+  // An error from a query tool is still an error.
+  CHECK(RuleOf(c, ToolResult("query_database",
+                             "ERROR: relation \"orders\" does not exist "
+                             "(SQLSTATE 42P01)")) == "sql_error");
+
+  const Msg search = Call("similarity_search", R"({"query":"vacuum"})");
+  CHECK(RuleOf(c, search) == "search_tool");
+  CHECK(c.Classify(search.Facts()).tier == Tier::kContextual);
+  // Documentation pages a search returns are tool output, not a user or
+  // assistant citing the docs.
+  CHECK(RuleOf(c, ToolResult("search_documentation",
+                             "From docs: https://www.postgresql.org/docs/")) ==
+        "search_tool");
+  CHECK(RuleOf(c, ToolResult("search_knowledgebase", "VACUUM reclaims")) ==
+        "search_tool");
+}
+
+TEST_CASE("built-in SQL error, plan, finding and documentation rules") {
+  const Classifier& c = Builtin();
+  CHECK(RuleOf(c, Assistant("ERROR 42P01: undefined_table")) == "sql_error");
+  CHECK(RuleOf(c, Assistant("ERROR 23505 duplicate key")) == "sql_error");
+  CHECK(RuleOf(c, ToolResult("bash",
+                             "psql:init.sql:3: ERROR:  relation \"users\" "
+                             "does not exist")) == "sql_error");
+  CHECK(RuleOf(c, ToolResult("bash",
+                             "pq: duplicate key value violates unique "
+                             "constraint \"users_email_key\"")) ==
+        "sql_error");
+  CHECK(RuleOf(c, ToolResult("python",
+                             "psycopg2.errors.UndefinedColumn: column x")) ==
+        "sql_error");
+  CHECK(RuleOf(c, ToolResult("mysql",
+                             "Table 'shop.users' doesn't exist")) ==
+        "sql_error");
+  CHECK(RuleOf(c, Assistant("syntax error at or near \"FORM\"")) ==
+        "sql_error");
+  CHECK(c.Classify(Assistant("SQLSTATE 40P01").Facts()).tier ==
+        Tier::kImportant);
+  // Near misses: a number after "error", "does not exist" in prose, a
+  // syntax error discussed.
+  CHECK(RuleOf(c, Assistant("Error 42 times in the log, all retried.")) ==
+        "default");
+  CHECK(RuleOf(c, Assistant("If the file does not exist, create it.")) ==
+        "default");
+  CHECK(RuleOf(c, Assistant("We fixed a syntax error in the parser.")) ==
+        "default");
+
+  CHECK(RuleOf(c, Assistant("Index scan on users_pkey")) == "query_plan");
+  CHECK(RuleOf(c, Assistant("The plan does a Seq Scan over orders.")) ==
+        "query_plan");
+  CHECK(RuleOf(c, Assistant("A sequential scan reads every page.")) ==
+        "query_plan");
+  CHECK(RuleOf(c, ToolResult("psql",
+                             "  Filter: (id = 1)\n  Rows Removed by Filter: "
+                             "999\n")) == "query_plan");
+  // Near misses: scanning and indexes in other senses.
+  CHECK(RuleOf(c, Assistant("Scan the index on users for gaps.")) ==
+        "default");
+  CHECK(RuleOf(c, Assistant("I will index the scanned files.")) == "default");
+
+  CHECK(RuleOf(c, Assistant("Key finding: the index is not used")) ==
+        "decision_note");
+  CHECK(RuleOf(c, Assistant("Key findings: two slow joins")) ==
+        "decision_note");
+  CHECK(RuleOf(c, Assistant("Insight: most rows are dead")) ==
+        "decision_note");
+  // Near misses: without the colon, "insightful".
+  CHECK(RuleOf(c, Assistant("The key finding was small.")) == "default");
+  CHECK(RuleOf(c, Assistant("An insightful question.")) == "default");
+
+  CHECK(RuleOf(c, Assistant("Documentation: https://postgresql.org/docs/")) ==
+        "doc_reference");
+  CHECK(RuleOf(c, Assistant("From the docs: VACUUM reclaims storage")) ==
+        "doc_reference");
+  CHECK(RuleOf(c, User("see postgresql.org/docs/16/mvcc.html")) ==
+        "doc_reference");
+  CHECK(c.Classify(Assistant("From docs: x").Facts()).tier ==
+        Tier::kImportant);
+  // Near misses: the word without its colon, a fetched page, shell output.
+  CHECK(RuleOf(c, Assistant("See the documentation for details.")) ==
+        "default");
+  CHECK(RuleOf(c, ToolResult("fetch", "www.postgresql.org: VACUUM")) ==
+        "tool_result");
+  CHECK(RuleOf(c, Observation("Downloading ftp.postgresql.org/pub/x.tar")) ==
+        "shell_output");
+}
+
+TEST_CASE("built-in user refusals") {
+  const Classifier& c = Builtin();
+  for (const char* text : {"no", "No", "  nah  ", "Stop.", "cancel!"}) {
+    CAPTURE(text);
+    CHECK(RuleOf(c, User(text)) == "user_refusal");
+    CHECK(c.Classify(User(text).Facts()).tier == Tier::kAnchor);
+  }
+  // "No." and "no thanks" are corrections (anchors too).
+  CHECK(RuleOf(c, User("No.")) == "user_correction");
+  CHECK(RuleOf(c, User("no thanks")) == "user_correction");
+  // Near misses: the assistant saying no, words that start with "no", and
+  // "no problem" (an acknowledgement).
+  CHECK(RuleOf(c, Assistant("no")) == "default");
+  CHECK(RuleOf(c, User("now")) == "user_message");
+  CHECK(RuleOf(c, User("nothing")) == "user_message");
+  CHECK(RuleOf(c, User("no problem")) == "acknowledgement");
+  CHECK(RuleOf(c, User("stop the server after the tests")) == "user_message");
+}
+
 TEST_CASE("the engine's fixed rule names exist with their tiers") {
   const Classifier& c = Builtin();
   const std::pair<const char*, Tier> fixed[] = {
@@ -946,9 +1137,12 @@ TEST_CASE("RulesJson round-trips and BuiltinRulesJson is deterministic") {
   REQUIRE(loaded.AddRulesJson(json).ok());
   CHECK(loaded.RulesJson() == json);
   const Classifier& builtin = Builtin();
+  CHECK(json.find(R"("match_arguments":true)") != std::string::npos);
   for (const Msg& m :
        {User("thanks"), Observation("bash: x: command not found"),
-        ToolResult("Read", "1: x"), Assistant("CREATE TABLE t (a int)")}) {
+        ToolResult("Read", "1: x"), Assistant("CREATE TABLE t (a int)"),
+        Call("bash", R"({"command":"edit 1:1\nx\nend_of_edit"})"),
+        Call("query_database", R"({"query":"DROP TABLE t"})")}) {
     CHECK(loaded.Classify(m.Facts()).rule == builtin.Classify(m.Facts()).rule);
   }
 

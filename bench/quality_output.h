@@ -19,7 +19,9 @@
 //              same 16 bytes) such that what is left between them, the
 //              cut's marker, is at most max(256 bytes, 10 % of the part)
 //              and shorter than what the cut removed from the input text.
-//   written    no part comes from the input: a summary.
+//   written    no part comes from the input: a summary. (A message cut to
+//              nothing but a marker shares nothing with its input either,
+//              and counts here.)
 //   folded     both: an input message that the compaction added text to
 //              (a summary folded into the next kept message, or a tool
 //              result replaced by a description). Its written text is what

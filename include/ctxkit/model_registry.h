@@ -12,8 +12,9 @@
 // "gpt-4-0613" -> prefix "gpt-4-"). Matching ignores ASCII case, so the
 // Hugging Face spelling "meta-llama/Meta-Llama-3-8B" and "meta-llama/meta-
 // llama-3-8b" are the same model. A name that matches nothing is unknown:
-// Find() says NOT_FOUND, and counting falls back to EstimateTokens(), flagged
-// as an estimate.
+// Find() says NOT_FOUND, naming the registered names closest to it (see
+// Suggest()), and counting falls back to EstimateTokens(), flagged as an
+// estimate.
 //
 // The built-in table (lib/tokenizer/model_table.cc, where the source and date
 // of every figure are given) covers OpenAI's models and encodings as tiktoken
@@ -125,13 +126,40 @@ class CTXKIT_EXPORT ModelRegistry {
   static ModelRegistry& Default();
 
   // The entry `model` resolves to: the exact entry, else the longest prefix
-  // entry. NOT_FOUND naming the model when nothing matches. The result is a
-  // copy, unaffected by later registrations.
+  // entry. NOT_FOUND when nothing matches, the message naming the model and
+  // up to three Suggest() names: unknown model "gpt-4oo"; did you mean
+  // gpt-4o, gpt-4o-* or gpt-4-*? The result is a copy, unaffected by later
+  // registrations.
   StatusOr<ModelInfo> Find(std::string_view model) const;
 
   // Like Find(), but never fails: an unknown name gives kUnknown with the
   // fallback described in ResolvedModel.
   ResolvedModel Resolve(std::string_view model) const;
+
+  // At most `max` registered names that resemble `name`, best first, for a
+  // "did you mean" message. Comparisons ignore ASCII case. An entry
+  // resembles `name` when
+  //  - few edits turn one into the other: insertions, deletions,
+  //    substitutions and swaps of neighbouring bytes, at most 1 for a name
+  //    of up to 4 bytes, 2 up to 9 bytes, 3 beyond; counted both as written
+  //    and with the separators - _ . : / removed, so "gpt4o" is gpt-4o at
+  //    distance 0; or
+  //  - the words of one (the pieces between separators) occur in order
+  //    among the words of the other: "sonnet-4" finds claude-sonnet-4*,
+  //    "openai/gpt-4o" finds gpt-4o; or
+  //  - without separators, `name` starts with a prefix entry: "o3mini"
+  //    finds o3-*, "gpt4o-mini" finds gpt-4o-* (ranked as one edit).
+  // A prefix entry is compared without its trailing separators and spelled
+  // with a trailing "*" ("gpt-4o-*"), since it stands for every name that
+  // starts with it; an exact entry is spelled as registered. The order is
+  // by that distance, then by the edit distance to the whole name, then by
+  // lower-cased spelling, so the same registry always gives the same list.
+  // `name` need not be unknown: a registered name is its own first
+  // suggestion. An empty name, a name of more than 256 bytes (no model's is
+  // so long, and the comparison is quadratic) and max == 0 give none. Never
+  // fails; the strings are copies, unaffected by later registrations; takes
+  // the shared lock like the other lookups.
+  std::vector<std::string> Suggest(std::string_view name, size_t max) const;
 
   // Adds `info`, or replaces the entry with the same name (ignoring ASCII
   // case) and the same is_prefix: run-time registrations override the

@@ -7,7 +7,9 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
@@ -45,6 +47,77 @@ absl::Status ValidateName(std::string_view name) {
     }
   }
   return internal::ValidateUtf8(name, "model name");
+}
+
+// Suggest() compares no longer names: the edit distance is quadratic, and
+// no model name comes near this length.
+constexpr size_t kMaxSuggestName = 256;
+// How many names Find()'s NOT_FOUND message offers.
+constexpr size_t kFindSuggestions = 3;
+
+// The characters between the words of a model name, which people drop or
+// swap ("gpt4o", "llama-3.1" for "llama3.1") more than they mistype letters.
+bool IsNameSeparator(char c) {
+  return c == '-' || c == '_' || c == '.' || c == ':' || c == '/';
+}
+
+std::string WithoutSeparators(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (!IsNameSeparator(c)) out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<std::string_view> NameWords(std::string_view s) {
+  std::vector<std::string_view> words;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || IsNameSeparator(s[i])) {
+      if (i > start) words.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return words;
+}
+
+// Whether every word of `needle` occurs in `haystack`, in the same order.
+bool WordsInOrder(const std::vector<std::string_view>& needle,
+                  const std::vector<std::string_view>& haystack) {
+  size_t next = 0;
+  for (std::string_view word : haystack) {
+    if (next < needle.size() && needle[next] == word) ++next;
+  }
+  return next == needle.size();
+}
+
+constexpr size_t kFar = static_cast<size_t>(-1);
+
+// The optimal-string-alignment distance (Levenshtein plus swaps of two
+// neighbours, the commonest typo) between `a` and `b`; kFar when it surely
+// exceeds `bound`, which the lengths alone can tell.
+size_t EditDistance(std::string_view a, std::string_view b, size_t bound) {
+  const size_t gap =
+      a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (gap > bound) return kFar;
+  // Three rows: the one before last is needed for swaps.
+  std::vector<size_t> before(b.size() + 1), last(b.size() + 1),
+      row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) last[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
+    }
+    std::swap(before, last);
+    std::swap(last, row);
+  }
+  return last[b.size()];
 }
 
 EncodeOptions OrdinaryText() {
@@ -120,15 +193,22 @@ ModelRegistry& ModelRegistry::Default() {
 
 StatusOr<ModelInfo> ModelRegistry::Find(std::string_view model) const {
   const std::string lower = AsciiLower(model);
-  std::shared_lock lock(impl_->mu);
-  ModelMatch match;
-  const ModelInfo* info = impl_->Lookup(lower, &match);
-  if (info == nullptr) {
-    return Status(StatusCode::kNotFound,
-                  absl::StrFormat("unknown model \"%s\"",
-                                  absl::CHexEscape(std::string(model))));
+  {
+    std::shared_lock lock(impl_->mu);
+    ModelMatch match;
+    if (const ModelInfo* info = impl_->Lookup(lower, &match)) return *info;
   }
-  return *info;
+  std::string message = absl::StrFormat("unknown model \"%s\"",
+                                        absl::CHexEscape(std::string(model)));
+  const std::vector<std::string> close = Suggest(model, kFindSuggestions);
+  for (size_t i = 0; i < close.size(); ++i) {
+    message += i == 0                  ? "; did you mean "
+               : i + 1 == close.size() ? " or "
+                                       : ", ";
+    message += close[i];
+  }
+  if (!close.empty()) message += "?";
+  return Status(StatusCode::kNotFound, std::move(message));
 }
 
 ResolvedModel ModelRegistry::Resolve(std::string_view model) const {
@@ -145,6 +225,74 @@ ResolvedModel ModelRegistry::Resolve(std::string_view model) const {
   }
   out.info.name = out.model;
   out.info.exact = false;
+  return out;
+}
+
+std::vector<std::string> ModelRegistry::Suggest(std::string_view name,
+                                                size_t max) const {
+  if (name.empty() || name.size() > kMaxSuggestName || max == 0) return {};
+  const std::string query = AsciiLower(name);
+  const std::string squashed_query = WithoutSeparators(query);
+  const std::vector<std::string_view> query_words = NameWords(query);
+  const size_t limit = query.size() <= 4 ? 1 : query.size() <= 9 ? 2 : 3;
+
+  struct Candidate {
+    size_t distance;  // the ranking, see model_registry.h
+    size_t whole;     // the edit distance to the whole name: the tie-breaker
+    std::string key;  // lower-cased spelling: the last tie-breaker
+    std::string spelling;  // as registered
+  };
+  std::vector<Candidate> candidates;
+  const auto consider = [&](std::string_view key, const ModelInfo& info) {
+    std::string_view stem = key;
+    if (info.is_prefix) {
+      while (!stem.empty() && IsNameSeparator(stem.back())) {
+        stem.remove_suffix(1);
+      }
+    }
+    if (stem.empty()) return;
+    const std::string squashed_stem = WithoutSeparators(stem);
+    const std::vector<std::string_view> stem_words = NameWords(stem);
+    const bool shares_words = !query_words.empty() && !stem_words.empty() &&
+                              (WordsInOrder(query_words, stem_words) ||
+                               WordsInOrder(stem_words, query_words));
+    // A member of a family, but for its separators: one fix away.
+    const bool in_family = info.is_prefix && squashed_stem.size() >= 2 &&
+                           squashed_query.starts_with(squashed_stem);
+    // These two match however far the whole names are; that distance still
+    // ranks them.
+    const size_t bound = shares_words || in_family ? kFar : limit;
+    const size_t whole =
+        std::min(EditDistance(query, stem, bound),
+                 EditDistance(squashed_query, squashed_stem, bound));
+    if (whole > limit && !shares_words && !in_family) return;
+    const std::string_view star = info.is_prefix ? "*" : "";
+    candidates.push_back({in_family ? std::min<size_t>(whole, 1) : whole, whole,
+                          std::string(key).append(star),
+                          std::string(info.name).append(star)});
+  };
+  {
+    std::shared_lock lock(impl_->mu);
+    for (const auto& [key, info] : impl_->exact) consider(key, info);
+    for (const auto& [key, info] : impl_->prefixes) consider(key, info);
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) {
+              if (a.distance != b.distance) return a.distance < b.distance;
+              if (a.whole != b.whole) return a.whole < b.whole;
+              return a.key < b.key;
+            });
+  std::vector<std::string> out;
+  std::vector<std::string_view> given;
+  for (Candidate& candidate : candidates) {
+    if (out.size() == max) break;
+    // An exact entry "x*" and a prefix entry "x" would read the same.
+    if (std::find(given.begin(), given.end(), candidate.key) != given.end()) {
+      continue;
+    }
+    given.push_back(candidate.key);
+    out.push_back(std::move(candidate.spelling));
+  }
   return out;
 }
 

@@ -162,6 +162,84 @@ TEST_CASE("unknown names") {
   CHECK(tok.status().code() == StatusCode::kNotFound);
 }
 
+using Names = std::vector<std::string>;
+
+TEST_CASE("Suggest names the closest registered models, best first") {
+  const ModelRegistry& registry = ModelRegistry::Default();
+  // One typo: the exact entry and the prefix entry with that stem, then
+  // the family "gpt-4-oo" would belong to, farther from the whole name.
+  CHECK(registry.Suggest("gpt-4oo", 3) ==
+        Names{"gpt-4o", "gpt-4o-*", "gpt-4-*"});
+  // Case and separators are not differences; a swap is one edit.
+  CHECK(registry.Suggest("GPT4O", 2) == Names{"gpt-4o", "gpt-4o-*"});
+  CHECK(registry.Suggest("gtp-4o", 1) == Names{"gpt-4o"});
+  CHECK(registry.Suggest("text-embedding-ada-003", 1) ==
+        Names{"text-embedding-ada-002"});
+  // Words in order, either way round, however many edits apart.
+  CHECK(registry.Suggest("sonnet-4", 1) == Names{"claude-sonnet-4*"});
+  CHECK(registry.Suggest("openai/gpt-4o", 1) == Names{"gpt-4o"});
+  CHECK(registry.Suggest("claudesonnet", 3) ==
+        Names{"claude-3-sonnet*", "claude-sonnet-4*", "claude-*"});
+  // A family member but for its separators, however long the rest.
+  CHECK(registry.Suggest("gpt4o-mini", 1) == Names{"gpt-4o-*"});
+  const Names o3 = registry.Suggest("o3mini", 4);
+  CHECK(std::find(o3.begin(), o3.end(), "o3-*") != o3.end());
+  // A registered name is its own first suggestion.
+  CHECK(registry.Suggest("gpt-4o", 1) == Names{"gpt-4o"});
+}
+
+TEST_CASE("Suggest is bounded and deterministic") {
+  const ModelRegistry& registry = ModelRegistry::Default();
+  CHECK(registry.Suggest("zqxjvwkpfy", 3).empty());
+  CHECK(registry.Suggest("", 3).empty());
+  CHECK(registry.Suggest("gpt-4o", 0).empty());
+  CHECK(registry.Suggest(std::string(257, 'g'), 3).empty());
+  CHECK(registry.Suggest("---", 3).empty());
+  // `max` cuts the same ranking short.
+  const Names many = registry.Suggest("llama-3-8b", 50);
+  REQUIRE(many.size() > 3);
+  CHECK(many.size() <= 50);
+  CHECK(registry.Suggest("llama-3-8b", 3) ==
+        Names(many.begin(), many.begin() + 3));
+  CHECK(registry.Suggest("llama-3-8b", 50) == many);
+  for (const std::string& name : many) {
+    CAPTURE(name);
+    CHECK(std::count(many.begin(), many.end(), name) == 1);
+  }
+}
+
+TEST_CASE("Suggest sees run-time registrations as registered") {
+  ModelRegistry registry(ModelRegistry::Contents::kEmpty);
+  CHECK(registry.Suggest("acme-larg", 3).empty());
+  REQUIRE(
+      registry.Register({.name = "Acme-Large", .encoding = "o200k_base"}).ok());
+  REQUIRE(
+      registry
+          .Register(
+              {.name = "acme-", .is_prefix = true, .encoding = "cl100k_base"})
+          .ok());
+  // Spelled as registered; the prefix by its words ("acme" in acme-larg).
+  CHECK(registry.Suggest("acme-larg", 3) == Names{"Acme-Large", "acme-*"});
+  REQUIRE(registry.Unregister("acme-large", /*is_prefix=*/false).ok());
+  CHECK(registry.Suggest("acme-larg", 3) == Names{"acme-*"});
+}
+
+TEST_CASE("Find's NOT_FOUND names the close matches") {
+  const ModelRegistry& registry = ModelRegistry::Default();
+  StatusOr<ModelInfo> found = registry.Find("gpt-4oo");
+  REQUIRE(found.status().code() == StatusCode::kNotFound);
+  CHECK(found.status().message() ==
+        "unknown model \"gpt-4oo\"; did you mean gpt-4o, gpt-4o-* or "
+        "gpt-4-*?");
+  found = registry.Find("zqxjvwkpfy");
+  REQUIRE(found.status().code() == StatusCode::kNotFound);
+  CHECK(found.status().message() == "unknown model \"zqxjvwkpfy\"");
+  ModelRegistry one(ModelRegistry::Contents::kEmpty);
+  REQUIRE(one.Register({.name = "acme-large"}).ok());
+  CHECK(one.Find("acme-larger").status().message() ==
+        "unknown model \"acme-larger\"; did you mean acme-large?");
+}
+
 TEST_CASE("run-time registration and its precedence") {
   ModelRegistry registry;  // not the default: tests stay independent
 
@@ -269,6 +347,7 @@ TEST_CASE("registration and lookup from 4 threads") {
           ++failures;
         }
         if (!registry.Find("claude-3-5-sonnet-latest").ok()) ++failures;
+        if (registry.Suggest("gpt-4oo", 1) != Names{"gpt-4o"}) ++failures;
         if (i % 100 == 0) (void)registry.List();
       }
     });

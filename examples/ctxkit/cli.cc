@@ -1,9 +1,14 @@
 #include "examples/ctxkit/cli.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
+#include <charconv>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string>
+#include <system_error>
 #include <variant>
 
 #include "examples/ctxkit/text.h"
@@ -50,8 +55,59 @@ bool LooksLikeFlag(std::string_view arg) {
   return arg.size() > 1 && arg[0] == '-';
 }
 
+// "-5", "-0.5": no flag starts with a digit, and `--max-tokens -5` is
+// better answered with "must be positive" than with "missing value".
+bool LooksLikeNegativeNumber(std::string_view arg) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return arg.size() > 1 && arg[0] == '-' &&
+         (digit(arg[1]) || (arg.size() > 2 && arg[1] == '.' && digit(arg[2])));
+}
+
 std::string Quoted(std::string_view text) {
   return "'" + Printable(text) + "'";
+}
+
+// `n` in decimal, with its power of two when it is one ("1099511627776
+// (2^40)"): limits are usually powers of two, which are hard to recognize.
+std::string LimitText(uint64_t n) {
+  std::string text = std::to_string(n);
+  if (n >= 1024 && (n & (n - 1)) == 0) {
+    text += " (2^" + std::to_string(std::countr_zero(n)) + ")";
+  }
+  return text;
+}
+
+// The numbers `flag` accepts, as the end of "... must be ".
+std::string NumberRangeText(const Flag& flag) {
+  const uint64_t lo = flag.min_value;
+  const uint64_t hi = flag.max_value;
+  if (lo == 1) {
+    return hi == kNoNumberLimit
+               ? "a positive integer"
+               : "a positive integer, at most " + LimitText(hi);
+  }
+  if (hi == kNoNumberLimit) return "an integer, at least " + LimitText(lo);
+  return "an integer from " + LimitText(lo) + " to " + LimitText(hi);
+}
+
+// Why `value` is not a number that `flag` (is_number) accepts, as the end of
+// "invalid value 'V' for flag '--f' of 'c'"; empty when it is one.
+std::string NumberProblem(const Flag& flag, std::string_view value) {
+  uint64_t n = 0;
+  const bool digits =
+      !value.empty() && value.size() <= 19 &&
+      std::all_of(value.begin(), value.end(),
+                  [](char c) { return c >= '0' && c <= '9'; }) &&
+      std::from_chars(value.data(), value.data() + value.size(), n).ec ==
+          std::errc();
+  if (digits && n >= flag.min_value && n <= flag.max_value) return "";
+  if (flag.min_value == 0 && flag.max_value == kNoNumberLimit &&
+      flag.number_name.empty()) {
+    return " (expected a number)";
+  }
+  const std::string_view what =
+      flag.number_name.empty() ? "the value" : flag.number_name;
+  return ": " + std::string(what) + " must be " + NumberRangeText(flag);
 }
 
 bool StartsWithWords(std::string_view name, std::string_view prefix) {
@@ -251,7 +307,8 @@ std::optional<UsageError> ParseCommandArgs(
       // A following flag is not taken as the value, so that `--db --json`
       // is reported rather than creating a store named "--json"; such a
       // value can still be given as --db=--json.
-      if (i + 1 >= argv.size() || LooksLikeFlag(argv[i + 1])) {
+      if (i + 1 >= argv.size() || (LooksLikeFlag(argv[i + 1]) &&
+                                   !LooksLikeNegativeNumber(argv[i + 1]))) {
         return error("missing value for flag " + Quoted(name) + " of " + where);
       }
       value = std::string(argv[++i]);
@@ -270,12 +327,12 @@ std::optional<UsageError> ParseCommandArgs(
                    Quoted(name) + " of " + where + " (expected one of " +
                    choices + ")");
     }
-    if (flag.is_number && (value.size() > 19 ||
-                           !std::all_of(value.begin(), value.end(), [](char c) {
-                             return c >= '0' && c <= '9';
-                           }))) {
-      return error("invalid value " + Quoted(value) + " for flag " +
-                   Quoted(name) + " of " + where + " (expected a number)");
+    if (flag.is_number) {
+      if (const std::string problem = NumberProblem(flag, value);
+          !problem.empty()) {
+        return error("invalid value " + Quoted(value) + " for flag " +
+                     Quoted(name) + " of " + where + problem);
+      }
     }
     if (!args.Set(name, std::move(value))) {
       return error("flag " + Quoted(name) + " given twice for " + where);
@@ -296,6 +353,16 @@ std::optional<UsageError> ParseCommandArgs(
   if (positional < command.min_args) {
     return error("missing argument " + std::string(command.args_usage) +
                  " for " + where);
+  }
+  // Last, as the checks may read any other flag.
+  for (const Flag* flag : command.flags) {
+    const std::string* value = args.Value(flag->name);
+    if (flag->check == nullptr || value == nullptr) continue;
+    if (const std::string problem = flag->check(*value, command, args);
+        !problem.empty()) {
+      return error("invalid value " + Quoted(*value) + " for flag " +
+                   Quoted(flag->name) + " of " + where + ": " + problem);
+    }
   }
   return std::nullopt;
 }

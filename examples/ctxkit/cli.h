@@ -15,6 +15,7 @@
 #ifndef CTXKIT_EXAMPLES_CTXKIT_CLI_H_
 #define CTXKIT_EXAMPLES_CTXKIT_CLI_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <ostream>
@@ -36,8 +37,23 @@ inline constexpr int kExitPartial = 3;
 // Command::max_args for a command that takes any number of arguments.
 inline constexpr int kUnlimitedArgs = -1;
 
+// Flag::max_value when only the 19 digits limit the number.
+inline constexpr uint64_t kNoNumberLimit = UINT64_MAX;
+
+class Args;
+struct Command;
+
+// Checks the value `value` of a flag of `command` once the whole line is
+// parsed, so that the verdict may depend on other flags in `args`. Returns
+// why the value is wrong (the end of a usage error that begins "invalid
+// value 'V' for flag '--f' of 'c': "), or "" when it is right.
+using FlagCheck = std::string (*)(std::string_view value,
+                                  const Command& command, const Args& args);
+
 // A flag a command may accept. Flags are long options only: `--name VALUE`,
-// `--name=VALUE`, or `--name` for a switch (empty value_name).
+// `--name=VALUE`, or `--name` for a switch (empty value_name). A value that
+// looks like a negative number ("-5", "-0.5") is taken as the value, not as
+// a flag, so that it is reported as a bad value rather than a missing one.
 struct Flag {
   std::string_view name;        // "--db"
   std::string_view value_name;  // "PATH"; empty for a switch
@@ -47,6 +63,16 @@ struct Flag {
   std::span<const std::string_view> choices = {};
   // The value must be a decimal number (digits only, fits in 64 bits).
   bool is_number = false;
+  // With is_number: the range of values accepted, inclusive. A flag that
+  // sets a range or number_name reports every bad value (not a number, too
+  // long, out of range) as "NUMBER_NAME must be <the range>" rather than
+  // "(expected a number)".
+  uint64_t min_value = 0;
+  uint64_t max_value = kNoNumberLimit;
+  // With is_number: what the number is, for its error ("the token budget").
+  std::string_view number_name = {};
+  // A further check of the value; null: none. Runs after the checks above.
+  FlagCheck check = nullptr;
 };
 
 // The flags and positional arguments of one parsed command line.

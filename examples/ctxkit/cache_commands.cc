@@ -27,9 +27,12 @@ const Flag kCacheTtlFlag{"--ttl", "MS",
                          "expire after MS milliseconds (default 0: never)",
                          {},
                          true};
-const Flag kCacheModelFlag{"--model", "MODEL",
-                           "the model whose tokenizer counts the content "
-                           "(default claude-3-5-sonnet)"};
+const Flag kCacheModelFlag{.name = "--model",
+                           .value_name = "MODEL",
+                           .help =
+                               "the model whose tokenizer counts the "
+                               "content (default claude-3-5-sonnet)",
+                           .check = CheckModelFlag};
 const Flag kCacheConversationFlag{
     "--conversation", "ID",
     "tie the entry to a conversation: deleted with it"};

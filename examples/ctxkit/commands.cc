@@ -88,8 +88,8 @@ const Program& CtxkitProgram() {
           .args_usage = "[-]",
           .max_args = 1,
           .flags = {&kContentFlag, &kFileFlag, &kCachePrefixFlag,
-                    &kCacheTtlFlag, &kCacheModelFlag, &kCacheConversationFlag,
-                    &kDbFlag},
+                    &kCacheTtlFlag, &kCacheModelFlag, &kEstimateFlag,
+                    &kCacheConversationFlag, &kDbFlag},
           .description =
               "Stores the content (--content, --file or - for standard\n"
               "input) under the key PREFIX:<XXH3-128 of the content>.\n"
@@ -126,7 +126,7 @@ const Program& CtxkitProgram() {
           .min_args = 1,
           .max_args = 1,
           .flags = {&kCompactMaxTokensFlag, &kCompactStrategyFlag,
-                    &kCompactModelFlag, &kCompactExplainFlag,
+                    &kCompactModelFlag, &kEstimateFlag, &kCompactExplainFlag,
                     &kCompactFormatFlag, &kCompactRecentWindowFlag,
                     &kCompactTargetRatioFlag, &kCompactRulesFlag},
           .description =
@@ -143,18 +143,22 @@ const Program& CtxkitProgram() {
               "\"compaction_info\",\"budget\",...}, the messages in the\n"
               "input's format. Token counts are exact, with the tokenizer\n"
               "of --model, else of the request's token_counter_type (the\n"
-              "response's \"encoding\" names it). --rules FILE (a JSON\n"
-              "array of rules, see ctxkit/classifier.h) replaces the\n"
-              "request's \"rules\". --explain adds \"decisions\": each input\n"
-              "message's tier, the rule that chose it, and what happened to\n"
-              "it and why. Uses no store.\n"
+              "response's \"encoding\" names it). An unknown --model is a\n"
+              "usage error naming the closest known ones; with --estimate\n"
+              "its tokens are estimated instead (\"counting\":\"estimate\").\n"
+              "--rules FILE (a JSON array of rules, see\n"
+              "ctxkit/classifier.h) replaces the request's \"rules\".\n"
+              "--explain adds \"decisions\": each input message's tier, the\n"
+              "rule that chose it, and what happened to it and why. Uses no\n"
+              "store.\n"
               "\n"
               "Exit status: 0 when the result fits the budget; 3 when it\n"
               "cannot (the messages that must be kept do not fit even\n"
               "truncated): the best-effort result is printed and stderr\n"
               "says by how much (ctxkit: OUT_OF_RANGE: budget: ...); 1 for\n"
               "bad input, an INVALID_ARGUMENT naming the field, e.g.\n"
-              "messages[3].role; 2 for a usage error.\n",
+              "messages[3].role; 2 for a usage error, such as a flag value\n"
+              "out of its range or an unknown --model.\n",
           .handler = RunCompact,
           .partial_result_code = StatusCode::kOutOfRange,
       },
@@ -180,8 +184,8 @@ const Program& CtxkitProgram() {
       {
           .name = "conv create",
           .summary = "create a conversation and print it",
-          .flags = {&kConvTitleFlag, &kConvModelFlag, &kConvMetadataFlag,
-                    &kDbFlag},
+          .flags = {&kConvTitleFlag, &kConvModelFlag, &kEstimateFlag,
+                    &kConvMetadataFlag, &kDbFlag},
           .description =
               "--title is required. Prints {\"conversation\":{...}} with its\n"
               "new id (a UUID), which the other conv commands take.\n"
@@ -256,16 +260,17 @@ const Program& CtxkitProgram() {
           .summary = "count the tokens of a text or of a chat request",
           .args_usage = "[FILE|-]",
           .max_args = 1,
-          .flags = {&kModelFlag, &kEncodingFlag, &kSpecialFlag, &kMessagesFlag,
-                    &kChunkSizeFlag, &kJsonFlag},
+          .flags = {&kModelFlag, &kEstimateFlag, &kEncodingFlag, &kSpecialFlag,
+                    &kMessagesFlag, &kChunkSizeFlag, &kJsonFlag},
           .description =
               "Prints the number of tokens of FILE (standard input for - or\n"
               "no FILE) in the encoding of --encoding (default o200k_base)\n"
               "or of the model --model names. Counts are exact: the ids are\n"
-              "those of OpenAI's tiktoken. A model that is unknown, or whose\n"
-              "tokenizer is not available (Llama 3), is counted with a\n"
-              "heuristic estimate instead, said so on stderr; --json then\n"
-              "shows \"method\":\"heuristic\".\n"
+              "those of OpenAI's tiktoken. An unknown model is a usage error\n"
+              "naming the closest known ones; with --estimate it is counted\n"
+              "with a heuristic estimate instead, as is a known model whose\n"
+              "tokenizer is not available (Llama 3), said so on stderr;\n"
+              "--json then shows \"method\":\"heuristic\".\n"
               "\n"
               "Input of any size is read in chunks and never held whole:\n"
               "a chunk ends only between an ASCII letter or digit and\n"
@@ -337,7 +342,7 @@ const Program& CtxkitProgram() {
           .args_usage = "[QUERY|-]",
           .max_args = 1,
           .flags = {&kQueryFileFlag, &kGoalFlag, &kOptimizeModelFlag,
-                    &kMaxTokensFlag, &kContextFlag},
+                    &kEstimateFlag, &kMaxTokensFlag, &kContextFlag},
           .description =
               "Finds filler words, hedges, redundant phrases and politeness\n"
               "padding in QUERY (or the file of --file, or standard input\n"

@@ -5,6 +5,8 @@
 #define CTXKIT_EXAMPLES_CTXKIT_COMMANDS_H_
 
 #include <ostream>
+#include <string>
+#include <string_view>
 
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
@@ -30,6 +32,14 @@ Status RunDemo(const Args& args, std::ostream& out);
 
 // tokenizer_commands.cc
 extern const Flag kModelFlag;
+// Lets the commands that count tokens (not tokenize) go on with an unknown
+// model, estimating its tokens; without it the model is a usage error.
+extern const Flag kEstimateFlag;
+// Flag::check of every --model flag: the name must resolve in
+// ModelRegistry::Default(), unless the command accepts kEstimateFlag and it
+// was given. The error names the closest known models (Suggest()).
+std::string CheckModelFlag(std::string_view value, const Command& command,
+                           const Args& args);
 extern const Flag kEncodingFlag;
 extern const Flag kSpecialFlag;
 extern const Flag kMessagesFlag;

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -82,19 +83,46 @@ size_t FirstNonSpace(std::string_view json, size_t from = 0) {
   return std::string_view::npos;
 }
 
-// `text` when it is a finite decimal number (as JSON writes one), so it can
-// go into the request as it is; INVALID_ARGUMENT naming target_ratio else.
-StatusOr<std::string> RatioJson(const std::string& text) {
+// The ranges CompactionOptions documents (ctxkit/compactor.h), checked here
+// too so that a bad flag is a usage error naming the flag, not a runtime
+// error naming a request member the user never wrote.
+constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
+constexpr uint64_t kMaxRecentWindow = uint64_t{1} << 31;
+constexpr double kMinTargetRatio = 0.1;
+constexpr double kMaxTargetRatio = 0.9;
+
+// The value of --target-ratio, when `text` is a plain decimal number
+// ("0.3", "1e-1"; not "+0.3", ".3", "3.", "inf").
+std::optional<double> ParseRatio(std::string_view text) {
   double value = 0;
   const auto [end, ec] =
       std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() ||
       !std::isfinite(value) || text.empty() || text[0] == '+' ||
       text[0] == '.' || text.back() == '.') {
-    return Status(StatusCode::kInvalidArgument,
-                  "target_ratio: '" + text + "' is not a number");
+    return std::nullopt;
   }
-  return text;
+  return value;
+}
+
+std::string CheckRatio(std::string_view value, const Command& /*command*/,
+                       const Args& /*args*/) {
+  const std::optional<double> ratio = ParseRatio(value);
+  if (ratio.has_value() && *ratio >= kMinTargetRatio &&
+      *ratio <= kMaxTargetRatio) {
+    return "";
+  }
+  return "the target ratio must be a number from 0.1 to 0.9";
+}
+
+// The checked value of --target-ratio as JSON: written anew, since
+// from_chars accepts spellings JSON does not ("00.5").
+std::string RatioJson(std::string_view text) {
+  char buffer[32];
+  const auto end =
+      std::to_chars(buffer, buffer + sizeof buffer, ParseRatio(text).value())
+          .ptr;
+  return std::string(buffer, end);
 }
 
 // The request members the flags give, comma-separated ("" for none).
@@ -119,9 +147,7 @@ StatusOr<std::string> FlagMembers(const Args& args) {
     add("format", JsonQuote(*v));
   }
   if (const std::string* v = args.Value("--target-ratio")) {
-    auto ratio = RatioJson(*v);
-    if (!ratio.ok()) return ratio.status();
-    add("target_ratio", *ratio);
+    add("target_ratio", RatioJson(*v));
   }
   if (args.Has("--explain")) add("explain", "true");
   if (const std::string* v = args.Value("--rules")) {
@@ -172,30 +198,41 @@ struct CFree {
 
 }  // namespace
 
-const Flag kCompactMaxTokensFlag{"--max-tokens", "N",
-                                 "the token budget (default 100000)",
-                                 {},
-                                 true};
+const Flag kCompactMaxTokensFlag{
+    .name = "--max-tokens",
+    .value_name = "N",
+    .help = "the token budget, 1..2^40 (default 100000)",
+    .is_number = true,
+    .min_value = 1,
+    .max_value = kMaxBudget,
+    .number_name = "the token budget"};
 const Flag kCompactStrategyFlag{"--strategy", "S",
                                 "smart (default), summarize, remove_old or "
                                 "compress_similar",
                                 kStrategies};
-const Flag kCompactModelFlag{"--model", "M",
-                             "count tokens with this model's tokenizer"};
+const Flag kCompactModelFlag{.name = "--model",
+                             .value_name = "M",
+                             .help = "count tokens with this model's tokenizer",
+                             .check = CheckModelFlag};
 const Flag kCompactExplainFlag{"--explain", "",
                                "add each message's tier, rule and fate "
                                "(\"decisions\")"};
 const Flag kCompactFormatFlag{"--format", "F",
                               "auto (default), openai, anthropic or plain",
                               kFormats};
-const Flag kCompactRecentWindowFlag{"--recent-window", "N",
-                                    "keep the last N messages first "
-                                    "(default 10)",
-                                    {},
-                                    true};
-const Flag kCompactTargetRatioFlag{"--target-ratio", "R",
-                                   "also aim at R (0.1..0.9) of the "
-                                   "history's tokens"};
+const Flag kCompactRecentWindowFlag{
+    .name = "--recent-window",
+    .value_name = "N",
+    .help = "keep the last N messages first, 0..2^31 (default 10)",
+    .is_number = true,
+    .max_value = kMaxRecentWindow,
+    .number_name = "the recent window"};
+const Flag kCompactTargetRatioFlag{.name = "--target-ratio",
+                                   .value_name = "R",
+                                   .help =
+                                       "also aim at R (0.1..0.9) of the "
+                                       "history's tokens",
+                                   .check = CheckRatio};
 const Flag kCompactRulesFlag{"--rules", "FILE",
                              "extra classification rules: a JSON array, "
                              "tried before the built-in ones"};

@@ -21,9 +21,12 @@ namespace ctxkit::program {
 
 const Flag kConvTitleFlag{"--title", "TEXT", "the conversation's title"};
 const Flag kConvModelFlag{
-    "--model", "MODEL",
-    "the model whose tokenizer counts its messages (default "
-    "claude-3-5-sonnet); fixed for the conversation's life"};
+    .name = "--model",
+    .value_name = "MODEL",
+    .help =
+        "the model whose tokenizer counts its messages (default "
+        "claude-3-5-sonnet); fixed for the conversation's life",
+    .check = CheckModelFlag};
 const Flag kConvMetadataFlag{"--metadata", "JSON",
                              "a JSON object stored with it (default {})"};
 const Flag kRoleFlag{"--role", "ROLE", "user, assistant, system or tool"};

@@ -16,9 +16,12 @@ namespace ctxkit::program {
 // "optimization_goal" like every other bad field.
 const Flag kGoalFlag{"--goal", "GOAL",
                      "reduce_tokens, improve_clarity or both (default both)"};
-const Flag kOptimizeModelFlag{"--model", "MODEL",
-                              "count tokens with this model's tokenizer "
-                              "(default claude-3-5-sonnet)"};
+const Flag kOptimizeModelFlag{.name = "--model",
+                              .value_name = "MODEL",
+                              .help =
+                                  "count tokens with this model's "
+                                  "tokenizer (default claude-3-5-sonnet)",
+                              .check = CheckModelFlag};
 const Flag kMaxTokensFlag{"--max-tokens", "N",
                           "cut the optimized query to at most N tokens",
                           {},

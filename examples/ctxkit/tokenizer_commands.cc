@@ -44,8 +44,17 @@ constexpr size_t kReadSize = size_t{1} << 20;
 
 }  // namespace
 
-const Flag kModelFlag{"--model", "MODEL",
-                      "use this model's encoding (gpt-4o, claude-opus-4, ...)"};
+const Flag kModelFlag{.name = "--model",
+                      .value_name = "MODEL",
+                      .help =
+                          "use this model's encoding (gpt-4o, "
+                          "claude-opus-4, ...)",
+                      .check = CheckModelFlag};
+const Flag kEstimateFlag{.name = "--estimate",
+                         .value_name = "",
+                         .help =
+                             "estimate the tokens of an unknown --model "
+                             "instead of refusing it"};
 const Flag kEncodingFlag{"--encoding", "NAME",
                          "use this encoding (default o200k_base)"};
 const Flag kSpecialFlag{"--special", "all|none",
@@ -64,6 +73,27 @@ const Flag kChunkSizeFlag{"--chunk-size",
 const Flag kJsonlFlag{"--jsonl", "",
                       "input lines are JSON strings or {\"text\":...}; "
                       "print an id array per line"};
+
+std::string CheckModelFlag(std::string_view value, const Command& command,
+                           const Args& args) {
+  const ModelRegistry& registry = ModelRegistry::Default();
+  if (registry.Resolve(value).match != ModelMatch::kUnknown) return "";
+  const bool can_estimate =
+      std::find(command.flags.begin(), command.flags.end(), &kEstimateFlag) !=
+      command.flags.end();
+  if (can_estimate && args.Has(kEstimateFlag.name)) return "";
+  std::string problem = "unknown model";
+  const std::vector<std::string> close = registry.Suggest(value, 3);
+  for (size_t i = 0; i < close.size(); ++i) {
+    problem += i == 0                  ? "; did you mean "
+               : i + 1 == close.size() ? " or "
+                                       : ", ";
+    problem += Printable(close[i]);
+  }
+  problem += close.empty() ? ", and no known model is close" : "?";
+  if (can_estimate) problem += " (--estimate: estimate its tokens instead)";
+  return problem;
+}
 
 namespace {
 

@@ -5,7 +5,8 @@
 # Usage: compact_test.sh CTXKIT CASE
 #   CTXKIT  the program to test
 #   CASE    budget | explain | strategies | stdin | request | rules |
-#           formats | infeasible | bad_input | usage
+#           formats | infeasible | bad_input | usage | numbers |
+#           unknown_model
 #
 # Every case works in its own temporary directory, removed on exit, with a
 # clean environment (env -i). Every check reports what it saw when it
@@ -318,10 +319,6 @@ case_bad_input() {
   : >"$work/nothing.json"
   run "$work/nothing.json"
   expect_error INVALID_ARGUMENT ""
-  run --target-ratio 2 "$work/role.json"
-  expect_error INVALID_ARGUMENT "target_ratio"
-  run --target-ratio abc "$work/role.json"
-  expect_error INVALID_ARGUMENT "target_ratio"
   run "$work/does-not-exist.json"
   expect_error NOT_FOUND "does-not-exist.json"
   run "$work"
@@ -336,10 +333,6 @@ case_usage() {
   expect_usage_error "--strategy"
   run --format xml "$work/history.json"
   expect_usage_error "--format"
-  run --max-tokens -5 "$work/history.json"
-  expect_usage_error "--max-tokens"
-  run --max-tokens abc "$work/history.json"
-  expect_usage_error "--max-tokens"
   run --bogus "$work/history.json"
   expect_usage_error "--bogus"
   run "$work/history.json" extra
@@ -348,6 +341,105 @@ case_usage() {
   [[ $status -eq 0 ]] || fail "--help: exit status $status"
   grep -qF -- "--max-tokens" "$work/out" || fail "--help lacks --max-tokens"
   grep -qF "Exit status" "$work/out" || fail "--help lacks the exit status"
+}
+
+# A value the command accepted: it ran and printed its response, whether or
+# not the result fits (exit 0 or 3).
+expect_accepted() {
+  [[ $status -eq 0 || $status -eq 3 ]] || fail "exit status $status, expected 0 or 3"
+  jq -e .budget "$work/out" >/dev/null 2>&1 || fail "no response on stdout"
+}
+
+# A usage error whose first stderr line is exactly LINE.
+expect_usage_line() {
+  expect_usage_error "$1"
+  [[ $(head -n 1 "$work/err") == "$1" ]] ||
+    fail "first stderr line is not: $1"
+}
+
+# Every numeric flag: a value out of its range, negative or not a number is
+# a usage error naming the flag, the value and the range; never a default.
+case_numbers() {
+  echo '[{"role":"user","content":"a"}]' >"$work/history.json"
+  local budget="the token budget must be a positive integer, at most 1099511627776 (2^40)"
+  for value in -5 0 abc 2199023255552 1099511627777 1.5 "" 99999999999999999999; do
+    run --max-tokens "$value" "$work/history.json"
+    if [[ -z $value ]]; then
+      expect_usage_line "ctxkit: empty value for flag '--max-tokens' of 'compact'"
+    else
+      expect_usage_line "ctxkit: invalid value '$value' for flag '--max-tokens' of 'compact': $budget"
+    fi
+  done
+  run --max-tokens=-5 "$work/history.json"
+  expect_usage_line "ctxkit: invalid value '-5' for flag '--max-tokens' of 'compact': $budget"
+  # The limits themselves are accepted.
+  for value in 1 1099511627776; do
+    run --max-tokens "$value" "$work/history.json"
+    expect_accepted
+    expect_q .budget.target_tokens "$value"
+  done
+
+  local window="the recent window must be an integer from 0 to 2147483648 (2^31)"
+  for value in -1 2147483649 ten; do
+    run --recent-window "$value" "$work/history.json"
+    expect_usage_line "ctxkit: invalid value '$value' for flag '--recent-window' of 'compact': $window"
+  done
+  for value in 0 2147483648; do
+    run --recent-window "$value" "$work/history.json"
+    expect_accepted
+  done
+
+  local ratio="the target ratio must be a number from 0.1 to 0.9"
+  for value in 2 0.05 0.95 -0.5 abc .5 +0.5 inf nan 0x0.5; do
+    run --target-ratio "$value" "$work/history.json"
+    expect_usage_line "ctxkit: invalid value '$value' for flag '--target-ratio' of 'compact': $ratio"
+  done
+  for value in 0.1 0.9 1e-1 00.5; do
+    run --target-ratio "$value" "$work/history.json"
+    expect_accepted
+  done
+
+  # The help says the ranges.
+  run --help
+  grep -qF -- "the token budget, 1..2^40" "$work/out" ||
+    fail "--help lacks the budget's range"
+  grep -qF -- "0..2^31" "$work/out" || fail "--help lacks the window's range"
+}
+
+# An unknown --model is a usage error naming the close matches, unless
+# --estimate asks for an estimate, which the response then says it is.
+case_unknown_model() {
+  write_agent_history 4 "$work/history.json"
+  run --max-tokens 500 --model gpt-4oo "$work/history.json"
+  expect_usage_line "ctxkit: invalid value 'gpt-4oo' for flag '--model' of 'compact': unknown model; did you mean gpt-4o, gpt-4o-* or gpt-4-*? (--estimate: estimate its tokens instead)"
+  run --model zqxjvwkpfy "$work/history.json"
+  expect_usage_line "ctxkit: invalid value 'zqxjvwkpfy' for flag '--model' of 'compact': unknown model, and no known model is close (--estimate: estimate its tokens instead)"
+  # Caught before the input is read: the file need not exist.
+  run --model gpt-4oo "$work/missing.json"
+  expect_usage_error "unknown model"
+
+  run --max-tokens 500 --model gpt-4oo --estimate "$work/history.json"
+  expect_ok
+  expect_q .counting estimate
+  expect_q .encoding ""
+  expect_q .budget.met true
+  expect_true '.token_estimate <= 500'
+
+  # A known model: --estimate changes nothing.
+  run --max-tokens 500 --model gpt-4o "$work/history.json"
+  expect_ok
+  cp "$work/out" "$work/exact"
+  expect_q .counting tokenizer
+  run --max-tokens 500 --model gpt-4o --estimate "$work/history.json"
+  expect_ok
+  cmp -s "$work/out" "$work/exact" || fail "--estimate changed an exact count"
+  # Names resolve as the library resolves them: prefixes, any case.
+  run --max-tokens 500 --model GPT-4o-2024-08-06 "$work/history.json"
+  expect_ok
+  expect_q .encoding o200k_base
+
+  run --help
+  grep -qF -- "--estimate" "$work/out" || fail "--help lacks --estimate"
 }
 
 if ! declare -F "case_$case_name" >/dev/null; then

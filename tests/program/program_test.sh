@@ -540,11 +540,26 @@ case_count() {
   run count --model gpt-4 --json "$work/hello"
   expect_out_contains '"encoding":"cl100k_base"'
 
-  # Unknown models and unavailable tokenizers: an estimate, said so.
-  run count --model no-such-model --json "$work/hello"
+  # An unknown model is a usage error naming the close matches...
+  run count --model gpt-4oo --json "$work/hello"
+  expect_usage_error "ctxkit: invalid value 'gpt-4oo' for flag '--model' of 'count': unknown model; did you mean gpt-4o, gpt-4o-* or gpt-4-*? (--estimate: estimate its tokens instead)"
+  run count --model=zqxjvwkpfy "$work/hello"
+  expect_usage_error "ctxkit: invalid value 'zqxjvwkpfy' for flag '--model' of 'count': unknown model, and no known model is close (--estimate: estimate its tokens instead)"
+  # ...unless --estimate asks for an estimate, which is said so.
+  run count --model gpt-4oo --estimate --json "$work/hello"
   expect_status 0
-  expect_out_contains '"method":"heuristic","exact":false'
+  expect_out_is '{"schema_version":1,"model":"gpt-4oo","tokens":2,"bytes":11,"encoding":"","method":"heuristic","exact":false}'
+  expect_err_first_line "ctxkit: note: unknown model 'gpt-4oo': the count is an estimate"
+  run count --estimate --model no-such-model "$work/hello"
+  expect_status 0
+  expect_out_line '[0-9]+'
   expect_err_first_line "ctxkit: note: unknown model 'no-such-model': the count is an estimate"
+  # For a known model --estimate changes nothing.
+  run count --model gpt-4o --estimate --json "$work/hello"
+  expect_status 0
+  expect_err_empty
+  expect_out_contains '"method":"tokenizer","exact":true'
+  # A known model whose tokenizer is not available: an estimate, said so.
   run count --model llama3.1:8b "$work/hello"
   expect_status 0
   expect_out_line '[0-9]+'
@@ -621,9 +636,10 @@ case_tokenize() {
   expect_out_is "6151 83739 8862 728 428 91 29"
 
   # Tokenizing needs the tokenizer itself: no estimate.
-  run tokenize --model no-such-model "$work/hello"
-  expect_status 1
-  expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
+  run tokenize --model gpt-4oo "$work/hello"
+  expect_usage_error "ctxkit: invalid value 'gpt-4oo' for flag '--model' of 'tokenize': unknown model; did you mean gpt-4o, gpt-4o-* or gpt-4-*?"
+  run tokenize --model gpt-4oo --estimate "$work/hello"
+  expect_usage_error "ctxkit: unknown flag '--estimate' for 'tokenize'"
   run tokenize --model llama3 "$work/hello"
   expect_status 1
   expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: "
@@ -752,6 +768,10 @@ case_count_messages() {
     fail "not one count per message"
 
   run count --messages --model no-such-model --json "$work/openai.json"
+  expect_status 2
+  expect_out_empty
+  expect_err_contains "unknown model"
+  run count --messages --model no-such-model --estimate --json "$work/openai.json"
   expect_status 0
   expect_out_contains '"method":"heuristic"'
   expect_err_contains "estimate"
@@ -778,6 +798,9 @@ case_tokenizer_usage_errors() {
   expect_usage_error "ctxkit: invalid value '12k' for flag '--chunk-size' of 'count' (expected a number)"
   run count --chunk-size 123456789012345678901
   expect_usage_error "ctxkit: invalid value '123456789012345678901' for flag '--chunk-size' of 'count' (expected a number)"
+  # A negative number is a bad value, not a missing one.
+  run count --chunk-size -5
+  expect_usage_error "ctxkit: invalid value '-5' for flag '--chunk-size' of 'count' (expected a number)"
   run count a b
   expect_usage_error "ctxkit: unexpected argument 'b' for 'count'"
   run tokenize --encoding
@@ -789,7 +812,8 @@ case_tokenizer_usage_errors() {
 
   run count --help
   expect_status 0
-  expect_out_first_line "Usage: ctxkit count [--model MODEL] [--encoding NAME] [--special all|none] [--messages] [--chunk-size BYTES] [--json] [FILE|-]"
+  expect_out_first_line "Usage: ctxkit count [--model MODEL] [--estimate] [--encoding NAME] [--special all|none] [--messages] [--chunk-size BYTES] [--json] [FILE|-]"
+  expect_out_line "  --estimate +estimate the tokens of an unknown --model instead of refusing it"
   run tokenize --help
   expect_status 0
   expect_out_first_line "Usage: ctxkit tokenize [--encoding NAME] [--model MODEL] [--special all|none] [--jsonl] [--chunk-size BYTES] [FILE|-]"

@@ -5,7 +5,7 @@
 # Usage: records_test.sh CTXKIT CASE
 #   CTXKIT  the program to test
 #   CASE    conversations | references | cache | cache_ttl | optimize |
-#           stats | cascade | bad_input
+#           stats | cascade | bad_input | unknown_model
 #
 # Every case works in its own temporary directory, removed on exit, with a
 # clean environment (env -i) whose HOME and TMPDIR point inside it. Every
@@ -61,6 +61,14 @@ expect_error() {
   [[ $first == "ctxkit: $code: "* ]] ||
     fail "first stderr line does not start with 'ctxkit: $code: '"
   [[ $first == *"$text"* ]] || fail "first stderr line lacks: $text"
+}
+
+# A usage error: exit 2, nothing on stdout, LINE first on stderr.
+expect_usage() {
+  [[ $status -eq 2 ]] || fail "exit status $status, expected 2"
+  [[ ! -s $work/out ]] || fail "expected nothing on stdout"
+  [[ $(head -n 1 "$work/err") == "$1" ]] ||
+    fail "first stderr line is not: $1"
 }
 
 # q FILTER: the jq FILTER of the last output, raw.
@@ -417,6 +425,39 @@ function, basically."
   expect_true '.context.tokens > 0'
 }
 
+# Every record command that counts with a --model refuses an unknown one
+# before touching the store, naming the close matches, unless --estimate
+# asks for an estimate.
+case_unknown_model() {
+  local hint="(--estimate: estimate its tokens instead)"
+  local matches="unknown model; did you mean gpt-4o, gpt-4o-* or gpt-4-*? $hint"
+  run conv create --title "T" --model gpt-4oo
+  expect_usage "ctxkit: invalid value 'gpt-4oo' for flag '--model' of 'conv create': $matches"
+  run cache put --content "some text" --model gpt-4oo
+  expect_usage "ctxkit: invalid value 'gpt-4oo' for flag '--model' of 'cache put': $matches"
+  run optimize "Please summarize this." --model gpt-4oo
+  expect_usage "ctxkit: invalid value 'gpt-4oo' for flag '--model' of 'optimize': $matches"
+  [[ ! -e $db ]] || fail "a refused command created the store"
+
+  run conv create --title "T" --model gpt-4oo --estimate
+  expect_ok
+  expect_q .conversation.model gpt-4oo
+  local id
+  id=$(q .conversation.id)
+  run conv add "$id" --role user --content "hello world"
+  expect_ok
+  expect_true '.message.tokens > 0'
+  run cache put --content "some text" --model gpt-4oo --estimate
+  expect_ok
+  expect_true '.tokens > 0'
+  run optimize "Please summarize this." --model gpt-4oo --estimate
+  expect_ok
+  expect_q .tokens_exact false
+  run optimize "Please summarize this." --model gpt-4o --estimate
+  expect_ok
+  expect_q .tokens_exact true
+}
+
 case_stats() {
   run stats
   expect_ok
@@ -649,7 +690,7 @@ case_bad_input() {
 
 case "$case_name" in
   conversations | references | cache | cache_ttl | optimize | stats | \
-  cascade | bad_input)
+  cascade | bad_input | unknown_model)
     "case_$case_name"
     ;;
   *)

@@ -92,12 +92,23 @@ CTXKIT_EXPORT const char* CompactionStrategyName(CompactionStrategy s) noexcept;
 CTXKIT_EXPORT StatusOr<CompactionStrategy> ParseCompactionStrategy(
     std::string_view name);
 
+// The ranges of CompactionOptions' numeric fields, for callers that check
+// input before calling (a CLI, a tool schema): Compact() refuses a value
+// outside them with INVALID_ARGUMENT naming the option.
+inline constexpr int64_t kCompactionMaxTokensLimit = int64_t{1} << 40;
+// recent_window and min_important_messages.
+inline constexpr int64_t kCompactionCountLimit = int64_t{1} << 31;
+inline constexpr int64_t kCompactionMinSummaryTokens = 16;
+inline constexpr int64_t kCompactionMaxSummaryTokens = int64_t{1} << 20;
+inline constexpr double kCompactionMinTargetRatio = 0.1;
+inline constexpr double kCompactionMaxTargetRatio = 0.9;
+
 // Every strategy ends by enforcing the budget the way kSmart does, so the
 // budget guarantee holds for all of them.
 struct CompactionOptions {
-  int64_t max_tokens = 100000;  // 1..2^40
-  // Messages at the end kept before anything older (0..2^31); the last
-  // message is always kept.
+  int64_t max_tokens = 100000;  // 1..kCompactionMaxTokensLimit
+  // Messages at the end kept before anything older
+  // (0..kCompactionCountLimit); the last message is always kept.
   int64_t recent_window = 10;
   bool keep_anchors = true;
   // Keep the classifier's "tool_result" rule: tool results no more specific
@@ -131,8 +142,12 @@ struct CompactionOptions {
   ChatFormat format = ChatFormat::kAuto;
   // Fill CompactionResult::decisions.
   bool explain = false;
-  // Each summary message costs at most this many tokens (16..4096).
-  int64_t max_summary_tokens = 200;
+  // Each summary message costs at most this many tokens
+  // (kCompactionMinSummaryTokens..kCompactionMaxSummaryTokens). A
+  // summary takes what its facts need: about 200 tokens for a short span,
+  // up to a tenth of a long one's tokens, all summaries together at most a
+  // fifth of the target (see "Summaries").
+  int64_t max_summary_tokens = 65536;
   // The classifier to use (e.g. the built-in table plus the caller's rules,
   // see Classifier::AddRule); null = Classifier::Default().
   std::shared_ptr<const Classifier> classifier;
@@ -195,6 +210,21 @@ struct CompactedMessage {
   std::optional<size_t> source_index;
 };
 
+// How a result stands against its budget.
+enum class BudgetStatus : uint8_t {
+  // Within the target, every must-keep message whole.
+  kMet,
+  // Within the target, but the must-keep messages alone did not fit: some
+  // were cut (never below their floors, see "Budget");
+  // CompactionResult::must_keep_cut_tokens says how much.
+  kDegraded,
+  // Over the target even with every must-keep message at its floor;
+  // over_budget_by says by how much.
+  kInfeasible,
+};
+// "met", "degraded", "infeasible"; static storage.
+CTXKIT_EXPORT const char* BudgetStatusName(BudgetStatus status) noexcept;
+
 struct CompactionResult {
   ChatFormat format = ChatFormat::kOpenAI;  // resolved
   CompactionStrategy strategy = CompactionStrategy::kSmart;
@@ -204,8 +234,13 @@ struct CompactionResult {
   size_t original_tokens = 0;
   size_t compacted_tokens = 0;  // token_estimate
   size_t target_tokens = 0;     // min(max_tokens, target_ratio share)
-  bool budget_met = true;
+  bool budget_met = true;       // status != kInfeasible
+  BudgetStatus status = BudgetStatus::kMet;
   size_t over_budget_by = 0;    // compacted - max_tokens when not met
+  // Text tokens cut from must-keep messages (system prompts, anchors, the
+  // task, the last message, what the next turn needs): > 0 exactly when
+  // status is kDegraded, or kInfeasible with cuts made.
+  size_t must_keep_cut_tokens = 0;
   size_t original_count = 0;
   size_t compacted_count = 0;
   size_t dropped_count = 0;     // input messages not emitted as themselves

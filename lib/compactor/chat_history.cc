@@ -1032,11 +1032,15 @@ absl::StatusOr<std::string> PrependText(const ChatMessage& message,
         writer.BeginArray();
         for (element block : blocks) {
           if (!inserted) {
-            const bool is_result =
-                block.type() == element_type::OBJECT &&
-                StringMember(block.get_object().value_unsafe(), "type") ==
-                    "tool_result";
-            if (!is_result) {
+            // Tool results must open a user turn, and thinking blocks must
+            // open an assistant turn unmodified (Anthropic's rules).
+            const std::optional<std::string_view> type =
+                block.type() == element_type::OBJECT
+                    ? StringMember(block.get_object().value_unsafe(), "type")
+                    : std::nullopt;
+            const bool leading = type == "tool_result" || type == "thinking" ||
+                                 type == "redacted_thinking";
+            if (!leading) {
               writer.BeginObject().Key("type").String("text").Key("text").String(
                   text).EndObject();
               inserted = true;

@@ -108,7 +108,8 @@ std::string TextMessageJson(std::string_view role, std::string_view text);
 // `message` with `text` added as its first text (a string content becomes
 // text + "\n\n" + content, an empty string, null or absent content becomes
 // text; block content gets a text block {"type":"text","text":text} placed
-// after any leading tool_result blocks, which Anthropic requires first).
+// after any leading tool_result, thinking and redacted_thinking blocks,
+// which Anthropic requires first and, for thinking, unmodified).
 // Used to fold a summary into a kept message when a separate summary
 // message would break role alternation. Every other member and block is
 // kept as in message.json. INVALID_ARGUMENT when message.json is not a JSON

@@ -75,13 +75,6 @@ void WriteCompactionInfo(JsonWriter& w, const CompactionResult& r) {
   w.EndObject();
 }
 
-void WriteBudget(JsonWriter& w, const CompactionResult& r) {
-  w.Key("budget").BeginObject();
-  w.Key("target_tokens").Uint(r.target_tokens);
-  w.Key("met").Bool(r.budget_met);
-  w.Key("over_by").Uint(r.over_budget_by);
-  w.EndObject();
-}
 
 void WriteCounting(JsonWriter& w, const CompactionResult& r) {
   w.Key("format").String(ChatFormatName(r.format));
@@ -98,6 +91,17 @@ absl::StatusOr<std::optional<int64_t>> OptionalInt(object obj,
 }
 
 }  // namespace
+
+// The "budget" object of every compaction document.
+void WriteBudget(JsonWriter& w, const CompactionResult& r) {
+  w.Key("budget").BeginObject();
+  w.Key("target_tokens").Uint(r.target_tokens);
+  w.Key("met").Bool(r.budget_met);
+  w.Key("status").String(BudgetStatusName(r.status));
+  w.Key("over_by").Uint(r.over_budget_by);
+  w.Key("must_keep_cut_tokens").Uint(r.must_keep_cut_tokens);
+  w.EndObject();
+}
 
 absl::StatusOr<array> HistoryMessages(element root) {
   if (root.type() == element_type::ARRAY) return array(root);
@@ -319,7 +323,9 @@ absl::StatusOr<std::string> EncodeResult(const CompactionResult& r) {
   for (size_t v : {r.original_tokens, r.compacted_tokens, r.target_tokens,
                    r.over_budget_by, r.original_count, r.compacted_count,
                    r.dropped_count, r.anchor_count, r.summary_count,
-                   r.truncated_count, r.summarizer_failures}) {
+                   r.truncated_count, r.summarizer_failures,
+                   r.must_keep_cut_tokens,
+                   static_cast<size_t>(r.status)}) {
     w.Uint(v);
   }
   w.EndArray();
@@ -406,19 +412,23 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
   if (summary["description"].get(text)) return bad();
   r.summary.description = std::string(text);
   array numbers;
-  if (obj["n"].get(numbers) || numbers.size() != 11) return bad();
+  if (obj["n"].get(numbers) || numbers.size() != 13) return bad();
+  size_t status = 0;
   size_t* targets[] = {&r.original_tokens, &r.compacted_tokens,
                        &r.target_tokens,   &r.over_budget_by,
                        &r.original_count,  &r.compacted_count,
                        &r.dropped_count,   &r.anchor_count,
                        &r.summary_count,   &r.truncated_count,
-                       &r.summarizer_failures};
+                       &r.summarizer_failures, &r.must_keep_cut_tokens,
+                       &status};
   size_t i = 0;
   for (element e : numbers) {
     uint64_t v = 0;
     if (e.get(v)) return bad();
     *targets[i++] = static_cast<size_t>(v);
   }
+  if (status > static_cast<size_t>(BudgetStatus::kInfeasible)) return bad();
+  r.status = static_cast<BudgetStatus>(status);
   if (obj["met"].get(r.budget_met)) return bad();
   if (obj["ratio"].get(r.compression_ratio)) return bad();
   if (obj["encoding"].get(text)) return bad();
@@ -553,11 +563,7 @@ StatusOr<std::string> CompressContextResponseJson(const CompactionResult& r) {
     w.EndObject();
   }
   w.EndArray();
-  w.Key("budget").BeginObject();
-  w.Key("target_tokens").Uint(r.target_tokens);
-  w.Key("met").Bool(r.budget_met);
-  w.Key("over_by").Uint(r.over_budget_by);
-  w.EndObject();
+  internal::WriteBudget(w, r);
   w.EndObject();
   return internal::ToPublic(std::move(w).Finish());
 }

@@ -11,22 +11,20 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "lib/compactor/error_lines.h"
 #include "lib/json/utf8.h"
 
 namespace ctxkit::internal {
 namespace {
 
-// Errors taken from one message: an editor's refusal often comes with the
-// linter line that explains it.
-constexpr int kErrorsPerMessage = 2;
-
 constexpr size_t kHeadScanBytes = 32 * 1024;
 constexpr size_t kTailScanBytes = 8 * 1024;
 constexpr size_t kArgumentsScanBytes = 32 * 1024;
 // Names, paths, URLs and identifiers are shorter than free text; the short
-// form of a call's arguments shorter still, so an action stays one glance.
+// form of a call's arguments shorter still, so a call stays one glance.
 constexpr size_t kMaxNameBytes = 80;
 constexpr size_t kMaxShortArgsBytes = 60;
 constexpr size_t kMaxWordBytes = 64;
@@ -64,10 +62,6 @@ char ToLower(char c) { return IsUpper(c) ? static_cast<char>(c + 32) : c; }
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
 }
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
 // ASCII case-insensitive; `lower_prefix` is lowercase.
 bool StartsWithNoCase(std::string_view s, std::string_view lower_prefix) {
   if (s.size() < lower_prefix.size()) return false;
@@ -78,12 +72,6 @@ bool StartsWithNoCase(std::string_view s, std::string_view lower_prefix) {
 }
 bool EqualsNoCase(std::string_view s, std::string_view lower) {
   return s.size() == lower.size() && StartsWithNoCase(s, lower);
-}
-bool IsAllUpper(std::string_view s) {
-  for (char c : s) {
-    if (!IsUpper(c)) return false;
-  }
-  return true;
 }
 
 std::string_view TrimSpace(std::string_view s) {
@@ -132,10 +120,7 @@ std::string MakeItem(std::string_view raw, size_t max) {
 }
 
 bool Contains(const std::vector<std::string>& list, std::string_view item) {
-  for (const std::string& existing : list) {
-    if (existing == item) return true;
-  }
-  return false;
+  return std::find(list.begin(), list.end(), item) != list.end();
 }
 
 void AddUnique(std::vector<std::string>& list, size_t cap, std::string item) {
@@ -143,349 +128,29 @@ void AddUnique(std::vector<std::string>& list, size_t cap, std::string item) {
   list.push_back(std::move(item));
 }
 
-constexpr std::string_view kEditedPrefix = "edited ";
+// Decisions keep the newest: the latest plan is what the next turn follows.
+void AddNewest(std::vector<std::string>& list, size_t cap, std::string item) {
+  if (item.empty()) return;
+  auto it = std::find(list.begin(), list.end(), item);
+  if (it != list.end()) list.erase(it);
+  if (list.size() >= cap) list.erase(list.begin());
+  list.push_back(std::move(item));
+}
 
-// Actions keep first-seen order, but an edit may take the place of the
-// oldest "called" entry: which files changed matters more than which tools
-// ran.
-void AddAction(std::vector<std::string>& actions, std::string item) {
-  if (item.empty() || Contains(actions, item)) return;
-  if (actions.size() < kMaxDigestLineItems) {
-    actions.push_back(std::move(item));
-    return;
-  }
-  if (!StartsWith(item, kEditedPrefix)) return;
-  for (auto it = actions.begin(); it != actions.end(); ++it) {
-    if (!StartsWith(*it, kEditedPrefix)) {
-      actions.erase(it);
-      actions.push_back(std::move(item));
+void AddName(std::vector<std::pair<std::string, size_t>>& names,
+             std::string name, size_t count = 1) {
+  if (name.empty()) return;
+  for (auto& [existing, n] : names) {
+    if (existing == name) {
+      n += count;
       return;
     }
   }
+  if (names.size() < kMaxDigestNames) names.emplace_back(std::move(name), count);
 }
 
 // ---------------------------------------------------------------------------
-// Topics
-
-enum Topic : uint8_t {
-  kDatabaseQueries,
-  kSchema,
-  kTesting,
-  kDebugging,
-  kVersionControl,
-  kDependencies,
-  kCodeChanges,
-  kPerformance,
-  kDeployment,
-  kApis,
-  kReadingCode,
-  kConfiguration,
-  kSecurity,
-  kDocumentation,
-  kTopicCount,
-};
-
-constexpr std::array<std::string_view, kTopicCount> kTopicNames = {
-    "database queries", "schema",        "testing",      "debugging",
-    "version control",  "dependencies",  "code changes", "performance",
-    "deployment",       "APIs",          "reading code", "configuration",
-    "security",         "documentation",
-};
-
-struct Keyword {
-  std::string_view word;  // lowercase
-  Topic topic;
-};
-
-// Words that name a topic wherever they appear (case-insensitive). Words
-// common in prose with another sense ("open", "index", "explain", "table")
-// are left out or count only in capitals (kSqlWords).
-constexpr Keyword kKeywords[] = {
-    {"sql", kDatabaseQueries},
-    {"query", kDatabaseQueries},
-    {"queries", kDatabaseQueries},
-    {"database", kDatabaseQueries},
-    {"databases", kDatabaseQueries},
-    {"postgres", kDatabaseQueries},
-    {"postgresql", kDatabaseQueries},
-    {"mysql", kDatabaseQueries},
-    {"sqlite", kDatabaseQueries},
-    {"psql", kDatabaseQueries},
-    {"rows", kDatabaseQueries},
-    {"schema", kSchema},
-    {"schemas", kSchema},
-    {"ddl", kSchema},
-    {"column", kSchema},
-    {"columns", kSchema},
-    {"migration", kSchema},
-    {"migrations", kSchema},
-    {"constraint", kSchema},
-    {"constraints", kSchema},
-    {"test", kTesting},
-    {"tests", kTesting},
-    {"testing", kTesting},
-    {"pytest", kTesting},
-    {"unittest", kTesting},
-    {"assert", kTesting},
-    {"assertion", kTesting},
-    {"jest", kTesting},
-    {"mocha", kTesting},
-    {"ctest", kTesting},
-    {"error", kDebugging},
-    {"errors", kDebugging},
-    {"traceback", kDebugging},
-    {"exception", kDebugging},
-    {"exceptions", kDebugging},
-    {"bug", kDebugging},
-    {"bugs", kDebugging},
-    {"debug", kDebugging},
-    {"debugging", kDebugging},
-    {"crash", kDebugging},
-    {"segfault", kDebugging},
-    {"stacktrace", kDebugging},
-    {"git", kVersionControl},
-    {"commit", kVersionControl},
-    {"commits", kVersionControl},
-    {"branch", kVersionControl},
-    {"rebase", kVersionControl},
-    {"checkout", kVersionControl},
-    {"github", kVersionControl},
-    {"stash", kVersionControl},
-    {"pip", kDependencies},
-    {"npm", kDependencies},
-    {"yarn", kDependencies},
-    {"install", kDependencies},
-    {"installed", kDependencies},
-    {"installing", kDependencies},
-    {"requirements", kDependencies},
-    {"dependency", kDependencies},
-    {"dependencies", kDependencies},
-    {"package", kDependencies},
-    {"packages", kDependencies},
-    {"conda", kDependencies},
-    {"cargo", kDependencies},
-    {"poetry", kDependencies},
-    {"edit", kCodeChanges},
-    {"edits", kCodeChanges},
-    {"edited", kCodeChanges},
-    {"diff", kCodeChanges},
-    {"patch", kCodeChanges},
-    {"refactor", kCodeChanges},
-    {"refactoring", kCodeChanges},
-    {"str_replace", kCodeChanges},
-    {"str_replace_editor", kCodeChanges},
-    {"apply_patch", kCodeChanges},
-    {"write_file", kCodeChanges},
-    {"performance", kPerformance},
-    {"latency", kPerformance},
-    {"indexes", kPerformance},
-    {"indices", kPerformance},
-    {"slow", kPerformance},
-    {"optimize", kPerformance},
-    {"optimization", kPerformance},
-    {"benchmark", kPerformance},
-    {"throughput", kPerformance},
-    {"profiling", kPerformance},
-    {"docker", kDeployment},
-    {"dockerfile", kDeployment},
-    {"kubernetes", kDeployment},
-    {"kubectl", kDeployment},
-    {"deploy", kDeployment},
-    {"deployment", kDeployment},
-    {"deployed", kDeployment},
-    {"helm", kDeployment},
-    {"container", kDeployment},
-    {"containers", kDeployment},
-    {"http", kApis},
-    {"https", kApis},
-    {"api", kApis},
-    {"apis", kApis},
-    {"endpoint", kApis},
-    {"endpoints", kApis},
-    {"rest", kApis},
-    {"graphql", kApis},
-    {"curl", kApis},
-    {"webhook", kApis},
-    {"find_file", kReadingCode},
-    {"search_file", kReadingCode},
-    {"search_dir", kReadingCode},
-    {"read_file", kReadingCode},
-    {"view_file", kReadingCode},
-    {"grep", kReadingCode},
-    {"config", kConfiguration},
-    {"configuration", kConfiguration},
-    {"settings", kConfiguration},
-    {"yaml", kConfiguration},
-    {"toml", kConfiguration},
-    {"dotenv", kConfiguration},
-    {"auth", kSecurity},
-    {"authentication", kSecurity},
-    {"password", kSecurity},
-    {"passwords", kSecurity},
-    {"permission", kSecurity},
-    {"permissions", kSecurity},
-    {"security", kSecurity},
-    {"vulnerability", kSecurity},
-    {"encryption", kSecurity},
-    {"tls", kSecurity},
-    {"docs", kDocumentation},
-    {"documentation", kDocumentation},
-    {"readme", kDocumentation},
-    {"docstring", kDocumentation},
-    {"changelog", kDocumentation},
-};
-
-// Tool names that say what a tool does when its words do not.
-constexpr Keyword kToolKeywords[] = {
-    {"open", kReadingCode},         {"view", kReadingCode},
-    {"cat", kReadingCode},          {"read", kReadingCode},
-    {"ls", kReadingCode},           {"glob", kReadingCode},
-    {"goto", kReadingCode},         {"scroll_up", kReadingCode},
-    {"scroll_down", kReadingCode},  {"edit", kCodeChanges},
-    {"write", kCodeChanges},        {"create", kCodeChanges},
-    {"insert", kCodeChanges},       {"multiedit", kCodeChanges},
-    {"notebookedit", kCodeChanges},
-};
-
-// SQL words: their topic counts only in capitals (in lowercase they are
-// mostly prose), and they drive table extraction.
-enum WordFlag : uint8_t {
-  kUpperOnlyTopic = 1,  // the topic counts only when written in capitals
-  kTableKeyword = 2,    // a table name follows
-  kSqlVerb = 4,         // the message is SQL, in any case
-  kSqlVerbUpper = 8,    // the message is SQL, when in capitals
-};
-
-struct WordEntry {
-  std::string_view word;  // lowercase
-  Topic topic;
-  uint8_t flags;
-};
-
-constexpr WordEntry kSqlWords[] = {
-    {"select", kDatabaseQueries, kSqlVerb},
-    {"insert", kDatabaseQueries, kUpperOnlyTopic | kSqlVerb},
-    {"update", kDatabaseQueries,
-     kUpperOnlyTopic | kSqlVerbUpper | kTableKeyword},
-    {"delete", kDatabaseQueries, kUpperOnlyTopic | kSqlVerbUpper},
-    {"join", kDatabaseQueries, kUpperOnlyTopic | kTableKeyword},
-    {"create", kSchema, kUpperOnlyTopic | kSqlVerbUpper},
-    {"drop", kSchema, kUpperOnlyTopic | kSqlVerbUpper},
-    {"alter", kSchema, kSqlVerbUpper},
-    {"truncate", kTopicCount, kSqlVerbUpper},
-    {"index", kPerformance, kUpperOnlyTopic},
-    {"explain", kPerformance, kUpperOnlyTopic},
-    {"analyze", kPerformance, kUpperOnlyTopic},
-    {"from", kTopicCount, kTableKeyword},
-    {"into", kTopicCount, kTableKeyword},
-    {"table", kTopicCount, kTableKeyword},
-};
-
-constexpr size_t kMaxKeywordBytes = 24;
-
-// kKeywords and kSqlWords in an open-addressing hash table: one hash of the
-// lowercased word and, almost always, one probe per word scanned.
-class WordTable {
- public:
-  WordTable() {
-    slots_.fill(-1);
-    for (const Keyword& keyword : kKeywords) {
-      Insert({keyword.word, keyword.topic, 0});
-    }
-    for (const WordEntry& entry : kSqlWords) Insert(entry);
-  }
-
-  // The entry for `word` (any case), or null.
-  const WordEntry* Find(std::string_view word) const {
-    if (word.size() < 2 || word.size() > kMaxKeywordBytes) return nullptr;
-    char buffer[kMaxKeywordBytes];
-    uint32_t hash = 2166136261u;
-    for (size_t i = 0; i < word.size(); ++i) {
-      buffer[i] = ToLower(word[i]);
-      hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 16777619u;
-    }
-    const std::string_view lower(buffer, word.size());
-    for (size_t slot = hash & kMask;; slot = (slot + 1) & kMask) {
-      const int16_t index = slots_[slot];
-      if (index < 0) return nullptr;
-      if (entries_[static_cast<size_t>(index)].word == lower) {
-        return &entries_[static_cast<size_t>(index)];
-      }
-    }
-  }
-
- private:
-  static constexpr size_t kSlots = 1024;
-  static constexpr size_t kMask = kSlots - 1;
-
-  void Insert(const WordEntry& entry) {
-    for (WordEntry& existing : entries_) {
-      if (existing.word == entry.word) {
-        existing.flags |= entry.flags;
-        return;
-      }
-    }
-    uint32_t hash = 2166136261u;
-    for (char c : entry.word) {
-      hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-    }
-    size_t slot = hash & kMask;
-    while (slots_[slot] >= 0) slot = (slot + 1) & kMask;
-    slots_[slot] = static_cast<int16_t>(entries_.size());
-    entries_.push_back(entry);
-  }
-
-  std::vector<WordEntry> entries_;
-  std::array<int16_t, kSlots> slots_;
-};
-
-const WordTable& Words() {
-  static const WordTable* const table = new WordTable();
-  return *table;
-}
-
-// The topic a word names by its suffix or, for snake_case names, its parts
-// ("query_database" is about queries), when the word itself is not in the
-// table.
-Topic TopicOfUnknownWord(std::string_view word) {
-  if (IsUpper(word[0])) {
-    if ((word.size() > 5 && EndsWith(word, "Error")) ||
-        (word.size() > 9 && EndsWith(word, "Exception"))) {
-      return kDebugging;
-    }
-    return kTopicCount;
-  }
-  if (word.find('_') == std::string_view::npos) return kTopicCount;
-  size_t begin = 0;
-  while (begin < word.size()) {
-    size_t end = word.find('_', begin);
-    if (end == std::string_view::npos) end = word.size();
-    if (end > begin) {
-      const WordEntry* entry = Words().Find(word.substr(begin, end - begin));
-      if (entry != nullptr && entry->topic != kTopicCount &&
-          (entry->flags & kUpperOnlyTopic) == 0) {
-        return entry->topic;
-      }
-    }
-    begin = end + 1;
-  }
-  return kTopicCount;
-}
-
-Topic TopicOfToolName(std::string_view name) {
-  for (const Keyword& keyword : kToolKeywords) {
-    if (EqualsNoCase(name, keyword.word)) return keyword.topic;
-  }
-  const WordEntry* entry = Words().Find(name);
-  if (entry != nullptr && (entry->flags & kUpperOnlyTopic) == 0) {
-    return entry->topic;
-  }
-  return entry == nullptr && !name.empty() ? TopicOfUnknownWord(name)
-                                           : kTopicCount;
-}
-
-// ---------------------------------------------------------------------------
-// Entities
+// Names: paths, URLs, identifiers
 
 constexpr std::string_view kFileExtensions[] = {
     "c",    "cc",    "cfg",   "cpp",  "cs",  "css",  "go",  "h",    "hpp",
@@ -561,7 +226,7 @@ bool IsPlainIdentifier(std::string_view s) {
 }
 
 // ---------------------------------------------------------------------------
-// Tables
+// SQL
 
 constexpr std::string_view kNotTables[] = {
     "a",     "all",     "an",     "and",   "any",   "as",     "by",    "each",
@@ -575,10 +240,37 @@ constexpr std::string_view kNotTables[] = {
 // UPDATE ONLY t, JOIN LATERAL f.
 constexpr std::string_view kTableModifiers[] = {"if", "not", "exists", "only",
                                                 "lateral"};
+// Statements that make a message SQL when written in capitals, as SQL is
+// written; in lower case these are English words.
+constexpr std::string_view kSqlVerbs[] = {"SELECT", "INSERT", "UPDATE",
+                                          "DELETE", "CREATE", "ALTER",
+                                          "DROP",   "TRUNCATE", "EXPLAIN"};
+// A table name follows these (any case, once the message is SQL).
+constexpr std::string_view kTableKeywords[] = {"from", "join", "into",
+                                               "update", "table"};
 
 bool IsTableKeyword(std::string_view w) {
-  const WordEntry* entry = Words().Find(w);
-  return entry != nullptr && (entry->flags & kTableKeyword) != 0;
+  for (std::string_view k : kTableKeywords) {
+    if (EqualsNoCase(w, k)) return true;
+  }
+  return false;
+}
+
+bool IsSqlVerb(std::string_view w) {
+  for (std::string_view v : kSqlVerbs) {
+    if (w == v) return true;
+  }
+  return false;
+}
+
+// A tool whose calls are SQL: its name says so.
+bool IsSqlTool(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower.push_back(ToLower(c));
+  for (std::string_view part : {"sql", "query", "explain", "schema"}) {
+    if (lower.find(part) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------
@@ -707,7 +399,7 @@ bool IsEditTool(std::string_view name) {
 struct CallArguments {
   std::string short_form;  // top-level values, ", "-joined, short
   std::string path;        // the first top-level path-like member
-  std::string command;     // str_replace_editor's "command"
+  std::string command;     // the "command" member (editor or shell)
 };
 
 // Walks `json`: appends every string value (not member names), decoded,
@@ -762,7 +454,7 @@ void ReadArguments(std::string_view json, std::string* text, std::string* value,
           call->path = MakeItem(*value, kMaxDigestItemBytes);
         }
         if (key == "command" && call->command.empty()) {
-          call->command = MakeItem(*value, kMaxNameBytes);
+          call->command = CutUtf8(*value, 4096);
         }
         add_short(*value);
       }
@@ -780,14 +472,94 @@ void ReadArguments(std::string_view json, std::string* text, std::string* value,
   call->short_form = MakeItem(short_form, kMaxShortArgsBytes);
 }
 
+// Whether `word`, the target of a shell write, names a file: path
+// characters and a letter, not an option, variable or descriptor. (Unlike
+// LooksLikePath, any name counts here: the shell is writing to it.)
+bool IsWrittenName(std::string_view word) {
+  if (word.empty() || word.size() > 255 || word[0] == '-' || word[0] == '$' ||
+      word[0] == '&' || StartsWith(word, "/dev/")) {
+    return false;
+  }
+  bool letter = false;
+  for (char c : word) {
+    if (!IsPathChar(c)) return false;
+    letter = letter || IsAlpha(c);
+  }
+  return letter;
+}
+
+// The file a shell command line writes: "cat > p", "cat <<EOF > p",
+// "echo x >> p", "tee p", "sed -i ... p", SWE-agent's "create p". Empty when
+// it writes none (2>&1, > /dev/null and redirections to non-names do not
+// count).
+std::string_view ShellWrittenFile(std::string_view line) {
+  line = TrimSpace(line);
+  auto word_after = [](std::string_view s, size_t at) {
+    while (at < s.size() && s[at] == ' ') ++at;
+    size_t end = at;
+    while (end < s.size() && s[end] != ' ' && s[end] != ';' && s[end] != '|' &&
+           s[end] != '&' && s[end] != ')' && s[end] != '\'' &&
+           s[end] != '"') {
+      ++end;
+    }
+    return s.substr(at, end - at);
+  };
+  if (StartsWith(line, "create ")) {
+    const std::string_view p = word_after(line, 7);
+    return IsWrittenName(p) ? p : std::string_view();
+  }
+  if (StartsWith(line, "sed -i")) {
+    const size_t space = line.rfind(' ');
+    const std::string_view p = line.substr(space + 1);
+    return IsWrittenName(p) ? p : std::string_view();
+  }
+  const size_t tee = line.find("tee ");
+  if (tee != std::string_view::npos && (tee == 0 || line[tee - 1] == ' ')) {
+    size_t at = tee + 4;
+    if (StartsWith(line.substr(at), "-a ")) at += 3;
+    const std::string_view p = word_after(line, at);
+    if (IsWrittenName(p)) return p;
+  }
+  for (size_t pos = line.find('>'); pos != std::string_view::npos;
+       pos = line.find('>', pos + 1)) {
+    if (pos > 0 && (line[pos - 1] == '2' || line[pos - 1] == '&' ||
+                    line[pos - 1] == '-' || line[pos - 1] == '=')) {
+      continue;
+    }
+    size_t at = pos + 1;
+    if (at < line.size() && line[at] == '>') ++at;
+    if (at < line.size() && line[at] == '&') continue;
+    const std::string_view p = word_after(line, at);
+    if (IsWrittenName(p)) return p;
+  }
+  return {};
+}
+
+// The command lines of an assistant turn in SWE-agent's text form: the
+// lines of its ``` block (or <command> block).
+template <typename Fn>
+void ForEachCommandLine(std::string_view text, Fn&& fn) {
+  size_t open = text.find("```");
+  if (open == std::string_view::npos) return;
+  open = text.find('\n', open);
+  if (open == std::string_view::npos) return;
+  const size_t close = text.find("```", open + 1);
+  std::string_view block = text.substr(
+      open + 1, close == std::string_view::npos ? std::string_view::npos
+                                                : close - open - 1);
+  // Only the first line runs as a command; a heredoc's body is content.
+  fn(block.substr(0, block.find('\n')));
+}
+
 // ---------------------------------------------------------------------------
 // The scanner
 
 // Which rules apply to a piece of text.
 struct ScanMode {
-  bool errors = true;
-  bool decisions = true;
-  bool edit_observations = true;
+  bool errors = false;            // every error line
+  bool exception_lines = false;   // only tracebacks' exception lines
+  bool decisions = false;
+  bool edit_observations = false;
 };
 
 // Reads one message's text pieces into the digest.
@@ -795,11 +567,12 @@ class MessageScanner {
  public:
   explicit MessageScanner(SpanDigest& digest) : digest_(digest) {}
 
+  void SetSql(bool sql) { sql_context_ = sql; }
+
   // Scans `text` (a window of the message, or decoded call arguments).
   void Scan(std::string_view text, ScanMode mode) {
     mode_ = mode;
     in_traceback_ = false;
-    traceback_header_ = {};
     size_t begin = 0;
     while (begin < text.size()) {
       const void* found =
@@ -813,37 +586,27 @@ class MessageScanner {
       ScanLine(line);
       begin = end + 1;
     }
-    if (in_traceback_ && errors_taken_ < kErrorsPerMessage) AddError(traceback_header_);
   }
 
   // What the message said about edits, once all of it is scanned.
   void Finish() {
-    if (edit_confirmed_ && !viewed_file_.empty()) {
-      AddAction(digest_.actions,
-                std::string(kEditedPrefix) +
-                    MakeItem(viewed_file_, kMaxDigestItemBytes));
-    }
+    if (edit_confirmed_ && !viewed_file_.empty()) AddEdited(viewed_file_);
   }
 
   bool error_taken() const { return errors_taken_ > 0; }
   void AddError(std::string_view line) {
+    if (errors_taken_ >= kMaxErrorsPerMessage) return;
     ++errors_taken_;
+    line = TrimSpace(line);
     while (StartsWith(line, "- ") || StartsWith(line, "* ")) {
       line.remove_prefix(2);
     }
-    AddUnique(digest_.errors, kMaxDigestLineItems,
+    AddUnique(digest_.errors, kMaxDigestErrors,
               MakeItem(line, kMaxDigestItemBytes));
   }
 
-  void AddTopic(Topic topic) {
-    if (topic == kTopicCount || (topics_seen_ >> topic & 1) != 0) return;
-    topics_seen_ |= 1u << topic;
-    AddUnique(digest_.topics, kMaxDigestItems, std::string(kTopicNames[topic]));
-  }
-
   void AddEntity(std::string_view entity) {
-    AddUnique(digest_.entities, kMaxDigestItems,
-              MakeItem(entity, kMaxDigestItemBytes));
+    AddName(digest_.names, MakeItem(entity, kMaxDigestItemBytes));
   }
 
   size_t edits() const { return edits_; }
@@ -852,20 +615,16 @@ class MessageScanner {
     path = TrimSpace(path);
     if (path.empty() || path == "/dev/null") return;
     ++edits_;
-    AddEntity(path);
-    AddAction(digest_.actions,
-              std::string(kEditedPrefix) + MakeItem(path, kMaxDigestItemBytes));
+    std::string item = MakeItem(path, kMaxDigestItemBytes);
+    AddName(digest_.names, item);
+    AddUnique(digest_.edits, kMaxDigestEdits, std::move(item));
   }
 
  private:
   void ScanLine(std::string_view line) {
-    line_error_ = false;
     skip_paths_ = false;
     const std::string_view trimmed = TrimSpace(line);
-    bool traceback_line = false;
-    if (!trimmed.empty()) {
-      LineRules(line, trimmed, &traceback_line);
-    }
+    if (!trimmed.empty()) LineRules(line, trimmed);
     // Chunks and words.
     size_t i = 0;
     while (i < line.size()) {
@@ -888,25 +647,19 @@ class MessageScanner {
         ScanChunk(line.substr(chunk_begin, i - chunk_begin));
       }
     }
-    if (line_error_ && mode_.errors && errors_taken_ < kErrorsPerMessage && !traceback_line &&
-        !in_traceback_) {
-      AddError(trimmed);
-    }
   }
 
-  // Rules about whole lines: tracebacks, diffs and patches, SWE-agent file
-  // views and edit confirmations, decisions.
-  void LineRules(std::string_view line, std::string_view trimmed,
-                 bool* traceback_line) {
-    if (mode_.errors && errors_taken_ < kErrorsPerMessage) {
+  // Rules about whole lines: errors, tracebacks, diffs and patches,
+  // SWE-agent file views and edit confirmations, decisions.
+  void LineRules(std::string_view line, std::string_view trimmed) {
+    if (mode_.errors || mode_.exception_lines) {
       if (StartsWith(trimmed, "Traceback (most recent call last)")) {
         in_traceback_ = true;
-        traceback_header_ = trimmed;
-        *traceback_line = true;
       } else if (in_traceback_ && !IsAsciiSpace(line[0])) {
         // The first unindented line after the frames names the exception.
         in_traceback_ = false;
-        *traceback_line = true;
+        if (IsExceptionLine(line)) AddError(trimmed);
+      } else if (mode_.errors && !in_traceback_ && IsErrorLine(line)) {
         AddError(trimmed);
       }
     }
@@ -936,7 +689,6 @@ class MessageScanner {
         path = path.substr(0, path.find(" ("));
         if (!path.empty() && path.back() == ']') path.remove_suffix(1);
         if (viewed_file_.empty()) viewed_file_ = TrimSpace(path);
-        AddTopic(kReadingCode);
       } else if (StartsWith(trimmed, "File updated") ||
                  StartsWith(trimmed, "Text replaced")) {
         edit_confirmed_ = true;
@@ -947,14 +699,14 @@ class MessageScanner {
         }
       }
     }
-    if (mode_.decisions && digest_.decisions.size() < kMaxDigestLineItems) {
+    if (mode_.decisions) {
       std::string_view s = trimmed;
       while (!s.empty() && (s[0] == '-' || s[0] == '*' || s[0] == '>' ||
                             s[0] == '#' || s[0] == '_' || s[0] == ' ')) {
         s.remove_prefix(1);
       }
       if (IsDecision(s)) {
-        AddUnique(digest_.decisions, kMaxDigestLineItems,
+        AddNewest(digest_.decisions, kMaxDigestDecisions,
                   MakeItem(s, kMaxDigestItemBytes));
       }
     }
@@ -989,49 +741,12 @@ class MessageScanner {
     const std::string_view word = line.substr(begin, end - begin);
     if (word.size() < 2 || word.size() > kMaxWordBytes) return;
     const char next = end < line.size() ? line[end] : '\0';
-    if (mode_.errors && errors_taken_ < kErrorsPerMessage && !line_error_) {
-      if (next == ':') {
-        // "ValueError: bad", not code such as "except ValueError:".
-        line_error_ = ((word.size() >= 5 && EndsWith(word, "Error")) ||
-                       (word.size() >= 9 && EndsWith(word, "Exception")) ||
-                       word == "error" || word == "fatal" || word == "panic") &&
-                      !TrimSpace(line.substr(end + 1)).empty();
-      } else if (word == "FAILED" || word == "ERROR") {
-        line_error_ = true;
-      } else if (word == "error" &&
-                 (StartsWith(line.substr(end), "(s)") ||
-                  EndsWith(line.substr(0, begin), "syntax "))) {
-        // "introduced new syntax error(s)": an editor refusing an edit.
-        line_error_ = true;
-      } else if (word == "ERR" && next == '!') {
-        line_error_ = true;  // npm ERR!
-      } else if (word == "found") {
-        line_error_ = EndsWith(line.substr(0, begin), "command not ");
-      } else if (word == "such") {
-        line_error_ = EndsWith(line.substr(0, begin), "No ") &&
-                      StartsWith(line.substr(end), " file");
-      }
-    }
-    if (next == '(' && digest_.entities.size() < kMaxDigestItems &&
-        IsSnakeOrCamelIdentifier(word)) {
-      AddEntity(word);
-    }
-    const WordEntry* entry = Words().Find(word);
-    if (entry == nullptr) {
-      if (digest_.topics.size() < kMaxDigestItems) {
-        AddTopic(TopicOfUnknownWord(word));
-      }
-      return;
-    }
-    const uint8_t flags = entry->flags;
-    const bool upper =
-        (flags & (kUpperOnlyTopic | kSqlVerbUpper | kTableKeyword)) != 0 &&
-        IsAllUpper(word);
-    if ((flags & kUpperOnlyTopic) == 0 || upper) AddTopic(entry->topic);
-    if ((flags & kSqlVerb) != 0 || ((flags & kSqlVerbUpper) != 0 && upper)) {
+    if (next == '(' && IsSnakeOrCamelIdentifier(word)) AddEntity(word);
+    if (!sql_context_ && word.size() >= 4 && IsUpper(word[0]) &&
+        IsSqlVerb(word)) {
       sql_context_ = true;
     }
-    if ((flags & kTableKeyword) != 0 && (sql_context_ || upper) &&
+    if (sql_context_ && IsTableKeyword(word) &&
         digest_.tables.size() < kMaxDigestItems) {
       TableAfter(line, end);
     }
@@ -1081,7 +796,6 @@ class MessageScanner {
   // A whitespace-separated chunk holding '/', '.', '`' or ':': a path, a URL
   // or a backticked identifier.
   void ScanChunk(std::string_view chunk) {
-    if (digest_.entities.size() >= kMaxDigestItems) return;
     if (StartsWith(chunk, "</")) return;  // a closing tag, not a path
     bool backtick_open = false;
     bool backtick_close = false;
@@ -1119,15 +833,12 @@ class MessageScanner {
 
   SpanDigest& digest_;
   ScanMode mode_;
-  bool line_error_ = false;
   bool skip_paths_ = false;
   int errors_taken_ = 0;
   bool in_traceback_ = false;
   bool sql_context_ = false;
   bool edit_confirmed_ = false;
-  uint32_t topics_seen_ = 0;
   size_t edits_ = 0;
-  std::string_view traceback_header_;
   std::string_view viewed_file_;  // points into the message's text
 };
 
@@ -1150,10 +861,47 @@ std::array<std::string_view, 2> ScanWindows(std::string_view text) {
   return {head, text.substr(tail)};
 }
 
+// A user message that is a command's output (SWE-agent observations).
+bool IsObservation(const ChatMessage& m) {
+  if (m.role != "user") return false;
+  const std::string_view tail = std::string_view(m.text).substr(
+      m.text.size() > 512 ? m.text.size() - 512 : 0);
+  return tail.find("(Current directory:") != std::string_view::npos ||
+         tail.find("bash-$") != std::string_view::npos;
+}
+
 }  // namespace
 
-void SpanDigester::Add(const ChatMessage& message, Tier tier) {
+std::vector<std::string> Topics(const SpanDigest& digest) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < digest.names.size(); ++i) {
+    if (digest.names[i].second >= 2) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return digest.names[a].second > digest.names[b].second;
+  });
+  std::vector<std::string> topics;
+  for (size_t i : order) {
+    if (topics.size() == kMaxDigestTopics) break;
+    topics.push_back(digest.names[i].first);
+  }
+  return topics;
+}
+
+std::vector<std::string> Entities(const SpanDigest& digest) {
+  const std::vector<std::string> topics = Topics(digest);
+  std::vector<std::string> out;
+  for (const auto& [name, count] : digest.names) {
+    if (out.size() == kMaxDigestItems) break;
+    if (!Contains(topics, name)) out.push_back(name);
+  }
+  return out;
+}
+
+void SpanDigester::Add(const ChatMessage& message, Tier tier,
+                       bool demonstration) {
   ++digest_.message_count;
+  if (demonstration) return;
   for (const ToolCall& call : message.calls) {
     AddUnique(digest_.tools, kMaxDigestItems,
               MakeItem(call.name, kMaxNameBytes));
@@ -1166,42 +914,52 @@ void SpanDigester::Add(const ChatMessage& message, Tier tier) {
 
   MessageScanner scanner(digest_);
   const bool is_result = !message.result_ids.empty() || message.role == "tool";
+  const bool output = is_result || IsObservation(message);
   ScanMode text_mode;
-  text_mode.decisions = !is_result;
+  text_mode.errors = output;
+  text_mode.exception_lines = message.role == "user";
+  text_mode.decisions = !output;
+  text_mode.edit_observations = true;
+  if (is_result && IsSqlTool(message.result_tool_name)) scanner.SetSql(true);
   for (std::string_view window : ScanWindows(message.text)) {
     if (!window.empty()) scanner.Scan(window, text_mode);
   }
-  if (is_result) {
-    scanner.AddTopic(TopicOfToolName(message.result_tool_name));
+  if (message.role == "assistant") {
+    // SWE-agent's text form: the command the turn runs.
+    ForEachCommandLine(message.text, [&](std::string_view line) {
+      const std::string_view written = ShellWrittenFile(line);
+      if (!written.empty()) scanner.AddEdited(written);
+    });
   }
 
-  ScanMode arguments_mode;
-  arguments_mode.errors = false;
-  arguments_mode.decisions = false;
-  arguments_mode.edit_observations = false;
+  const ScanMode arguments_mode;  // names and tables only
   for (const ToolCall& call : message.calls) {
     scratch_.clear();
     CallArguments arguments;
     ReadArguments(call.arguments, &scratch_, &value_, &arguments);
-    scanner.AddTopic(TopicOfToolName(call.name));
+    scanner.SetSql(IsSqlTool(call.name));
     const bool edit_tool = IsEditTool(call.name) && arguments.command != "view";
     const size_t edits_before = scanner.edits();
     if (edit_tool && !arguments.path.empty()) {
       scanner.AddEdited(arguments.path);
-    } else {
-      std::string action = "called ";
-      action += MakeItem(call.name, kMaxNameBytes);
-      action += '(';
-      action += arguments.short_form;
-      action += ')';
       scanner.Scan(scratch_, arguments_mode);
-      // A patch tool's "edited" lines say more than its arguments.
-      if (!edit_tool || scanner.edits() == edits_before) {
-        AddAction(digest_.actions, std::move(action));
-      }
       continue;
     }
     scanner.Scan(scratch_, arguments_mode);
+    if (!arguments.command.empty() && !edit_tool) {
+      const std::string_view written = ShellWrittenFile(
+          std::string_view(arguments.command)
+              .substr(0, arguments.command.find('\n')));
+      if (!written.empty()) scanner.AddEdited(written);
+    }
+    // A patch tool's "edited" lines say more than its arguments.
+    if (scanner.edits() == edits_before) {
+      std::string item = MakeItem(call.name, kMaxNameBytes);
+      item += '(';
+      item += arguments.short_form;
+      item += ')';
+      AddUnique(digest_.calls, kMaxDigestCalls, std::move(item));
+    }
   }
   scanner.Finish();
 
@@ -1225,37 +983,98 @@ void SpanDigester::Merge(const SpanDigest& other) {
                   const std::vector<std::string>& from, size_t cap) {
     for (const std::string& item : from) AddUnique(into, cap, item);
   };
-  merge(digest_.topics, other.topics, kMaxDigestItems);
   merge(digest_.tables, other.tables, kMaxDigestItems);
   merge(digest_.tools, other.tools, kMaxDigestItems);
-  merge(digest_.entities, other.entities, kMaxDigestItems);
-  merge(digest_.errors, other.errors, kMaxDigestLineItems);
-  for (const std::string& action : other.actions) {
-    AddAction(digest_.actions, action);
+  for (const auto& [name, count] : other.names) {
+    AddName(digest_.names, name, count);
   }
-  merge(digest_.decisions, other.decisions, kMaxDigestLineItems);
+  merge(digest_.errors, other.errors, kMaxDigestErrors);
+  merge(digest_.edits, other.edits, kMaxDigestEdits);
+  merge(digest_.calls, other.calls, kMaxDigestCalls);
+  for (const std::string& d : other.decisions) {
+    AddNewest(digest_.decisions, kMaxDigestDecisions, d);
+  }
 }
 
-std::string SummaryText(const SpanDigest& digest, bool enhanced) {
+namespace {
+
+enum Section : uint8_t {
+  kTopics,
+  kTables,
+  kTools,
+  kEntities,
+  kErrors,
+  kEdits,
+  kCalls,
+  kDecisions,
+  kSectionCount,
+};
+
+// Every item of the digest by section, in display order.
+std::array<std::vector<std::string>, kSectionCount> Sections(
+    const SpanDigest& d, bool enhanced) {
+  std::array<std::vector<std::string>, kSectionCount> s;
+  s[kTopics] = Topics(d);
+  s[kTables] = d.tables;
+  s[kTools] = d.tools;
+  if (enhanced) {
+    s[kEntities] = Entities(d);
+    s[kErrors] = d.errors;
+    for (const std::string& e : d.edits) s[kEdits].push_back("edited " + e);
+    for (const std::string& c : d.calls) s[kCalls].push_back("called " + c);
+    s[kDecisions] = d.decisions;
+  }
+  return s;
+}
+
+}  // namespace
+
+size_t SummaryItemCount(const SpanDigest& digest, bool enhanced) {
+  size_t n = 0;
+  for (const auto& items : Sections(digest, enhanced)) n += items.size();
+  return n;
+}
+
+std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
+  const auto sections = Sections(digest, enhanced);
+  // Which items are written: the `keep` most important, by section
+  // priority (decisions newest first, every other list in order).
+  std::array<std::vector<char>, kSectionCount> chosen;
+  for (size_t s = 0; s < kSectionCount; ++s) {
+    chosen[s].assign(sections[s].size(), 0);
+  }
+  constexpr Section kPriority[] = {kEdits, kErrors, kDecisions, kEntities,
+                                   kCalls, kTools,  kTables,    kTopics};
+  for (Section s : kPriority) {
+    const size_t n = sections[s].size();
+    for (size_t i = 0; i < n && keep > 0; ++i, --keep) {
+      chosen[s][s == kDecisions ? n - 1 - i : i] = 1;
+    }
+  }
   std::string out = "[Compressed context: ";
-  auto section = [&out](std::string_view label,
-                        const std::vector<std::string>& items) {
-    if (items.empty()) return;
-    out.append(label);
-    out += ": ";
-    for (const std::string& item : items) {
-      out += item;
+  auto section = [&](std::string_view label, Section s, bool continued) {
+    bool first = !continued;
+    for (size_t i = 0; i < sections[s].size(); ++i) {
+      if (!chosen[s][i]) continue;
+      if (first) {
+        out.append(label);
+        out += ": ";
+        first = false;
+      }
+      out += sections[s][i];
       out += ", ";
     }
+    return !first;
   };
-  section("Topics", digest.topics);
-  section("Tables", digest.tables);
-  section("Tools used", digest.tools);
+  section("Topics", kTopics, false);
+  section("Tables", kTables, false);
+  section("Tools used", kTools, false);
   if (enhanced) {
-    section("Entities", digest.entities);
-    section("Errors", digest.errors);
-    section("Actions", digest.actions);
-    section("Decisions", digest.decisions);
+    section("Entities", kEntities, false);
+    section("Errors", kErrors, false);
+    const bool edits = section("Actions", kEdits, false);
+    section("Actions", kCalls, edits);
+    section("Decisions", kDecisions, false);
   }
   out += std::to_string(digest.message_count);
   out += digest.message_count == 1 ? " message compressed]"

@@ -2,8 +2,32 @@
 // history needs to know about the messages it no longer sees, in seed 001's
 // "[Compressed context: ...]" style.
 //
-// Deterministic: lists keep first-seen order, deduplicated (exact bytes),
-// capped; nothing depends on hash order.
+// What a span's digest holds, and where each fact may come from:
+//   errors     error lines (error_lines.h) of tool results and command
+//              output only (tool messages, tool_result blocks, SWE-agent
+//              observations), and the exception line that ends a Python
+//              traceback wherever a user pasted one; never assistant prose,
+//              never call arguments. Verbatim up to kMaxDigestItemBytes.
+//   edits      files that were changed: edit tools' path arguments, diff
+//              "+++ b/path" lines, patch "*** Update File:" lines,
+//              SWE-agent's "File updated" observations of the open file.
+//   calls      "tool(short arguments)" of other tool calls.
+//   decisions  lines of the user's or assistant's own text starting with
+//              "decision:", "decided", "note:", "important:", "warning:",
+//              "recommendation:", "I will", "let's" (the newest kept).
+//   names      file paths, URLs and identifiers (snake_case or CamelCase
+//              names called as `name(`, `backticked` names), with how often
+//              the span mentions them: the most mentioned are its topics.
+//   tables     SQL table names after FROM / JOIN / INTO / UPDATE / TABLE,
+//              only in a message that is SQL (an upper-case SQL statement,
+//              or a call of a SQL tool).
+//   tools      tools called or answered.
+// A demonstration (a worked example shown before the task) only adds to the
+// count: its edits and errors never happened. Transient messages add to the
+// count and the tools.
+//
+// Deterministic: lists keep first-seen order (decisions: the newest),
+// deduplicated (exact bytes), capped; nothing depends on hash order.
 //
 // Bounded work: of each message's text only the first 32 KiB and the last
 // 8 KiB are scanned (of each call's arguments, the first 32 KiB), so a huge
@@ -17,8 +41,10 @@
 #define CTXKIT_LIB_COMPACTOR_SUMMARY_H_
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ctxkit/classifier.h"
@@ -26,55 +52,52 @@
 
 namespace ctxkit::internal {
 
-// Caps: topics, tables, tools and entities hold at most kMaxDigestItems
-// items; errors, actions and decisions at most kMaxDigestLineItems. Free-text
-// items (errors, decisions) are at most kMaxDigestItemBytes bytes, cut at a
-// UTF-8 boundary and ending in "..." when cut.
-inline constexpr size_t kMaxDigestItems = 8;
-inline constexpr size_t kMaxDigestLineItems = 5;
-inline constexpr size_t kMaxDigestItemBytes = 120;
+// Caps of a digest's lists. Errors and edits are what the next turn needs
+// most, so they have room for every one a long span usually holds; the
+// summary's token allowance then decides how many are written.
+inline constexpr size_t kMaxDigestItems = 8;  // tables, tools, entities
+inline constexpr size_t kMaxDigestTopics = 3;
+inline constexpr size_t kMaxDigestErrors = 1024;
+inline constexpr size_t kMaxDigestEdits = 512;
+inline constexpr size_t kMaxDigestCalls = 5;
+inline constexpr size_t kMaxDigestDecisions = 5;
+// Errors taken from one message: a failing run reports its errors and
+// their causes; beyond this they are repetitions.
+inline constexpr int kMaxErrorsPerMessage = 16;
+// Names tracked for counting (the topics come from them).
+inline constexpr size_t kMaxDigestNames = 32;
+// Free-text items (errors, decisions) are at most this many bytes, cut at a
+// UTF-8 boundary and ending in "..." when cut: long enough for a whole
+// exception line.
+inline constexpr size_t kMaxDigestItemBytes = 160;
 
 struct SpanDigest {
   size_t message_count = 0;
-  // From a fixed keyword table: "database queries", "schema", "testing",
-  // "debugging", "version control", "dependencies", "code changes",
-  // "performance", "deployment", "APIs", "reading code", "configuration",
-  // "security", "documentation".
-  std::vector<std::string> topics;
-  // SQL identifiers after FROM / JOIN / INTO / UPDATE / TABLE (uppercase
-  // keywords always; lowercase ones once the message shows SQL), as written.
   std::vector<std::string> tables;
-  std::vector<std::string> tools;  // tools called or answered
-  // File paths (with '/' or a known extension), http(s) URLs, identifiers
-  // (snake_case or CamelCase names called as `name(`, `backticked` names).
-  std::vector<std::string> entities;
-  // Per message, the first two lines holding an error marker ("...Error:",
-  // "...Exception:", "error:", "fatal:", "FAILED", "ERROR", "command not
-  // found", "No such file", "syntax error"); for a Python traceback, its
-  // exception line;
-  // for a tool result flagged is_error without one, its first line. Call
-  // arguments are not read for errors.
+  std::vector<std::string> tools;
+  // Paths, URLs and identifiers in first-seen order, each with how many
+  // times the span mentions it.
+  std::vector<std::pair<std::string, size_t>> names;
   std::vector<std::string> errors;
-  // "called tool(short args)" and "edited path" (from edit-like tools, diff
-  // "+++ b/path" lines, patch "*** Update File:" lines, SWE-agent "File
-  // updated" observations). When full, an edit replaces the oldest "called"
-  // entry, so edits are the last to be lost.
-  std::vector<std::string> actions;
-  // Lines starting with "decision:", "decided", "note:", "important:",
-  // "warning:", "recommendation:", "I will", "let's" (any case, after list
-  // or emphasis markers), outside tool results and call arguments.
-  std::vector<std::string> decisions;
+  std::vector<std::string> edits;  // paths
+  std::vector<std::string> calls;  // "tool(short arguments)"
+  std::vector<std::string> decisions;  // oldest first
 };
+
+// The names mentioned at least twice, most mentioned first (ties in
+// first-seen order), at most kMaxDigestTopics: specific topics, or none.
+std::vector<std::string> Topics(const SpanDigest& digest);
+// The other names, first-seen order, at most kMaxDigestItems.
+std::vector<std::string> Entities(const SpanDigest& digest);
 
 // Accumulates the facts of a span, message by message.
 class SpanDigester {
  public:
-  // Counts `message` and adds its facts. Transient messages (acknowledgements)
-  // only add to the count and the tools. Reads the message only during the
-  // call.
-  void Add(const ChatMessage& message, Tier tier);
+  // Counts `message` and adds its facts (see above). Reads the message only
+  // during the call.
+  void Add(const ChatMessage& message, Tier tier, bool demonstration = false);
   // Adds everything `other` collected (for the whole-result summary), with
-  // the same deduplication and caps; message counts add up.
+  // the same deduplication and caps; counts add up.
   void Merge(const SpanDigest& other);
   const SpanDigest& digest() const { return digest_; }
 
@@ -86,12 +109,22 @@ class SpanDigester {
 };
 
 // "[Compressed context: Topics: a, b, Tables: t, Tools used: x, y,
-// N messages compressed]" exactly in seed 001's style: sections and their
-// items are separated by ", ", sections without items are left out, and one
+// N messages compressed]" in seed 001's style: sections and their items
+// are separated by ", ", sections without items are left out, and one
 // message reads "1 message compressed". With `enhanced`, "Entities: ...",
-// "Errors: ...", "Actions: ...", "Decisions: ..." follow "Tools used" in the
-// same style. Always valid UTF-8; deterministic.
-std::string SummaryText(const SpanDigest& digest, bool enhanced);
+// "Errors: ...", "Actions: edited p, called t(...)", "Decisions: ..."
+// follow "Tools used" in the same style.
+//
+// `keep` limits the items written to the `keep` most important ones, in
+// this order: edits (a handful of paths, each the place the work is),
+// errors, decisions (newest first), entities, calls, tools, tables, topics;
+// the message count is always written. So a summary
+// that must shrink loses its least useful items first and never its count.
+// Always valid UTF-8; deterministic.
+std::string SummaryText(const SpanDigest& digest, bool enhanced,
+                        size_t keep = std::numeric_limits<size_t>::max());
+// How many items SummaryText(digest, enhanced) can write.
+size_t SummaryItemCount(const SpanDigest& digest, bool enhanced);
 
 }  // namespace ctxkit::internal
 

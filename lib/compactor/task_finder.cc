@@ -17,7 +17,11 @@ constexpr size_t kMarkerHeadBytes = 64 * 1024;
 constexpr size_t kMarkerTailBytes = 4 * 1024;
 
 // Anywhere in the text, ASCII case ignored. Each is specific to examples
-// shown to a model; "example" alone is not (issues say "for example").
+// shown to a model (SWE-agent's demonstration template, few-shot prompts,
+// the <example> tags of prompt guides); "example" alone is not (issues say
+// "for example"). A message carrying one of these opens a demonstration
+// that may span turns: the assistant turns and results after it, up to the
+// next user request, belong to it.
 constexpr std::string_view kMarkers[] = {
     "--- demonstration ---",
     "end of demonstration",
@@ -29,8 +33,15 @@ constexpr std::string_view kMarkers[] = {
     "few-shot",
     "here are some examples",
     "here are a few examples",
+    "example session",
+    "example conversation",
+    "sample session",
+    "sample conversation",
+    "worked example",
+    "for reference only",
 };
-// At the start of a line.
+// At the start of a line: weaker (a request may show its own example), so
+// such a message is a demonstration only within the opening.
 constexpr std::string_view kLineMarkers[] = {"example:", "examples:",
                                              "demonstration:"};
 
@@ -46,25 +57,47 @@ bool StartsWithNoCase(std::string_view s, std::string_view lower) {
   return true;
 }
 
-std::string_view FindMarker(std::string_view window) {
+struct Found {
+  std::string_view marker;
+  bool strong = false;
+};
+
+Found FindMarker(std::string_view window) {
+  Found weak;
   for (size_t i = 0; i < window.size(); ++i) {
     const bool line_start = i == 0 || window[i - 1] == '\n';
     const char c = Lower(window[i]);
     if (c != '-' && c != 'e' && c != 'h' && c != '<' && c != 'f' &&
-        c != 'd') {
+        c != 'd' && c != 's' && c != 'w') {
       continue;
     }
     const std::string_view rest = window.substr(i);
     for (std::string_view marker : kMarkers) {
-      if (marker[0] == c && StartsWithNoCase(rest, marker)) return marker;
+      if (marker[0] == c && StartsWithNoCase(rest, marker)) {
+        return {marker, true};
+      }
     }
-    if (line_start) {
+    if (line_start && weak.marker.empty()) {
       for (std::string_view marker : kLineMarkers) {
-        if (marker[0] == c && StartsWithNoCase(rest, marker)) return marker;
+        if (marker[0] == c && StartsWithNoCase(rest, marker)) {
+          weak = {marker, false};
+        }
       }
     }
   }
-  return {};
+  return weak;
+}
+
+Found MarkerOf(std::string_view text) {
+  if (text.size() <= kMarkerHeadBytes + kMarkerTailBytes) {
+    return FindMarker(text);
+  }
+  Found found = FindMarker(text.substr(0, kMarkerHeadBytes));
+  if (!found.strong) {
+    Found tail = FindMarker(text.substr(text.size() - kMarkerTailBytes));
+    if (tail.strong || found.marker.empty()) found = tail;
+  }
+  return found;
 }
 
 size_t TrimmedSize(std::string_view s) {
@@ -85,12 +118,7 @@ bool IsCandidate(const ChatMessage& m) {
 }  // namespace
 
 std::string_view DemonstrationMarker(std::string_view text) {
-  if (text.size() <= kMarkerHeadBytes + kMarkerTailBytes) {
-    return FindMarker(text);
-  }
-  std::string_view found = FindMarker(text.substr(0, kMarkerHeadBytes));
-  if (found.empty()) found = FindMarker(text.substr(text.size() - kMarkerTailBytes));
-  return found;
+  return MarkerOf(text).marker;
 }
 
 TaskFinding FindTask(const ChatHistory& history) {
@@ -99,8 +127,14 @@ TaskFinding FindTask(const ChatHistory& history) {
   out.roles.assign(messages.size(), OpeningRole::kNone);
   out.details.assign(messages.size(), std::string());
 
+  // The opening, with demonstration blocks skipped: a request carrying a
+  // strong marker takes the turns after it, up to the next request, into
+  // its demonstration.
   std::vector<size_t> candidates;
+  std::vector<std::string_view> markers(messages.size());
+  std::vector<char> in_block(messages.size(), 0);
   size_t opening_end = messages.size();
+  size_t block_opener = messages.size();  // of the demonstration block open
   for (size_t k = 0; k < messages.size(); ++k) {
     const ChatMessage& m = messages[k];
     if (m.is_demo) {
@@ -108,24 +142,37 @@ TaskFinding FindTask(const ChatHistory& history) {
       out.details[k] = "demonstration: the message is flagged \"is_demo\"";
       continue;
     }
+    if (IsCandidate(m)) {
+      const Found found = MarkerOf(m.text);
+      markers[k] = found.marker;
+      block_opener = found.strong ? k : messages.size();
+      candidates.push_back(k);
+      continue;
+    }
+    if (block_opener < messages.size()) {
+      in_block[k] = 1;
+      out.roles[k] = OpeningRole::kDemonstration;
+      out.details[k] = absl::StrFormat(
+          "demonstration: part of the example that message %d opens",
+          block_opener);
+      continue;
+    }
     if (m.role == "assistant") {
       opening_end = k;
       break;
     }
-    if (IsCandidate(m)) candidates.push_back(k);
   }
 
   std::vector<size_t> requests;  // candidates that are not demonstrations
   for (size_t k : candidates) {
-    const std::string_view marker = DemonstrationMarker(messages[k].text);
-    if (marker.empty()) {
+    if (markers[k].empty()) {
       requests.push_back(k);
       continue;
     }
     out.roles[k] = OpeningRole::kDemonstration;
     out.details[k] =
         absl::StrFormat("demonstration: its text carries the marker \"%s\"",
-                        marker);
+                        markers[k]);
   }
 
   size_t task = TaskFinding::kNoTask;
@@ -162,6 +209,14 @@ TaskFinding FindTask(const ChatHistory& history) {
     }
   }
   if (task == TaskFinding::kNoTask) return out;
+  // What follows the task is the session itself, even when the task's own
+  // marker opened a block (a request that shows a worked example).
+  for (size_t k = task + 1; k < messages.size(); ++k) {
+    if (in_block[k]) {
+      out.roles[k] = OpeningRole::kNone;
+      out.details[k].clear();
+    }
+  }
 
   size_t demonstrations = 0;
   for (size_t k = 0; k < task; ++k) {

@@ -7,18 +7,22 @@
 //      messages with text that carry no tool results.
 //   2. A candidate is a demonstration when the message object says
 //      "is_demo": true (SWE-agent's put_demos_in_history), or when its text
-//      carries a demonstration marker: "--- DEMONSTRATION ---", "END OF
-//      DEMONSTRATION", "Here is a demonstration", "<example>", "few-shot",
-//      "Here are some examples", or a line starting "Example:". Any message
-//      flagged "is_demo" is a demonstration, whatever its role, and does
-//      not end the opening.
+//      carries a demonstration marker: a strong one ("--- DEMONSTRATION
+//      ---", "END OF DEMONSTRATION", "Here is a demonstration", "<example>",
+//      "few-shot", "Here are some examples", "example session", "worked
+//      example", "for reference only", ...) or a line starting "Example:".
+//      A strong marker opens a block: the assistant turns and results after
+//      it, up to the next user request, are the example's and do not end
+//      the opening. Any message flagged "is_demo" is a demonstration,
+//      whatever its role, and does not end the opening either.
 //   3. The task is the last candidate that is not a demonstration and says
 //      more than an acknowledgement (at least kMinTaskBytes of text); else
 //      the last candidate that is not a demonstration; else, when every
 //      candidate is one, the last candidate (a request that shows an example
-//      is still the request). Earlier candidates that are not
-//      demonstrations are context the user gave before the request and are
-//      classified like any other message.
+//      is still the request, and the turns after it are the session, not
+//      an example's). Earlier candidates that are not demonstrations are
+//      context the user gave before the request and are classified like any
+//      other message.
 //   4. With no candidate (the history opens with an assistant turn), the
 //      task is the first user message with text, as before.
 //

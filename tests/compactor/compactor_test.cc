@@ -298,7 +298,7 @@ TEST_CASE("must-keep messages that cannot fit are truncated with a marker") {
   CHECK(r.compacted_tokens <= 500);
   CHECK(r.compacted_tokens == Recount(r, "gpt-4o"));
   CHECK(r.truncated_count >= 1);
-  CHECK(r.messages_json.find("[... truncated by ctxkit:") != std::string::npos);
+  CHECK(r.messages_json.find("[... ctxkit cut ") != std::string::npos);
   // The cut is at a character boundary: the output is valid UTF-8 JSON.
   simdjson::dom::parser p;
   CHECK(!p.parse(r.messages_json).error());
@@ -370,6 +370,8 @@ TEST_CASE("strategies") {
         Msg("assistant", "Second remark."),
         R"({"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"config.yaml\",\"limit\":20}"}}]})",
         R"({"role":"tool","tool_call_id":"b","content":"port: 80"})",
+        // The final decision is kept whole, so it comes after the merge.
+        Msg("assistant", "The port is 80."),
         Msg("user", "And now?"),
     };
     CompactionOptions o = Gpt4o(100000);

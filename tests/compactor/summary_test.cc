@@ -1,7 +1,8 @@
 // Tests of the extractive span digests: seed 001's summary string, what
-// agent transcripts yield (paths, errors, edits), caps and deduplication,
-// UTF-8 safety of every cut, Merge, determinism and bounded work on huge
-// messages.
+// agent transcripts yield (paths, errors, edits) and from which messages,
+// topics from names, caps and deduplication, the priority by which a
+// summary shrinks, UTF-8 safety of every cut, Merge, determinism and
+// bounded work on huge messages.
 
 #include "lib/compactor/summary.h"
 
@@ -52,6 +53,12 @@ SpanDigest Digest(const std::vector<ChatMessage>& messages,
   return digester.digest();
 }
 
+std::vector<std::string> Names(const SpanDigest& digest) {
+  std::vector<std::string> out;
+  for (const auto& [name, count] : digest.names) out.push_back(name);
+  return out;
+}
+
 bool Has(const std::vector<std::string>& list, std::string_view item) {
   for (const std::string& s : list) {
     if (s == item) return true;
@@ -65,7 +72,7 @@ std::string Join(const std::vector<std::string>& list) {
   return out;
 }
 
-TEST_CASE("a SQL conversation gives seed 001's summary exactly") {
+TEST_CASE("a SQL conversation gives seed 001's summary") {
   const std::vector<ChatMessage> span = {
       Text("user", "Show me the users table"),
       Call("", "query_database", R"({"query":"SELECT * FROM users LIMIT 10"})"),
@@ -75,19 +82,19 @@ TEST_CASE("a SQL conversation gives seed 001's summary exactly") {
   };
   const SpanDigest digest = Digest(span);
   CHECK(digest.message_count == 5);
-  CHECK(digest.topics == std::vector<std::string>{"database queries"});
+  // No name is mentioned twice: no topics rather than generic ones.
+  CHECK(Topics(digest).empty());
   CHECK(digest.tables == std::vector<std::string>{"users"});
   CHECK(digest.tools == std::vector<std::string>{"query_database"});
   CHECK(SummaryText(digest, false) ==
-        "[Compressed context: Topics: database queries, Tables: users, Tools "
-        "used: query_database, 5 messages compressed]");
-  CHECK(digest.actions ==
-        std::vector<std::string>{
-            "called query_database(SELECT * FROM users LIMIT 10)"});
+        "[Compressed context: Tables: users, Tools used: query_database, 5 "
+        "messages compressed]");
+  CHECK(digest.calls ==
+        std::vector<std::string>{"query_database(SELECT * FROM users LIMIT 10)"});
   CHECK(SummaryText(digest, true) ==
-        "[Compressed context: Topics: database queries, Tables: users, Tools "
-        "used: query_database, Actions: called query_database(SELECT * FROM "
-        "users LIMIT 10), 5 messages compressed]");
+        "[Compressed context: Tables: users, Tools used: query_database, "
+        "Actions: called query_database(SELECT * FROM users LIMIT 10), 5 "
+        "messages compressed]");
 }
 
 TEST_CASE("sections without items are left out; one message is singular") {
@@ -101,33 +108,32 @@ TEST_CASE("sections without items are left out; one message is singular") {
         "[Compressed context: 0 messages compressed]");
 }
 
-TEST_CASE("tables: SQL keywords, quoting, modifiers and prose") {
+TEST_CASE("tables only where the message is SQL") {
   const SpanDigest digest = Digest({
       Text("assistant",
            "CREATE TABLE IF NOT EXISTS orders (id int);\n"
            "INSERT INTO \"line_items\" VALUES (1);\n"
            "select o.id from public.orders o join customers c on c.id = o.c\n"
            "UPDATE ONLY accounts SET x = 1;"),
-      // Prose and Python: no tables.
+      // Prose, Python and tool output that merely says "from": no tables.
       Text("user",
            "Copy it from the list and update the file.\n"
            "from datetime import timedelta\n"
            "Remove the line from setup.py"),
+      Result("bash",
+             "py38 create: /repo/.tox/py38\nERROR: could not install deps "
+             "from pre-commit\nflake8 from native"),
   });
   CHECK(digest.tables == std::vector<std::string>{"orders", "line_items",
                                                   "public.orders", "customers",
                                                   "accounts"});
-  CHECK(Has(digest.topics, "database queries"));
-  CHECK(Has(digest.topics, "schema"));
-}
-
-TEST_CASE("lowercase from/join need SQL in the message") {
-  const SpanDigest prose = Digest(
-      {Text("user", "We can join forces from tomorrow and copy into memory")});
-  CHECK(prose.tables.empty());
-  const SpanDigest sql =
-      Digest({Text("user", "run: select count(*) from events")});
-  CHECK(sql.tables == std::vector<std::string>{"events"});
+  // Lowercase SQL counts once a SQL tool ran it.
+  CHECK(Digest({Call("", "run_sql", R"({"q":"select count(*) from events"})")})
+            .tables == std::vector<std::string>{"events"});
+  CHECK(Digest({Text("user", "run: select count(*) from events")})
+            .tables.empty());
+  CHECK(Digest({Text("user", "We can join forces from tomorrow")})
+            .tables.empty());
 }
 
 // Modelled on the SWE-agent trajectories (function-calling form).
@@ -187,48 +193,51 @@ std::vector<ChatMessage> SweAgentSpan() {
   };
 }
 
-TEST_CASE("an agent span: paths, errors, edits, decisions") {
+TEST_CASE("an agent span: names, errors, edits, calls, decisions") {
   const SpanDigest digest = Digest(SweAgentSpan());
-  INFO("entities " << Join(digest.entities));
-  INFO("actions " << Join(digest.actions));
+  INFO("names " << Join(Names(digest)));
+  INFO("edits " << Join(digest.edits));
+  INFO("calls " << Join(digest.calls));
   INFO("errors " << Join(digest.errors));
-  INFO("topics " << Join(digest.topics));
   CHECK(digest.message_count == 8);
   CHECK(digest.tools ==
         std::vector<std::string>{"find_file", "edit", "bash", "submit"});
-  CHECK(Has(digest.entities, "missing_colon.py"));
-  CHECK(Has(digest.entities, "/SWE-agent__test-repo/tests/missing_colon.py"));
-  CHECK(Has(digest.entities, "SyntaxError"));  // backticked
-  CHECK(Has(digest.entities, "tests/missing_colon.py"));
-  CHECK(digest.entities.size() <= kMaxDigestItems);
-  // The traceback's exception line, not its header.
+  CHECK(Has(Names(digest), "missing_colon.py"));
+  CHECK(Has(Names(digest), "/SWE-agent__test-repo/tests/missing_colon.py"));
+  CHECK(Has(Names(digest), "SyntaxError"));  // backticked
+  // The file every message names is the span's topic.
+  CHECK(Topics(digest).front() ==
+        "/SWE-agent__test-repo/tests/missing_colon.py");
+  CHECK(Entities(digest).size() <= kMaxDigestItems);
+  // The traceback's exception line, not its header; nothing from prose.
   CHECK(digest.errors ==
         std::vector<std::string>{"ZeroDivisionError: division by zero"});
-  // Six actions: the oldest call gives way to the second edit.
-  CHECK(digest.actions ==
+  CHECK(digest.edits ==
         std::vector<std::string>{
-            "called edit(def division(a: float, b: float) -> float, def "
+            "/SWE-agent__test-repo/tests/missing_colon.py",
+            "tests/missing_colon.py"});
+  CHECK(digest.calls ==
+        std::vector<std::string>{
+            "find_file(missing_colon.py)",
+            // Its result confirms the edit: the call does not know.
+            "edit(def division(a: float, b: float) -> float, def "
             "division(a...)",
-            "edited /SWE-agent__test-repo/tests/missing_colon.py",
-            "called bash(python tests/missing_colon.py)", "called submit()",
-            "edited tests/missing_colon.py"});
-  CHECK(Has(digest.decisions, "Decision: guard against b == 0 and submit."));
-  CHECK(Has(digest.decisions,
-            "Let's start by searching for it.") == false);  // not a line start
-  CHECK(Has(digest.topics, "reading code"));
-  CHECK(Has(digest.topics, "code changes"));
-  CHECK(Has(digest.topics, "debugging"));
-  CHECK(Has(digest.topics, "testing"));
-  CHECK(!Has(digest.topics, "configuration"));
+            "bash(python tests/missing_colon.py)", "submit()"});
+  CHECK(digest.decisions ==
+        std::vector<std::string>{"Decision: guard against b == 0 and submit."});
   const std::string text = SummaryText(digest, true);
   CHECK(text.find("Errors: ZeroDivisionError: division by zero, ") !=
         std::string::npos);
+  CHECK(text.find("Actions: edited /SWE-agent__test-repo/tests/"
+                  "missing_colon.py, edited tests/missing_colon.py, called "
+                  "find_file(") != std::string::npos);
+  CHECK(digest.calls.size() == 4);
   CHECK(text.rfind("[Compressed context: Topics: ", 0) == 0);
   CHECK(text.find(", 8 messages compressed]") != std::string::npos);
   CHECK(SummaryText(digest, false).find("Errors:") == std::string::npos);
 }
 
-TEST_CASE("error markers") {
+TEST_CASE("errors come from command output, never from prose") {
   struct Case {
     const char* text;
     const char* error;  // empty: none
@@ -245,37 +254,60 @@ TEST_CASE("error markers") {
        "FAILED tests/test_a.py::test_x - assert 1 == 2"},
       {"npm ERR! code E404", "npm ERR! code E404"},
       {"  ValueError: bad precision", "ValueError: bad precision"},
-      {"raise KeyboardInterruptException: stop",
-       "raise KeyboardInterruptException: stop"},
-      // Prose about errors is not an error line.
-      {"The `SyntaxError` in the file is a missing colon. No errors now.", ""},
-      {"We should handle the error gracefully.", ""},
+      {"gcc -c x.c\nmake: *** [all] Error 2",
+       "make: *** [all] Error 2"},
+      {"Process exited with code 2", "Process exited with code 2"},
+      {"Process exited with code 0", ""},
       // Code in a file view.
       {"1480:        except (TypeError, ValueError) as error:\n"
        "24:     except ValueError:",
        ""},
       {"- E999 IndentationError: unexpected indent",
        "E999 IndentationError: unexpected indent"},
-      // A traceback cut before its exception line: the header.
-      {"Traceback (most recent call last):\n  File \"a.py\", line 1",
-       "Traceback (most recent call last):"},
+      // A traceback: its exception line.
+      {"Traceback (most recent call last):\n  File \"a.py\", line 1\n"
+       "KeyError: 'x'",
+       "KeyError: 'x'"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);
-    const SpanDigest digest = Digest({Text("user", c.text)});
+    const SpanDigest from_tool = Digest({Result("bash", c.text)});
     if (std::string_view(c.error).empty()) {
-      CHECK(digest.errors.empty());
+      CHECK(from_tool.errors.empty());
     } else {
-      CHECK(digest.errors == std::vector<std::string>{c.error});
+      CHECK(from_tool.errors == std::vector<std::string>{c.error});
     }
+    // The assistant talking about it is not an error.
+    CHECK(Digest({Text("assistant", c.text)}).errors.empty());
   }
+  // A SWE-agent observation (a user message) is command output.
+  CHECK(Digest({Text("user",
+                     "ValueError: x\n(Open file: n/a)\n(Current directory: "
+                     "/repo)\nbash-$")})
+            .errors == std::vector<std::string>{"ValueError: x"});
+  // A user's own text: only a pasted traceback's exception line counts.
+  CHECK(Digest({Text("user", "I get error: it fails. ValueError: no")})
+            .errors.empty());
+  CHECK(Digest({Text("user",
+                     "It crashes:\nTraceback (most recent call last):\n  File "
+                     "\"x.py\", line 2, in f\nOSError: disk full")})
+            .errors == std::vector<std::string>{"OSError: disk full"});
 }
 
-TEST_CASE("two errors per message; is_error results without a marker") {
+TEST_CASE("errors per message are capped; is_error results without a marker") {
+  std::string many;
+  for (int i = 0; i < kMaxErrorsPerMessage + 3; ++i) {
+    many += "KeyError: k" + std::to_string(i) + "\n";
+  }
+  const SpanDigest capped = Digest({Result("bash", many)});
+  REQUIRE(capped.errors.size() == static_cast<size_t>(kMaxErrorsPerMessage));
+  CHECK(capped.errors.back() ==
+        "KeyError: k" + std::to_string(kMaxErrorsPerMessage - 1));
   const SpanDigest digest = Digest({
-      Text("user", "TypeError: a\nValueError: b\nKeyError: c"),
+      Result("bash", "TypeError: a\nValueError: b\nKeyError: c\nOSError: "
+                     "d"),
       [] {
-        ChatMessage m = Result("bash", "\n  exit status 2\nstderr empty");
+        ChatMessage m = Result("bash", "\n  warning only\nstderr empty");
         m.is_error = true;
         return m;
       }(),
@@ -287,10 +319,11 @@ TEST_CASE("two errors per message; is_error results without a marker") {
   });
   CHECK(digest.errors ==
         std::vector<std::string>{"TypeError: a", "ValueError: b",
-                                 "exit status 2", "deploy failed"});
+                                 "KeyError: c", "OSError: d", "warning only",
+                                 "deploy failed"});
 }
 
-TEST_CASE("decisions: prefixes, markers, not in tool results") {
+TEST_CASE("decisions: prefixes, markers, the newest kept, not in tool results") {
   const SpanDigest digest = Digest({
       Text("assistant",
            "Looking at it.\n"
@@ -299,34 +332,40 @@ TEST_CASE("decisions: prefixes, markers, not in tool results") {
            "I willingly ignore this.\n"
            "decided to keep the old API\n"
            "Recommendation: add a test\n"
-           "let\xE2\x80\x99s go"),
+           "let\xE2\x80\x99s go\n"
+           "Decision: ship it"),
       Result("bash", "WARNING: Running pip as root\nNote: nothing"),
   });
+  // Six decisions, five kept: the oldest gives way.
   CHECK(digest.decisions ==
-        std::vector<std::string>{
-            "Note:** the index is stale", "I will rebuild it tonight.",
-            "decided to keep the old API", "Recommendation: add a test",
-            "let\xE2\x80\x99s go"});
+        std::vector<std::string>{"I will rebuild it tonight.",
+                                 "decided to keep the old API",
+                                 "Recommendation: add a test",
+                                 "let\xE2\x80\x99s go", "Decision: ship it"});
 }
 
-TEST_CASE("entities: paths, URLs, identifiers; not prose") {
+TEST_CASE("names: paths, URLs, identifiers; not prose; topics by mentions") {
   const SpanDigest digest = Digest({Text(
       "assistant",
       "See https://github.com/marshmallow-code/marshmallow/blob/dev/src/"
       "marshmallow/fields.py#L1474, then open (src/marshmallow/fields.py:1474) "
       "and call find_version( and TimeDelta(precision). and/or a/b 1/2 "
       "`td_field` `open` </html> OU.///DONE e.g. ./run.sh ~/x etc. "
-      "setup.py.")});
-  INFO(Join(digest.entities));
-  CHECK(digest.entities ==
+      "setup.py. Then TimeDelta(again) in src/marshmallow/fields.py.")});
+  INFO(Join(Names(digest)));
+  CHECK(Names(digest) ==
         std::vector<std::string>{
             "https://github.com/marshmallow-code/marshmallow/blob/dev/src/"
             "marshmallow/fields.py#L1474",
             "src/marshmallow/fields.py", "find_version", "TimeDelta",
             "td_field", "./run.sh", "~/x", "setup.py"});
+  CHECK(Topics(digest) ==
+        std::vector<std::string>{"src/marshmallow/fields.py", "TimeDelta"});
+  CHECK(!Has(Entities(digest), "TimeDelta"));
+  CHECK(Has(Entities(digest), "td_field"));
 }
 
-TEST_CASE("calls: short arguments, edit tools, escapes") {
+TEST_CASE("calls and edits: editors, patches, shell writes, escapes") {
   const SpanDigest digest = Digest({
       Call("", "str_replace_editor",
            R"({"command":"view","path":"/repo/src/a.py"})", "c1"),
@@ -344,16 +383,22 @@ TEST_CASE("calls: short arguments, edit tools, escapes") {
            R"({"input":"*** Begin Patch\n*** Update File: lib/c.cc\n)"
            R"(@@\n-a\n+b\n*** End Patch"})",
            "c5"),
+      Call("", "Bash", R"({"command":"cat > src/gen.py <<'EOF'\nx = 1\nEOF"})",
+           "c6"),
+      Call("", "Bash", R"({"command":"sed -i 's/a/b/' setup.cfg"})", "c7"),
+      Text("assistant", "Let me write it.\n```\ncreate reproduce.py\n```"),
   });
-  INFO(Join(digest.actions));
-  CHECK(digest.actions ==
+  INFO(Join(digest.calls));
+  INFO(Join(digest.edits));
+  CHECK(digest.edits ==
+        std::vector<std::string>{"/repo/src/b.py", "/repo/NOTES.md",
+                                 "lib/c.cc", "src/gen.py", "setup.cfg",
+                                 "reproduce.py"});
+  CHECK(digest.calls ==
         std::vector<std::string>{
-            "called str_replace_editor(view, /repo/src/a.py)",  // not an edit
-            "edited /repo/src/b.py", "edited /repo/NOTES.md",
-            "called bash(echo \"caf\xC3\xA9 \xF0\x9F\x98\x80\" ..., 30, ...)",
-            "edited lib/c.cc"});
-  CHECK(Has(digest.entities, "/repo/src/a.py"));
-  CHECK(Has(digest.topics, "code changes"));
+            "str_replace_editor(view, /repo/src/a.py)",  // not an edit
+            "bash(echo \"caf\xC3\xA9 \xF0\x9F\x98\x80\" ..., 30, ...)"});
+  CHECK(Has(Names(digest), "/repo/src/a.py"));
   CHECK(IsValidUtf8(SummaryText(digest, true)));
 }
 
@@ -370,62 +415,77 @@ TEST_CASE("malformed arguments do not break anything") {
   for (const char* arguments : bad) {
     CAPTURE(arguments);
     const SpanDigest digest = Digest({Call("", "t", arguments)});
-    CHECK(digest.actions.size() == 1);
+    CHECK(digest.calls.size() == 1);
     CHECK(IsValidUtf8(SummaryText(digest, true)));
   }
 }
 
 TEST_CASE("caps and deduplication keep first-seen order") {
   std::vector<ChatMessage> span;
-  for (int i = 0; i < 20; ++i) {
+  for (size_t i = 0; i < kMaxDigestErrors + 10; ++i) {
     const std::string n = std::to_string(i);
     span.push_back(Call("", "tool_" + n, "{\"q\":\"" + n + "\"}", "c" + n));
-    span.push_back(Result(
-        "tool_" + n,
-        "Error: failure " + n + "\nsrc/file_" + n + ".py\nSELECT 1 FROM t" + n,
-        "c" + n));
+    span.push_back(Result("run_sql",
+                          "Error: failure " + n + "\nsrc/file_" + n +
+                              ".py\nSELECT 1 FROM t" + n,
+                          "c" + n));
     span.push_back(Call("", "tool_0", "{\"q\":\"0\"}", "d" + n));  // repeats
+    span.push_back(Call("", "edit_file", "{\"path\":\"f" + n + ".py\"}", "e" + n));
   }
   const SpanDigest digest = Digest(span);
-  CHECK(digest.message_count == 60);
+  CHECK(digest.message_count == 4 * (kMaxDigestErrors + 10));
   CHECK(digest.tools.size() == kMaxDigestItems);
   CHECK(digest.tools.front() == "tool_0");
-  CHECK(digest.tools.back() == "tool_7");
   CHECK(digest.tables.size() == kMaxDigestItems);
   CHECK(digest.tables.front() == "t0");
-  CHECK(digest.entities.size() == kMaxDigestItems);
-  CHECK(digest.entities.front() == "src/file_0.py");
-  CHECK(digest.errors.size() == kMaxDigestLineItems);
+  CHECK(digest.names.size() == kMaxDigestNames);
+  CHECK(digest.errors.size() == kMaxDigestErrors);
   CHECK(digest.errors.front() == "Error: failure 0");
-  CHECK(digest.actions.size() == kMaxDigestLineItems);
-  CHECK(digest.actions[0] == "called tool_0(0)");
-  CHECK(digest.actions[1] == "called tool_1(1)");
-  // Two identical messages add nothing but the count.
+  CHECK(digest.edits.size() == kMaxDigestEdits);
+  CHECK(digest.edits.front() == "f0.py");
+  CHECK(digest.calls.size() == kMaxDigestCalls);
+  CHECK(digest.calls[0] == "tool_0(0)");
+  CHECK(digest.calls[1] == "tool_1(1)");
+  // Two identical messages add nothing but the count (and mentions).
   SpanDigester twice;
   twice.Add(span[1], Tier::kRoutine);
   const SpanDigest once = twice.digest();
   twice.Add(span[1], Tier::kRoutine);
   CHECK(twice.digest().message_count == 2);
   CHECK(twice.digest().errors == once.errors);
-  CHECK(twice.digest().entities == once.entities);
+  CHECK(Names(twice.digest()) == Names(once));
+  CHECK(twice.digest().names[0].second == 2);
 }
 
-TEST_CASE("edits displace calls once actions are full") {
-  std::vector<ChatMessage> span;
-  for (int i = 0; i < 6; ++i) {
-    span.push_back(
-        Call("", "bash", "{\"command\":\"ls " + std::to_string(i) + "\"}"));
-  }
-  span.push_back(Call("", "edit_file", R"({"path":"a.py"})"));
-  span.push_back(Result("x", "+++ b/b.py"));
-  const SpanDigest digest = Digest(span);
-  CHECK(digest.actions ==
-        std::vector<std::string>{"called bash(ls 2)", "called bash(ls 3)",
-                                 "called bash(ls 4)", "edited a.py",
-                                 "edited b.py"});
+TEST_CASE("a summary that must shrink keeps edits, errors and its count") {
+  SpanDigest digest;
+  digest.message_count = 12;
+  digest.tools = {"bash"};
+  digest.tables = {"users"};
+  digest.names = {{"src/a.py", 3}, {"src/b.py", 1}};
+  digest.errors = {"KeyError: 'x'", "OSError: disk full"};
+  digest.edits = {"src/a.py"};
+  digest.calls = {"bash(ls)"};
+  digest.decisions = {"Decision: old", "Decision: new"};
+  CHECK(SummaryItemCount(digest, true) == 10);
+  CHECK(SummaryText(digest, true, 0) ==
+        "[Compressed context: 12 messages compressed]");
+  CHECK(SummaryText(digest, true, 1) ==
+        "[Compressed context: Actions: edited src/a.py, 12 messages "
+        "compressed]");
+  CHECK(SummaryText(digest, true, 4) ==
+        "[Compressed context: Errors: KeyError: 'x', OSError: disk full, "
+        "Actions: edited src/a.py, Decisions: Decision: new, 12 messages "
+        "compressed]");
+  CHECK(SummaryText(digest, true, 100) == SummaryText(digest, true));
+  CHECK(SummaryText(digest, true) ==
+        "[Compressed context: Topics: src/a.py, Tables: users, Tools used: "
+        "bash, Entities: src/b.py, Errors: KeyError: 'x', OSError: disk "
+        "full, Actions: edited src/a.py, called bash(ls), Decisions: "
+        "Decision: old, Decision: new, 12 messages compressed]");
 }
 
-TEST_CASE("UTF-8: cuts at 120 bytes never split a character") {
+TEST_CASE("UTF-8: cuts at the item limit never split a character") {
   // 1-, 2-, 3- and 4-byte characters at every alignment around the cut.
   const std::string characters[] = {"a", "\xC3\xA9", "\xE2\x82\xAC",
                                     "\xF0\x9F\x98\x80"};
@@ -436,7 +496,7 @@ TEST_CASE("UTF-8: cuts at 120 bytes never split a character") {
       CAPTURE(pad);
       CAPTURE(c);
       const SpanDigest digest =
-          Digest({Text("user", line + "\nDecision: " + line)});
+          Digest({Result("bash", line), Text("assistant", "Decision: " + line)});
       REQUIRE(!digest.errors.empty());
       const std::string& error = digest.errors[0];
       CHECK(error.size() <= kMaxDigestItemBytes);
@@ -449,27 +509,28 @@ TEST_CASE("UTF-8: cuts at 120 bytes never split a character") {
       CHECK(IsValidUtf8(SummaryText(digest, true)));
     }
   }
-  // An item of exactly 120 bytes is kept whole.
-  const std::string exact = "Error: " + std::string(113, 'y');
-  CHECK(Digest({Text("user", exact)}).errors[0] == exact);
+  // An item of exactly the limit is kept whole.
+  const std::string exact =
+      "Error: " + std::string(kMaxDigestItemBytes - 7, 'y');
+  CHECK(Digest({Result("bash", exact)}).errors[0] == exact);
 }
 
 TEST_CASE("invalid UTF-8 in a hand-filled digest is repaired") {
   SpanDigest digest;
   digest.message_count = 2;
-  digest.topics = {"bad \xC3"};
+  digest.tools = {"bad \xC3"};
   const std::string text = SummaryText(digest, false);
   CHECK(IsValidUtf8(text));
   CHECK(text ==
-        "[Compressed context: Topics: bad \xEF\xBF\xBD, 2 messages "
+        "[Compressed context: Tools used: bad \xEF\xBF\xBD, 2 messages "
         "compressed]");
   // And from message text that is not valid UTF-8.
   const SpanDigest from_text =
-      Digest({Text("user", "Error: \xFF\xFE broken \xE2\x82")});
+      Digest({Result("bash", "Error: \xFF\xFE broken \xE2\x82")});
   CHECK(IsValidUtf8(SummaryText(from_text, true)));
 }
 
-TEST_CASE("transient messages only count and name tools") {
+TEST_CASE("transient messages only count and name tools; demonstrations count") {
   SpanDigester digester;
   digester.Add(Text("user", "ok thanks, Error: none; SELECT x FROM t"),
                Tier::kTransient);
@@ -479,7 +540,17 @@ TEST_CASE("transient messages only count and name tools") {
   CHECK(digester.digest().tools == std::vector<std::string>{"bash"});
   CHECK(digester.digest().errors.empty());
   CHECK(digester.digest().tables.empty());
-  CHECK(digester.digest().topics.empty());
+  CHECK(digester.digest().names.empty());
+  // A demonstration's edits and errors never happened.
+  SpanDigester demo;
+  demo.Add(Text("user",
+                "--- DEMONSTRATION ---\n```\ncreate demo.py\n```\n+++ "
+                "b/demo.py\nValueError: demo\n(Current directory: /x)\nbash-$"),
+           Tier::kContextual, /*demonstration=*/true);
+  CHECK(demo.digest().message_count == 1);
+  CHECK(demo.digest().edits.empty());
+  CHECK(demo.digest().errors.empty());
+  CHECK(demo.digest().names.empty());
 }
 
 TEST_CASE("Merge adds counts, deduplicates and caps") {
@@ -489,7 +560,7 @@ TEST_CASE("Merge adds counts, deduplicates and caps") {
   SpanDigester b;
   b.Add(Call("", "query_database", R"({"query":"SELECT * FROM orders"})"),
         Tier::kRoutine);
-  b.Add(Text("user", "git status\nfatal: not a git repository"),
+  b.Add(Result("bash", "git status\nfatal: not a git repository"),
         Tier::kRoutine);
   SpanDigester all;
   all.Merge(a.digest());
@@ -497,15 +568,13 @@ TEST_CASE("Merge adds counts, deduplicates and caps") {
   all.Merge(a.digest());
   CHECK(all.digest().message_count == 4);
   CHECK(all.digest().tables == std::vector<std::string>{"users", "orders"});
-  CHECK(all.digest().tools == std::vector<std::string>{"query_database"});
-  CHECK(all.digest().topics ==
-        std::vector<std::string>{"database queries", "version control"});
+  CHECK(all.digest().tools ==
+        std::vector<std::string>{"query_database", "bash"});
   CHECK(all.digest().errors ==
         std::vector<std::string>{"fatal: not a git repository"});
-  CHECK(
-      all.digest().actions ==
-      std::vector<std::string>{"called query_database(SELECT * FROM users)",
-                               "called query_database(SELECT * FROM orders)"});
+  CHECK(all.digest().calls ==
+        std::vector<std::string>{"query_database(SELECT * FROM users)",
+                                 "query_database(SELECT * FROM orders)"});
   // Merging many digests still respects the caps.
   SpanDigester many;
   for (int i = 0; i < 30; ++i) {
@@ -515,7 +584,7 @@ TEST_CASE("Merge adds counts, deduplicates and caps") {
   }
   CHECK(many.digest().message_count == 30);
   CHECK(many.digest().tools.size() == kMaxDigestItems);
-  CHECK(many.digest().actions.size() == kMaxDigestLineItems);
+  CHECK(many.digest().calls.size() == kMaxDigestCalls);
   // Merging a span's digest equals digesting the span when nothing is capped.
   SpanDigester direct;
   for (const ChatMessage& m : SweAgentSpan()) direct.Add(m, Tier::kRoutine);
@@ -540,14 +609,14 @@ TEST_CASE("a huge message is scanned only at its head and tail") {
   text += "middle/hidden/path.py SELECT * FROM hidden_table\n";
   text += filler;
   text += "tail/visible/path.py\n";
-  const SpanDigest digest = Digest({Text("assistant", text)});
+  const SpanDigest digest = Digest({Result("bash", text)});
   CHECK(digest.errors == std::vector<std::string>{"ValueError: at the head"});
-  CHECK(digest.entities == std::vector<std::string>{"tail/visible/path.py"});
+  CHECK(Names(digest) == std::vector<std::string>{"tail/visible/path.py"});
   CHECK(digest.tables.empty());
   // A window edge inside a multi-byte character is skipped cleanly.
   std::string wide;
   while (wide.size() < 200000) wide += "\xE2\x82\xAC";
-  const SpanDigest digest2 = Digest({Text("user", "Error: " + wide)});
+  const SpanDigest digest2 = Digest({Result("bash", "Error: " + wide)});
   REQUIRE(digest2.errors.size() == 1);
   CHECK(IsValidUtf8(digest2.errors[0]));
   CHECK(IsValidUtf8(SummaryText(digest2, true)));

@@ -160,7 +160,7 @@ case_explain() {
   expect_q '.decisions[0].tier' anchor
   expect_q '.decisions[0].rule' system_prompt
   expect_q '.decisions[1].tier' anchor
-  expect_q '.decisions[1].rule' first_user_request
+  expect_q '.decisions[1].rule' task
   expect_q '.decisions[-1].action' kept
   # The correction is an anchor, "ok" transient, a failing test important.
   expect_q '.decisions[-1].tier' anchor

@@ -23,6 +23,7 @@
 #include <system_error>
 
 #include "ctxkit/c.h"
+#include "ctxkit/compactor.h"
 #include "examples/ctxkit/commands.h"
 #include "examples/ctxkit/files.h"
 #include "examples/ctxkit/json_text.h"
@@ -83,13 +84,15 @@ size_t FirstNonSpace(std::string_view json, size_t from = 0) {
   return std::string_view::npos;
 }
 
-// The ranges CompactionOptions documents (ctxkit/compactor.h), checked here
-// too so that a bad flag is a usage error naming the flag, not a runtime
-// error naming a request member the user never wrote.
-constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
-constexpr uint64_t kMaxRecentWindow = uint64_t{1} << 31;
-constexpr double kMinTargetRatio = 0.1;
-constexpr double kMaxTargetRatio = 0.9;
+// The ranges of CompactionOptions (ctxkit/compactor.h), checked here too so
+// that a bad flag is a usage error naming the flag, not a runtime error
+// naming a request member the user never wrote.
+constexpr uint64_t kMaxBudget =
+    static_cast<uint64_t>(ctxkit::kCompactionMaxTokensLimit);
+constexpr uint64_t kMaxRecentWindow =
+    static_cast<uint64_t>(ctxkit::kCompactionCountLimit);
+constexpr double kMinTargetRatio = ctxkit::kCompactionMinTargetRatio;
+constexpr double kMaxTargetRatio = ctxkit::kCompactionMaxTargetRatio;
 
 // The value of --target-ratio, when `text` is a plain decimal number
 // ("0.3", "1e-1"; not "+0.3", ".3", "3.", "inf").

@@ -193,7 +193,7 @@ constexpr std::string_view kCompactInputSchema = R"({
     "target_ratio": {"type": "number", "minimum": 0.1, "maximum": 0.9, "description": "Also aim at this share of the history's tokens."},
     "preserve_recent": {"type": "integer", "minimum": 0, "maximum": 2147483648, "description": "Seed 000's name for recent_window."},
     "explain": {"type": "boolean", "default": false, "description": "Add each message's tier, rule and fate (decisions)."},
-    "max_summary_tokens": {"type": "integer", "minimum": 16, "maximum": 4096, "default": 200},
+    "max_summary_tokens": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 65536},
     "rules": {"type": "array", "items": {"type": "object"}, "description": "Extra classification rules, tried before the built-in ones."}
   },
   "required": ["messages"],

@@ -390,6 +390,7 @@ class HistoryParser {
           const std::string_view text = content->get_string().value_unsafe();
           m.text.assign(text.data(), text.size());
           m.largest_text_bytes = text.size();
+          m.own_text_bytes = text.size();
           break;
         }
         case element_type::NULL_VALUE:
@@ -544,6 +545,7 @@ class HistoryParser {
           return BlockString(block, "text", path).status();
         }
         AppendText(m.text, *text);
+        m.own_text_bytes += text->size();
         if (text->size() > m.largest_text_bytes) {
           m.largest_text_bytes = text->size();
         }

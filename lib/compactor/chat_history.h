@@ -43,6 +43,10 @@ struct ChatMessage {
   std::vector<std::string> result_ids;  // call ids this message answers
   // For a message answering calls: the name of the (first) call it answers.
   std::string result_tool_name;
+  // Bytes of the message's own words: string content and text blocks,
+  // not tool_result contents (a user turn may carry results and a new
+  // request together).
+  size_t own_text_bytes = 0;
   bool is_error = false;  // a tool_result with "is_error": true
   // The message object has "is_demo": true: SWE-agent marks so the turns of
   // a demonstration it puts in the history (put_demos_in_history).

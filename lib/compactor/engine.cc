@@ -389,29 +389,39 @@ int64_t Engine::RoomForOptional(const PlanInput& input) const {
 }
 
 absl::Status Engine::LetGoOfNeeded(int64_t room) {
+  // What each must-keep item costs at its floor.
+  std::vector<int64_t> floor(items_.size(), 0);
   int64_t floors = counter_.reply_priming();
-  bool any_needed = false;
-  for (const Item& item : items_) {
+  for (size_t k = 0; k < items_.size(); ++k) {
+    const Item& item = items_[k];
     if (!item.must_keep) continue;
-    any_needed = any_needed || item.needed;
     for (size_t m = item.begin; m < item.end; ++m) {
       if (history_.messages[m].largest_text_bytes == 0) {
-        floors += tokens_[m];
+        floor[k] += tokens_[m];
         continue;
       }
       CTXKIT_EN_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
-      floors += tokens_[m] - (cutter->tokens() - cutter->floor_tokens());
+      floor[k] += tokens_[m] - (cutter->tokens() - cutter->floor_tokens());
     }
+    floors += floor[k];
   }
-  if (!any_needed || floors + room <= target_) return absl::OkStatus();
-  // The must-keep messages cannot all stay even at their floors: what the
-  // next turn needs becomes the last thing dropped instead of a reason for
-  // an infeasible result.
-  for (Item& item : items_) {
-    if (!item.needed || !item.must_keep) continue;
-    item.must_keep = false;
-    item.keep_reason = {};
-    for (size_t m = item.begin; m < item.end; ++m) must_keep_message_[m] = 0;
+  // When the must-keep messages cannot all stay even at their floors, what
+  // the next turn needs is let go, one kind at a time, the least needed
+  // first: it becomes the last thing dropped rather than a reason for an
+  // infeasible result.
+  for (std::string_view reason :
+       {"latest_plan", "last_result", "latest_request", "final_decision"}) {
+    if (floors + room <= target_) break;
+    for (size_t k = 0; k < items_.size(); ++k) {
+      Item& item = items_[k];
+      if (!item.needed || !item.must_keep || item.keep_reason != reason) {
+        continue;
+      }
+      item.must_keep = false;
+      item.keep_reason = {};
+      floors -= floor[k];
+      for (size_t m = item.begin; m < item.end; ++m) must_keep_message_[m] = 0;
+    }
   }
   return absl::OkStatus();
 }
@@ -773,17 +783,21 @@ absl::StatusOr<Engine::Attempt> Engine::PlanAndAssemble(
     if (a.total <= target_) {
       // The plan reserves each summary's allowance, and summaries are
       // usually shorter: plan again for the target plus what was left
-      // unused, keeping the fuller result while it still fits (at most two
-      // more passes).
-      for (int pass = 0; pass < 2; ++pass) {
-        const int64_t slack = target_ - a.total;
-        if (slack * 20 < target_) break;
+      // unused (half of it after an overshoot), keeping the fuller result
+      // while it still fits (at most three more passes).
+      int64_t extra = target_ - a.total;
+      for (int pass = 0; pass < 3; ++pass) {
+        if (extra * 20 < target_) break;
         Runs looser;
-        Plan(input, target_ + slack, &looser);
+        Plan(input, target_ + extra, &looser);
         CTXKIT_EN_ASSIGN_OR_RETURN(Attempt b, Assemble(looser, false, false));
-        if (b.total > target_ || b.total <= a.total) break;
+        if (b.total > target_ || b.total <= a.total) {
+          extra /= 2;  // overshot: aim at half the room
+          continue;
+        }
         a = std::move(b);
         runs = std::move(looser);
+        extra += target_ - a.total;
       }
       const bool summarizer = options_.enable_llm_summarization &&
                               services_.summarizer != nullptr &&
@@ -832,6 +846,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
     input.reserve = std::min<int64_t>(options_.max_summary_tokens, target_ / 4);
     if (input.reserve < kMinSummaryTokens) input.reserve = 0;
   }
+  input.share = target_ / kMaxSummaryShareDivisor;
   // Anthropic roles alternate: a run dropped from between two messages of
   // one role needs a marker message of the other.
   if (history_.format == ChatFormat::kAnthropic) {

@@ -92,7 +92,8 @@ class Engine {
   int64_t RoomForOptional(const PlanInput& input) const;
   // When the must-keep messages at their floors and `room` exceed the
   // target, what the next turn needs is no longer must-keep (it becomes the
-  // last unit dropped).
+  // last unit dropped), one kind at a time until the floors fit: the latest
+  // plan, the last result, the latest request, the final decision.
   absl::Status LetGoOfNeeded(int64_t room);
   // Cuts must-keep messages, each proportionally to what it holds above its
   // floor, until they and `room` fit the target (or every one is at its

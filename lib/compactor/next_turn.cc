@@ -96,9 +96,17 @@ bool LaysOutPlan(const ChatMessage& m) {
     if (line.size() >= 3 && line[0] >= '1' && line[0] <= '9' &&
         (line[1] == '.' || line[1] == ')') && line[2] == ' ') {
       ++numbered;
-      if (numbered >= 3) return true;
     }
     begin = end + 1;
+  }
+  // A numbered list is a plan when the turn says it is one; otherwise it is
+  // as often an explanation ("here's how it works: 1. ...").
+  if (numbered < 3) return false;
+  std::string buffer;
+  const std::string_view lower = Lowered(text, &buffer);
+  for (std::string_view word : {"plan", "next", "step", "i'll ", "i will",
+                                "let me", "todo", "going to"}) {
+    if (lower.find(word) != std::string_view::npos) return true;
   }
   return false;
 }
@@ -121,9 +129,33 @@ std::string_view CommandOf(const ChatHistory& h, size_t k) {
     return {};
   }
   if (k > 0 && h.messages[k - 1].role == "assistant") {
-    return h.messages[k - 1].text;
+    return TurnCommand(h.messages[k - 1].text);
   }
   return {};
+}
+
+// Whether `command` runs a program (an interpreter, a build, a binary of
+// the project): what an agent does to see whether its work works, as
+// opposed to reading, searching or editing files.
+bool LooksLikeProgramRun(std::string_view command) {
+  std::string buffer;
+  const std::string_view lower =
+      Lowered(command.substr(0, kCommandHeadBytes), &buffer);
+  for (std::string_view runner :
+       {"python", "node ", "ruby ", "perl ", "php ", "java ", "go run",
+        "cargo run", "./", "bash ", "sh ", "make", "npm ", "npx ", "yarn ",
+        "pnpm ", "deno ", "bun ", "dotnet ", "gcc ", "g++ ", "clang",
+        "rustc ", "javac ", "mvn ", "gradle"}) {
+    for (size_t at = lower.find(runner); at != std::string_view::npos;
+         at = lower.find(runner, at + 1)) {
+      const char before = at == 0 ? ' ' : lower[at - 1];
+      if (before == ' ' || before == ';' || before == '&' || before == '|' ||
+          before == '(' || before == '"' || before == '\'' || before == '`') {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 bool IsOutput(const ChatMessage& m) {
@@ -136,6 +168,19 @@ bool IsOutput(const ChatMessage& m) {
 }
 
 }  // namespace
+
+std::string_view TurnCommand(std::string_view text) {
+  size_t open = text.find("```");
+  const size_t tag = text.find("<command>");
+  if (tag < open) open = tag;
+  if (open == std::string_view::npos) return {};
+  open = text.find('\n', open);
+  if (open == std::string_view::npos) return {};
+  std::string_view line = text.substr(open + 1);
+  line = line.substr(0, line.find('\n'));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
 
 bool LooksLikeTestCommand(std::string_view command) {
   std::string buffer;
@@ -194,10 +239,18 @@ NextTurnNeeds FindNextTurnNeeds(const ChatHistory& history) {
       if (!needs.final_decision && HasOwnText(m)) needs.final_decision = k;
       if (recent && !needs.latest_plan && LaysOutPlan(m)) needs.latest_plan = k;
     } else if (IsOutput(m)) {
-      if (recent && !needs.last_result &&
-          (LooksLikeTestCommand(CommandOf(history, k)) ||
-           LooksLikeTestOutput(m.text))) {
-        needs.last_result = k;
+      if (recent && !needs.last_result) {
+        const std::string_view command = CommandOf(history, k);
+        if (LooksLikeTestCommand(command) || LooksLikeProgramRun(command) ||
+            LooksLikeTestOutput(m.text)) {
+          needs.last_result = k;
+        }
+      }
+      // A turn that answers calls may also carry the user's next request
+      // (text blocks beside its tool results; an observation is output).
+      if (!needs.latest_request && m.role == "user" && !m.result_ids.empty() &&
+          m.own_text_bytes >= kMinRequestBytes) {
+        needs.latest_request = k;
       }
     } else if (m.role == "user" && !needs.latest_request &&
                TrimmedSize(m.text) >= kMinRequestBytes) {

@@ -9,18 +9,22 @@
 //   latest plan     the last assistant message that lays out a plan: a line
 //                   starting "Plan:", "## Plan", "Next steps:", "Steps:",
 //                   "TODO:", "My plan" or "Here's my plan", three or more
-//                   numbered lines ("1." ... "3."), or a call of a plan or
+//                   numbered lines ("1." ... "3.") in a turn that speaks of
+//                   a plan, steps or what comes next, or a call of a plan or
 //                   to-do tool (TodoWrite, todo_write, update_plan, ...).
-//   latest request  the last user message with the user's own words (not a
-//                   tool result or command output, not a demonstration), at
-//                   least 16 bytes long (shorter ones are "ok", "go on"):
-//                   in a chat the newest ask is the current goal.
-//   last result     the result of the last test run: a tool result or
-//                   SWE-agent observation whose command runs tests (pytest,
-//                   unittest, go test, cargo test, npm test, jest, ctest,
-//                   make test, "python ...test..." or "...reproduce...", ...)
-//                   or whose output is a test runner's summary ("N passed",
-//                   "Ran N tests", "test result:", "FAILED (failures=").
+//   latest request  the last user message with the user's own words (text
+//                   of its own, beside any tool results it carries; not
+//                   command output, not a demonstration), at least 16 bytes
+//                   long (shorter ones are "ok", "go on"): in a chat the
+//                   newest ask is the current goal.
+//   last result     the result of the last test or program run: a tool
+//                   result or SWE-agent observation whose command runs tests
+//                   (pytest, unittest, go test, cargo test, npm test, jest,
+//                   ctest, make test, ...) or a program (python, node,
+//                   ./binary, make, a compiler, ...), or whose output is a
+//                   test runner's summary ("N passed", "Ran N tests", "test
+//                   result:", "FAILED (failures="); not file views, searches
+//                   or edits.
 //
 // Thread safety: reentrant.
 
@@ -46,6 +50,11 @@ struct NextTurnNeeds {
 // the last few messages. Demonstration turns (ChatMessage::is_demo) are
 // never chosen.
 NextTurnNeeds FindNextTurnNeeds(const ChatHistory& history);
+
+// The command an assistant turn of SWE-agent's text form runs: the first
+// line of its ``` block or <command> block (a heredoc's body is content).
+// Empty when the turn has no such block. Points into `text`.
+std::string_view TurnCommand(std::string_view text);
 
 // Whether a shell command line (or a call's arguments) runs tests.
 bool LooksLikeTestCommand(std::string_view command);

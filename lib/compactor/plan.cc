@@ -38,19 +38,28 @@ std::vector<size_t> DropOrder(const std::vector<Item>& items,
   return order;
 }
 
+// Summaries are estimated as the runs' reservations, but together never
+// above the share the assembly lets them take.
+int64_t Capped(const PlanInput& in, int64_t summaries) {
+  return std::min(summaries, in.share);
+}
+
 // A Runs holding exactly the items flagged in `dropped`; the estimate.
 int64_t Rebuild(const PlanInput& in, const std::vector<char>& dropped,
                 Runs* runs) {
   const std::vector<Item>& items = *in.items;
   *runs = Runs(items.size(), in.reserve, in.placeholder);
-  int64_t total = in.priming;
-  for (const Item& item : items) total += item.cost();
+  int64_t kept = in.priming;
+  int64_t summaries = 0;
   for (size_t k = 0; k < items.size(); ++k) {
-    if (!dropped[k]) continue;
-    total += runs->Drop(k, items[k].summary_weight(), items[k].messages()) -
-             items[k].cost();
+    if (!dropped[k]) {
+      kept += items[k].cost();
+      continue;
+    }
+    summaries +=
+        runs->Drop(k, items[k].summary_weight(), items[k].messages());
   }
-  return total;
+  return kept + Capped(in, summaries);
 }
 
 }  // namespace
@@ -138,15 +147,16 @@ std::vector<RunGroup> SummaryGroups(const std::vector<Item>& items,
 
 int64_t Estimate(const PlanInput& in, const Runs& runs) {
   const std::vector<Item>& items = *in.items;
-  int64_t total = in.priming;
+  int64_t kept = in.priming;
+  int64_t summaries = 0;
   for (size_t k = 0; k < items.size(); ++k) {
     if (!runs.dropped(k)) {
-      total += items[k].cost();
+      kept += items[k].cost();
     } else if (k == 0 || !runs.dropped(k - 1)) {
-      total += runs.CostOfRunAt(k);
+      summaries += runs.CostOfRunAt(k);
     }
   }
-  return total;
+  return kept + Capped(in, summaries);
 }
 
 int64_t Plan(const PlanInput& in, int64_t target, Runs* out) {
@@ -154,48 +164,55 @@ int64_t Plan(const PlanInput& in, int64_t target, Runs* out) {
   const size_t n = items.size();
   std::vector<char> dropped(n, 0);
   Runs runs(n, in.reserve, in.placeholder);
-  int64_t total = in.priming;
-  for (const Item& item : items) total += item.cost();
-  for (size_t k = 0; k < n; ++k) {
-    if (!items[k].forced) continue;
-    total += runs.Drop(k, items[k].summary_weight(), items[k].messages()) -
-             items[k].cost();
+  int64_t kept = in.priming;
+  int64_t summaries = 0;
+  for (const Item& item : items) kept += item.cost();
+  auto drop = [&](size_t k) {
+    summaries += runs.Drop(k, items[k].summary_weight(), items[k].messages());
+    kept -= items[k].cost();
     dropped[k] = 1;
+  };
+  for (size_t k = 0; k < n; ++k) {
+    if (items[k].forced) drop(k);
   }
   const bool must_fit = in.strategy == CompactionStrategy::kSmart ||
                         in.strategy == CompactionStrategy::kRemoveOld;
-  if (total <= target && must_fit) {
+  if (kept + Capped(in, summaries) <= target && must_fit) {
     *out = std::move(runs);
-    return total;
+    return kept + Capped(in, summaries);
   }
   std::vector<size_t> sequence;  // in the order dropped
   for (size_t k : DropOrder(items, in.strategy)) {
-    if (total <= target) break;
-    total += runs.Drop(k, items[k].summary_weight(), items[k].messages()) -
-             items[k].cost();
-    dropped[k] = 1;
+    if (kept + Capped(in, summaries) <= target) break;
+    drop(k);
     sequence.push_back(k);
   }
+  const int64_t total = kept + Capped(in, summaries);
   // remove_old promises a suffix; a plan that cannot fit has nothing left to
-  // merge or give back.
+  // give back.
   if (total > target || sequence.empty() ||
       in.strategy == CompactionStrategy::kRemoveOld) {
     *out = std::move(runs);
     return total;
   }
   // Step 3: give back, most valuable first (the reverse of the drop order),
-  // what fits with the worst case of the summary it may add. Transient
-  // chatter is never wanted back.
-  int64_t estimate = total;
+  // what fits with the worst case of the summary it may add (a run split in
+  // two may reserve another summary, within the share). Transient chatter
+  // is never wanted back.
+  int64_t kept_bound = kept;
+  int64_t summaries_bound = summaries;
   for (auto it = sequence.rbegin(); it != sequence.rend(); ++it) {
     const size_t k = *it;
     if (items[k].transient) continue;
     const bool splits = k > 0 && dropped[k - 1] && k + 1 < n && dropped[k + 1];
-    const int64_t cost =
-        items[k].cost() + in.placeholder + (splits ? in.reserve : 0);
-    if (estimate + cost > target) continue;
+    const int64_t more_summaries =
+        summaries_bound + in.placeholder + (splits ? in.reserve : 0);
+    if (kept_bound + items[k].cost() + Capped(in, more_summaries) > target) {
+      continue;
+    }
     dropped[k] = 0;
-    estimate += cost;
+    kept_bound += items[k].cost();
+    summaries_bound = more_summaries;
   }
   Runs final_runs;
   const int64_t final_total = Rebuild(in, dropped, &final_runs);

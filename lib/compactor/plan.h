@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,6 +133,9 @@ struct PlanInput {
   int64_t priming = 0;      // the request's reply priming
   int64_t reserve = 0;      // a summary's cap (0: no summaries)
   int64_t placeholder = 0;  // see Runs
+  // The most all summaries together take (the assembly shares it among
+  // them): the plan counts the runs' reservations up to this.
+  int64_t share = std::numeric_limits<int64_t>::max();
 };
 
 // The plan for `target` (steps 1-4 above), in a new Runs. Returns the
@@ -139,7 +143,7 @@ struct PlanInput {
 int64_t Plan(const PlanInput& input, int64_t target, Runs* runs);
 
 // The estimate of `runs` as it stands: the kept units plus every run's
-// summary allowance, plus the priming.
+// summary allowance (at most the share), plus the priming.
 int64_t Estimate(const PlanInput& input, const Runs& runs);
 
 }  // namespace ctxkit::internal

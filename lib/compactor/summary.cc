@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lib/compactor/error_lines.h"
+#include "lib/compactor/next_turn.h"
 #include "lib/json/utf8.h"
 
 namespace ctxkit::internal {
@@ -535,22 +536,6 @@ std::string_view ShellWrittenFile(std::string_view line) {
   return {};
 }
 
-// The command lines of an assistant turn in SWE-agent's text form: the
-// lines of its ``` block (or <command> block).
-template <typename Fn>
-void ForEachCommandLine(std::string_view text, Fn&& fn) {
-  size_t open = text.find("```");
-  if (open == std::string_view::npos) return;
-  open = text.find('\n', open);
-  if (open == std::string_view::npos) return;
-  const size_t close = text.find("```", open + 1);
-  std::string_view block = text.substr(
-      open + 1, close == std::string_view::npos ? std::string_view::npos
-                                                : close - open - 1);
-  // Only the first line runs as a command; a heredoc's body is content.
-  fn(block.substr(0, block.find('\n')));
-}
-
 // ---------------------------------------------------------------------------
 // The scanner
 
@@ -565,7 +550,8 @@ struct ScanMode {
 // Reads one message's text pieces into the digest.
 class MessageScanner {
  public:
-  explicit MessageScanner(SpanDigest& digest) : digest_(digest) {}
+  explicit MessageScanner(SpanDigest& digest)
+      : digest_(digest), errors_from_(digest.errors.size()) {}
 
   void SetSql(bool sql) { sql_context_ = sql; }
 
@@ -596,13 +582,36 @@ class MessageScanner {
   bool error_taken() const { return errors_taken_ > 0; }
   void AddError(std::string_view line) {
     if (errors_taken_ >= kMaxErrorsPerMessage) return;
-    ++errors_taken_;
     line = TrimSpace(line);
     while (StartsWith(line, "- ") || StartsWith(line, "* ")) {
       line.remove_prefix(2);
     }
-    AddUnique(digest_.errors, kMaxDigestErrors,
-              MakeItem(line, kMaxDigestItemBytes));
+    // pytest's "E   AssertionError: ..." detail line: the message itself.
+    if (StartsWith(line, "E ")) line = TrimSpace(line.substr(2));
+    std::string item = MakeItem(line, kMaxDigestItemBytes);
+    // pytest reports a failure twice, as the exception and as "FAILED
+    // test_id - exception" in its summary: the summary line says both.
+    const size_t dash = item.find(" - ");
+    if (StartsWith(item, "FAILED ") && dash != std::string::npos) {
+      const std::string_view message = std::string_view(item).substr(dash + 3);
+      for (size_t i = errors_from_; i < digest_.errors.size(); ++i) {
+        if (digest_.errors[i] == message) {
+          digest_.errors[i] = std::move(item);
+          return;
+        }
+      }
+    } else {
+      for (size_t i = errors_from_; i < digest_.errors.size(); ++i) {
+        const std::string& e = digest_.errors[i];
+        if (StartsWith(e, "FAILED ") && e.size() > item.size() + 3 &&
+            e.compare(e.size() - item.size() - 3, 3, " - ") == 0 &&
+            e.compare(e.size() - item.size(), item.size(), item) == 0) {
+          return;
+        }
+      }
+    }
+    ++errors_taken_;
+    AddUnique(digest_.errors, kMaxDigestErrors, std::move(item));
   }
 
   void AddEntity(std::string_view entity) {
@@ -617,6 +626,19 @@ class MessageScanner {
     ++edits_;
     std::string item = MakeItem(path, kMaxDigestItemBytes);
     AddName(digest_.names, item);
+    // One file named relatively ("create x.py") and absolutely ("[File:
+    // /repo/x.py]"): the longer name, which holds the shorter, stays.
+    for (std::string& existing : digest_.edits) {
+      const std::string& longer = existing.size() >= item.size() ? existing : item;
+      const std::string& shorter = existing.size() >= item.size() ? item : existing;
+      if (longer.size() > shorter.size() &&
+          longer.compare(longer.size() - shorter.size(), shorter.size(),
+                         shorter) == 0 &&
+          longer[longer.size() - shorter.size() - 1] == '/') {
+        if (&longer == &item) existing = std::move(item);
+        return;
+      }
+    }
     AddUnique(digest_.edits, kMaxDigestEdits, std::move(item));
   }
 
@@ -832,6 +854,8 @@ class MessageScanner {
   }
 
   SpanDigest& digest_;
+  // The message's own errors start here in digest_.errors.
+  size_t errors_from_;
   ScanMode mode_;
   bool skip_paths_ = false;
   int errors_taken_ = 0;
@@ -926,10 +950,9 @@ void SpanDigester::Add(const ChatMessage& message, Tier tier,
   }
   if (message.role == "assistant") {
     // SWE-agent's text form: the command the turn runs.
-    ForEachCommandLine(message.text, [&](std::string_view line) {
-      const std::string_view written = ShellWrittenFile(line);
-      if (!written.empty()) scanner.AddEdited(written);
-    });
+    const std::string_view written =
+        ShellWrittenFile(TurnCommand(message.text));
+    if (!written.empty()) scanner.AddEdited(written);
   }
 
   const ScanMode arguments_mode;  // names and tables only

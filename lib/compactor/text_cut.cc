@@ -267,37 +267,38 @@ void TextCutter::Protect(TextKind kind) {
   }
 
   // Cap the floor: ranges in priority order, each cut to the lines that
-  // still fit under the cap (a first paragraph keeps its first lines); a
-  // lone line larger than the cap stays, to be split by Cut().
+  // still fit under the cap, and the start of the next line when the cap
+  // leaves room for it (a first paragraph keeps its first lines, or the head
+  // of its one long line).
   const int64_t cap = FloorCap(kind);
   int64_t protected_tokens = 0;
   for (const auto& [b, e] : ranges) {
-    size_t end = b;
-    int64_t sum = 0;
-    while (end < e && protected_tokens + sum + lines_[end].tokens <= cap) {
-      sum += lines_[end].tokens;
-      ++end;
+    Protected p{b, b, 0};
+    while (p.end < e && protected_tokens + lines_[p.end].tokens <= cap) {
+      protected_tokens += lines_[p.end].tokens;
+      ++p.end;
     }
-    if (end == b && protected_.empty()) {
-      // Nothing of the first range fits whole: it is split at the cap.
-      protected_.push_back({b, b + 1});
+    if (p.end < e && cap - protected_tokens >= kMinPartialTokens) {
+      p.head_tokens = cap - protected_tokens;
       protected_tokens = cap;
-      break;
     }
-    if (end == b) break;
-    protected_.push_back({b, end});
-    protected_tokens += sum;
+    if (p.end > p.begin || p.head_tokens > 0) protected_.push_back(p);
+    if (protected_tokens >= cap) break;
   }
   // The gaps a cut to the floor leaves: before, between and after the
-  // protected ranges (a split line leaves one).
-  std::vector<std::pair<size_t, size_t>> sorted = protected_;
-  std::sort(sorted.begin(), sorted.end());
+  // protected lines (a line kept only in part leaves one after it).
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const Protected& p : protected_) {
+    spans.emplace_back(p.begin, p.end + (p.head_tokens > 0 ? 1 : 0));
+  }
+  std::sort(spans.begin(), spans.end());
   int64_t gaps = 0;
   size_t next = 0;
-  for (const auto& [b, e] : sorted) {
+  for (const auto& [b, e] : spans) {
     if (b > next) ++gaps;
     next = std::max(next, e);
   }
+  for (const Protected& p : protected_) gaps += p.head_tokens > 0 ? 1 : 0;
   if (next < lines_.size() || gaps == 0) ++gaps;
   floor_tokens_ =
       std::max(protected_tokens, kMinFloorTokens) + gaps * marker_tokens_;
@@ -307,14 +308,29 @@ void TextCutter::Protect(TextKind kind) {
 absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
   const size_t n = lines_.size();
   std::vector<char> kept(n, 0);
+  // Lines kept only in part by the floor: their prefix.
+  std::vector<std::string> prefix(n);
   int64_t used = 0;
-  for (const auto& [b, e] : protected_) {
-    for (size_t i = b; i < e; ++i) {
+  for (const Protected& p : protected_) {
+    size_t i = p.begin;
+    for (; i < p.end; ++i) {
       if (kept[i]) continue;
       if (used + lines_[i].tokens > budget) break;
       kept[i] = 1;
       used += lines_[i].tokens;
     }
+    if (i < p.end || p.head_tokens == 0 || kept[p.end]) continue;
+    const int64_t room = std::min(p.head_tokens, budget - used);
+    if (room < kMinPartialTokens) continue;
+    absl::StatusOr<std::string> head =
+        FitPrefix(*counter_, lines_[p.end].text, room);
+    if (!head.ok()) return head.status();
+    if (head->empty()) continue;
+    absl::StatusOr<int64_t> t = counter_->Text(*head);
+    if (!t.ok()) return t.status();
+    prefix[p.end] = *std::move(head);
+    kept[p.end] = 2;
+    used += *t;
   }
   const int64_t head_weight = head_heavy_ ? 2 : 1;
   const int64_t tail_weight = head_heavy_ ? 1 : 2;
@@ -387,9 +403,17 @@ absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
     gap_tokens = 0;
   };
   for (size_t i = 0; i < n; ++i) {
-    if (kept[i]) {
+    if (kept[i] == 1) {
       flush_gap();
       emit(lines_[i].text);
+      continue;
+    }
+    if (kept[i] == 2) {
+      flush_gap();
+      emit(prefix[i]);
+      absl::StatusOr<int64_t> k = counter_->Text(prefix[i]);
+      if (!k.ok()) return k.status();
+      gap_tokens += std::max<int64_t>(lines_[i].tokens - *k, 1);
       continue;
     }
     const bool has_head = i == head_line && !head_part.empty();

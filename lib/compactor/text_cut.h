@@ -93,8 +93,16 @@ class TextCutter {
   std::string_view text_;
   bool head_heavy_ = true;
   std::vector<Line> lines_;
-  // Ranges [begin, end) of line indices to keep first, in priority order.
-  std::vector<std::pair<size_t, size_t>> protected_;
+  // Ranges of lines to keep first, in priority order: [begin, end) kept
+  // whole, then, when `head_tokens` > 0, a prefix of that many tokens of
+  // line `end` (a paragraph whose next line alone would pass the floor's
+  // cap keeps the start of it).
+  struct Protected {
+    size_t begin = 0;
+    size_t end = 0;
+    int64_t head_tokens = 0;
+  };
+  std::vector<Protected> protected_;
   int64_t tokens_ = 0;
   int64_t floor_tokens_ = 0;
   int64_t marker_tokens_ = 0;

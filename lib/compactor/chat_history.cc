@@ -454,6 +454,8 @@ class HistoryParser {
           "messages[%d].tool_call_id: only tool messages answer tool calls", i));
     }
     m.text_only = text_only;
+    // Own words kept apart only where results would hide them.
+    if (m.result_ids.empty()) m.mixed_own_text.clear();
 
     absl::StatusOr<std::string> json = Minify(value);
     if (!json.ok()) {
@@ -545,6 +547,7 @@ class HistoryParser {
           return BlockString(block, "text", path).status();
         }
         AppendText(m.text, *text);
+        AppendText(m.mixed_own_text, *text);
         m.own_text_bytes += text->size();
         if (text->size() > m.largest_text_bytes) {
           m.largest_text_bytes = text->size();

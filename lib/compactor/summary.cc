@@ -948,6 +948,16 @@ void SpanDigester::Add(const ChatMessage& message, Tier tier,
   for (std::string_view window : ScanWindows(message.text)) {
     if (!window.empty()) scanner.Scan(window, text_mode);
   }
+  if (message.role == "user" && !output) {
+    const std::string_view own = TrimSpace(
+        message.result_ids.empty() ? message.text : message.mixed_own_text);
+    AddUnique(digest_.requests, kMaxDigestRequests,
+              MakeItem(own.substr(0, own.find('\n')), kMaxDigestItemBytes));
+  } else if (!message.mixed_own_text.empty()) {
+    const std::string_view own = TrimSpace(message.mixed_own_text);
+    AddUnique(digest_.requests, kMaxDigestRequests,
+              MakeItem(own.substr(0, own.find('\n')), kMaxDigestItemBytes));
+  }
   if (message.role == "assistant") {
     // SWE-agent's text form: the command the turn runs.
     const std::string_view written =
@@ -1014,6 +1024,7 @@ void SpanDigester::Merge(const SpanDigest& other) {
   merge(digest_.errors, other.errors, kMaxDigestErrors);
   merge(digest_.edits, other.edits, kMaxDigestEdits);
   merge(digest_.calls, other.calls, kMaxDigestCalls);
+  merge(digest_.requests, other.requests, kMaxDigestRequests);
   for (const std::string& d : other.decisions) {
     AddNewest(digest_.decisions, kMaxDigestDecisions, d);
   }
@@ -1026,6 +1037,7 @@ enum Section : uint8_t {
   kTables,
   kTools,
   kEntities,
+  kRequests,
   kErrors,
   kEdits,
   kCalls,
@@ -1042,6 +1054,7 @@ std::array<std::vector<std::string>, kSectionCount> Sections(
   s[kTools] = d.tools;
   if (enhanced) {
     s[kEntities] = Entities(d);
+    s[kRequests] = d.requests;
     s[kErrors] = d.errors;
     for (const std::string& e : d.edits) s[kEdits].push_back("edited " + e);
     for (const std::string& c : d.calls) s[kCalls].push_back("called " + c);
@@ -1066,8 +1079,9 @@ std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
   for (size_t s = 0; s < kSectionCount; ++s) {
     chosen[s].assign(sections[s].size(), 0);
   }
-  constexpr Section kPriority[] = {kEdits, kErrors, kDecisions, kEntities,
-                                   kCalls, kTools,  kTables,    kTopics};
+  constexpr Section kPriority[] = {kEdits, kErrors, kRequests, kDecisions,
+                                   kEntities, kCalls, kTools, kTables,
+                                   kTopics};
   for (Section s : kPriority) {
     const size_t n = sections[s].size();
     for (size_t i = 0; i < n && keep > 0; ++i, --keep) {
@@ -1094,6 +1108,7 @@ std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
   section("Tools used", kTools, false);
   if (enhanced) {
     section("Entities", kEntities, false);
+    section("Requests", kRequests, false);
     section("Errors", kErrors, false);
     const bool edits = section("Actions", kEdits, false);
     section("Actions", kCalls, edits);

@@ -12,6 +12,8 @@
 //              "+++ b/path" lines, patch "*** Update File:" lines,
 //              SWE-agent's "File updated" observations of the open file.
 //   calls      "tool(short arguments)" of other tool calls.
+//   requests   what the user asked: the first line of each user message's
+//              own words (not command output, not tool results).
 //   decisions  lines of the user's or assistant's own text starting with
 //              "decision:", "decided", "note:", "important:", "warning:",
 //              "recommendation:", "I will", "let's" (the newest kept).
@@ -61,6 +63,7 @@ inline constexpr size_t kMaxDigestErrors = 1024;
 inline constexpr size_t kMaxDigestEdits = 512;
 inline constexpr size_t kMaxDigestCalls = 5;
 inline constexpr size_t kMaxDigestDecisions = 5;
+inline constexpr size_t kMaxDigestRequests = 64;
 // Errors taken from one message: a failing run reports its errors and
 // their causes; beyond this they are repetitions.
 inline constexpr int kMaxErrorsPerMessage = 16;
@@ -81,6 +84,7 @@ struct SpanDigest {
   std::vector<std::string> errors;
   std::vector<std::string> edits;  // paths
   std::vector<std::string> calls;  // "tool(short arguments)"
+  std::vector<std::string> requests;
   std::vector<std::string> decisions;  // oldest first
 };
 
@@ -112,13 +116,13 @@ class SpanDigester {
 // N messages compressed]" in seed 001's style: sections and their items
 // are separated by ", ", sections without items are left out, and one
 // message reads "1 message compressed". With `enhanced`, "Entities: ...",
-// "Errors: ...", "Actions: edited p, called t(...)", "Decisions: ..."
-// follow "Tools used" in the same style.
+// "Requests: ...", "Errors: ...", "Actions: edited p, called t(...)",
+// "Decisions: ..." follow "Tools used" in the same style.
 //
 // `keep` limits the items written to the `keep` most important ones, in
 // this order: edits (a handful of paths, each the place the work is),
-// errors, decisions (newest first), entities, calls, tools, tables, topics;
-// the message count is always written. So a summary
+// errors, requests, decisions (newest first), entities, calls, tools,
+// tables, topics; the message count is always written. So a summary
 // that must shrink loses its least useful items first and never its count.
 // Always valid UTF-8; deterministic.
 std::string SummaryText(const SpanDigest& digest, bool enhanced,

@@ -91,15 +91,19 @@ TEST_CASE("a SQL conversation gives seed 001's summary") {
         "messages compressed]");
   CHECK(digest.calls ==
         std::vector<std::string>{"query_database(SELECT * FROM users LIMIT 10)"});
+  CHECK(digest.requests ==
+        std::vector<std::string>{"Show me the users table",
+                                 "How many signed up last week?"});
   CHECK(SummaryText(digest, true) ==
         "[Compressed context: Tables: users, Tools used: query_database, "
+        "Requests: Show me the users table, How many signed up last week?, "
         "Actions: called query_database(SELECT * FROM users LIMIT 10), 5 "
         "messages compressed]");
 }
 
 TEST_CASE("sections without items are left out; one message is singular") {
   SpanDigester digester;
-  digester.Add(Text("user", "hello there"), Tier::kContextual);
+  digester.Add(Text("assistant", "hello there"), Tier::kContextual);
   CHECK(SummaryText(digester.digest(), false) ==
         "[Compressed context: 1 message compressed]");
   CHECK(SummaryText(digester.digest(), true) ==
@@ -322,6 +326,21 @@ TEST_CASE("errors per message are capped; is_error results without a marker") {
                                  "deploy failed"});
 }
 
+TEST_CASE("requests: the user's own words, not command output") {
+  ChatMessage mixed = Result("bash", "done");
+  mixed.role = "user";
+  mixed.mixed_own_text = "Now add a security review task.\nThanks";
+  const SpanDigest digest = Digest({
+      Text("user", "  Please rename the module.\nIt is in lib/."),
+      Text("user", "345\n(Open file: n/a)\n(Current directory: /r)\nbash-$"),
+      mixed,
+      Text("assistant", "Renaming it."),
+  });
+  CHECK(digest.requests ==
+        std::vector<std::string>{"Please rename the module.",
+                                 "Now add a security review task."});
+}
+
 TEST_CASE("decisions: prefixes, markers, the newest kept, not in tool results") {
   const SpanDigest digest = Digest({
       Text("assistant",
@@ -466,22 +485,24 @@ TEST_CASE("a summary that must shrink keeps edits, errors and its count") {
   digest.edits = {"src/a.py"};
   digest.calls = {"bash(ls)"};
   digest.decisions = {"Decision: old", "Decision: new"};
-  CHECK(SummaryItemCount(digest, true) == 10);
+  digest.requests = {"Fix the parser"};
+  CHECK(SummaryItemCount(digest, true) == 11);
   CHECK(SummaryText(digest, true, 0) ==
         "[Compressed context: 12 messages compressed]");
   CHECK(SummaryText(digest, true, 1) ==
         "[Compressed context: Actions: edited src/a.py, 12 messages "
         "compressed]");
   CHECK(SummaryText(digest, true, 4) ==
-        "[Compressed context: Errors: KeyError: 'x', OSError: disk full, "
-        "Actions: edited src/a.py, Decisions: Decision: new, 12 messages "
+        "[Compressed context: Requests: Fix the parser, Errors: KeyError: "
+        "'x', OSError: disk full, Actions: edited src/a.py, 12 messages "
         "compressed]");
   CHECK(SummaryText(digest, true, 100) == SummaryText(digest, true));
   CHECK(SummaryText(digest, true) ==
         "[Compressed context: Topics: src/a.py, Tables: users, Tools used: "
-        "bash, Entities: src/b.py, Errors: KeyError: 'x', OSError: disk "
-        "full, Actions: edited src/a.py, called bash(ls), Decisions: "
-        "Decision: old, Decision: new, 12 messages compressed]");
+        "bash, Entities: src/b.py, Requests: Fix the parser, Errors: "
+        "KeyError: 'x', OSError: disk full, Actions: edited src/a.py, called "
+        "bash(ls), Decisions: Decision: old, Decision: new, 12 messages "
+        "compressed]");
 }
 
 TEST_CASE("UTF-8: cuts at the item limit never split a character") {

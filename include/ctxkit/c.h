@@ -982,14 +982,18 @@ CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
  * "max_summary_tokens" and "rules" (see ctxkit::Compactor::CompactJson), or
  * a bare array of messages (all defaults). The response document is
  * {"messages","summary":{"topics","tables","tools","description"},
- * "token_estimate","compaction_info":{...},"budget":{"met",...},"format",
- * "strategy","encoding", and "decisions" with "explain"}.
+ * "token_estimate","compaction_info":{...},"budget":{"target_tokens","met",
+ * "status","over_by","must_keep_cut_tokens"},"format","strategy",
+ * "encoding", and "decisions" with "explain"}. budget.status is "met",
+ * "degraded" (within budget, but must-keep messages were cut to fit, by
+ * must_keep_cut_tokens tokens) or "infeasible".
  *
- * Budget: CTXKIT_OK means the result fits max_tokens (and target_ratio).
- * When it cannot (the anchors, system messages and last message alone do
- * not fit even truncated), the call returns CTXKIT_OUT_OF_RANGE AND sets
- * *out_json / *out_len to the best-effort response (its "budget" says
- * "met":false and by how many tokens), with *out_error saying the same.
+ * Budget: CTXKIT_OK means the result fits max_tokens (and target_ratio),
+ * status "met" or "degraded". When it cannot (the must-keep messages do
+ * not fit even at their floors), the call returns CTXKIT_OUT_OF_RANGE AND
+ * sets *out_json / *out_len to the best-effort response (its "budget" says
+ * "met":false, "status":"infeasible" and by how many tokens), with
+ * *out_error saying the same.
  * This is the one failure that sets out_json, as ctxkit_tokenizer_encode's
  * OUT_OF_RANGE sets *out_count: free *out_json whenever it is not NULL.
  * Every other error leaves it NULL.

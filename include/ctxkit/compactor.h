@@ -26,13 +26,60 @@
 // minified, members in their order (string escapes are normalized: "\u00e9"
 // comes back as "é"); summaries are new messages in the same format.
 //
+// The task. The task is the user's actual request, found as a person would:
+// the last user message with text before the first assistant turn that is
+// not a demonstration, a worked example shown first (SWE-agent's "Here is a
+// demonstration ... --- DEMONSTRATION ---", few-shot blocks, "<example>",
+// "example session", a line starting "Example:", or messages flagged
+// "is_demo": true). A demonstration marked so may span turns: the assistant
+// turns after it, up to the next user request, are the example's.
+// Demonstrations are contextual (summarized like other context) and their
+// edits and errors never reach a summary. With explain, the task's and the
+// demonstrations' MessageDecision::detail says why.
+//
+// What is kept. Must-keep messages: system and developer messages, anchors
+// (while keep_anchors: the task, user corrections and refusals, tool
+// definitions, SQL DDL), the last message's unit, and what the next turn
+// needs (while keep_anchors): the final decision (the last assistant text),
+// the latest plan, the latest user request and the last test or program
+// run's result. Everything else is dropped in order of value (transient,
+// routine, contextual, important; oldest first; the recent window and the
+// newest important messages last) until the target is met, and dropped
+// units that still fit are given back.
+//
 // Budget. Tokens are counted exactly with one tokenizer, the one the model
 // (else token_counter_type) names, by the rules of CountMessages()
 // (message_count.h): compacted_tokens equals CountMessages() of the output.
-// The result is within max_tokens whenever the anchors, the system messages
-// and the last message fit; when they do not, messages that must be kept
-// are truncated at a token boundary with a visible marker, and if even that
-// cannot fit, budget_met is false and over_budget_by says by how much.
+// When the must-keep messages and a summary of the rest do not fit, they
+// degrade gracefully: each is cut in proportion to what it holds above its
+// floor (a system prompt keeps its first and last paragraphs, the task its
+// first paragraph, code and error blocks, command output its traceback's
+// last frame, exception and error lines and its last line, other text its
+// first paragraph; at most 64..192 tokens of them), never to a bare marker;
+// when a first round leaves more than a tenth of the target unused, the
+// cuts are redone with that room, so the budget is not wasted. Status is
+// then kDegraded and must_keep_cut_tokens says how much was cut. What the next turn needs is let go first (the latest plan, the
+// last result, the latest request, the final decision: it becomes the last
+// thing dropped) when even the floors do not fit. When they still do not
+// fit, status is kInfeasible, budget_met is false and over_budget_by says by
+// how much.
+//
+// Cuts. A message is cut around a visible marker line, "[... ctxkit cut N
+// lines (M tokens) ...]", keeping whole lines, its head and its tail
+// (command output keeps two thirds of its room for the tail, where errors
+// and test summaries are), and its floor's lines first; a single line longer
+// than its share is cut at a token boundary, never inside a character.
+//
+// Summaries. Dropped runs get summaries in seed 001's "[Compressed context:
+// ...]" form: the files edited, every distinct error line of command output
+// (with a traceback's exception line), what the user asked, decisions,
+// names, calls, tools and SQL tables, as far as the summary's allowance goes
+// (least useful items first given up; the message count never). A summary
+// takes what its facts need, up to a tenth of the tokens it replaces and
+// max_summary_tokens; all of them together at most a fifth of the target.
+// Runs are grouped so that there is at most one summary per ten kept
+// messages (at least two allowed): a group's summary stands where its first
+// run was.
 //
 // Structure. Tool calls and their results are kept or dropped together;
 // original order is preserved; leading system messages stay first; in the

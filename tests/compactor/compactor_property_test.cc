@@ -1,9 +1,12 @@
-// Property test of ctxkit::Compactor (issue 5, guarantees 5-7): a seeded,
+// Property test of ctxkit::Compactor (issues 5 and 12): a seeded,
 // deterministic generator of valid chat histories in the OpenAI, Anthropic
 // and plain formats, each compacted at random budgets with random options.
 // Every result must
 //   - be a valid history of the input's format (ValidateChatHistory),
 //   - count, with the same tokenizer, exactly result.compacted_tokens,
+//   - report its status consistently (met or degraded within budget,
+//     degraded exactly when must-keep text was cut, never cutting a
+//     must-keep message to a bare marker),
 //   - be within target_tokens whenever budget_met, and meet the budget
 //     whenever the system messages, the anchors the generator placed (the
 //     task and user corrections) and the last message's unit fit, as
@@ -687,6 +690,30 @@ bool AlternatesAsAnthropic(const History& h, const std::vector<size_t>& pick) {
   return true;
 }
 
+// Whether any string under `e` (a message's content, markers removed) has
+// something besides white space.
+bool HasText(simdjson::dom::element e) {
+  std::string_view s;
+  if (e.get_string().get(s) == simdjson::SUCCESS) {
+    return s.find_first_not_of(" \n\t\r") != std::string_view::npos;
+  }
+  if (simdjson::dom::array a; e.get_array().get(a) == simdjson::SUCCESS) {
+    for (simdjson::dom::element x : a) {
+      if (HasText(x)) return true;
+    }
+    return false;
+  }
+  if (simdjson::dom::object o; e.get_object().get(o) == simdjson::SUCCESS) {
+    for (auto field : o) {
+      const std::string_view key = field.key;
+      if ((key == "text" || key == "content") && HasText(field.value)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 struct Stats {
   size_t histories = 0;
   size_t compactions = 0;
@@ -783,6 +810,40 @@ void CheckOne(const History& h, const CompactionOptions& options,
                   " got ", r->compacted_tokens, " strategy ",
                   CompactionStrategyName(options.strategy),
                   "\ninput: ", h.json);
+  }
+
+  // Status: within budget is met or degraded, and degraded exactly when
+  // must-keep text was cut.
+  CHECK(r->budget_met == (r->status != BudgetStatus::kInfeasible));
+  if (r->status == BudgetStatus::kMet) CHECK(r->must_keep_cut_tokens == 0);
+  if (r->status == BudgetStatus::kDegraded) {
+    CHECK(r->must_keep_cut_tokens > 0);
+  }
+
+  // A must-keep message that was cut keeps some of its text: never a bare
+  // marker.
+  if (options.explain) {
+    REQUIRE(r->decisions.size() == h.msgs.size());
+    for (const CompactedMessage& m : r->messages) {
+      if (!m.source_index || !m.is_compressed) continue;
+      const MessageDecision& d = r->decisions[*m.source_index];
+      if (d.action != MessageDecision::Action::kTruncated) continue;
+      if (d.reason == "within_budget" || d.reason == "recent_window" ||
+          d.reason == "min_important") {
+        continue;  // optional messages may be cut to anything
+      }
+      std::string rest = m.json;
+      for (size_t at = rest.find("[... ctxkit cut "); at != std::string::npos;
+           at = rest.find("[... ctxkit cut ")) {
+        rest.erase(at, rest.find("...]", at) + 4 - at);
+      }
+      simdjson::dom::parser parser;
+      simdjson::dom::element content;
+      REQUIRE(parser.parse(rest)["content"].get(content) == simdjson::SUCCESS);
+      const bool has_text = HasText(content);
+      CHECK_MESSAGE(has_text, "must-keep message ", *m.source_index, " (",
+                    d.reason, ") cut to a bare marker: ", m.json);
+    }
   }
 
   // Order, byte-exact kept messages, the last message kept.

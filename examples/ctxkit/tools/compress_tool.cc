@@ -93,7 +93,9 @@ constexpr std::string_view kCompressOutputSchema = R"({
       "properties": {
         "target_tokens": {"type": "integer", "minimum": 0},
         "met": {"type": "boolean"},
-        "over_by": {"type": "integer", "minimum": 0}
+        "status": {"type": "string", "enum": ["met", "degraded", "infeasible"]},
+        "over_by": {"type": "integer", "minimum": 0},
+        "must_keep_cut_tokens": {"type": "integer", "minimum": 0}
       }
     },
     "conversation_id": {"type": "string"},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -119,6 +120,8 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
   largest_text_.assign(n, std::string());
   cutters_.clear();
   cutters_.resize(n);
+  message_digests_.clear();
+  message_digests_.resize(n);
   must_keep_message_.assign(n, 0);
   size_t i = 0;
   int64_t total = counter_.reply_priming();
@@ -512,13 +515,18 @@ absl::Status Engine::Truncate(Attempt& a) {
   return absl::OkStatus();
 }
 
-SpanDigest Engine::DigestGroup(const RunGroup& group) const {
+SpanDigest Engine::DigestGroup(const RunGroup& group) {
   SpanDigester digester;
   for (const auto& [begin, end] : group.runs) {
     for (size_t k = begin; k < end; ++k) {
       for (size_t m = items_[k].begin; m < items_[k].end; ++m) {
-        digester.Add(history_.messages[m], classes_[m].tier,
-                     opening_.roles[m] == OpeningRole::kDemonstration);
+        if (message_digests_[m] == nullptr) {
+          SpanDigester one;
+          one.Add(history_.messages[m], classes_[m].tier,
+                  opening_.roles[m] == OpeningRole::kDemonstration);
+          message_digests_[m] = std::make_unique<SpanDigest>(one.digest());
+        }
+        digester.Merge(*message_digests_[m]);
       }
     }
   }

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,8 +79,9 @@ class Engine {
   // host's Summarizer write the summaries.
   absl::StatusOr<Attempt> Assemble(const Runs& runs, bool allow_truncation,
                                    bool use_summarizer);
-  // The facts of the dropped runs of `group`.
-  SpanDigest DigestGroup(const RunGroup& group) const;
+  // The facts of the dropped runs of `group` (each message digested once
+  // per compaction, whatever the number of attempts).
+  SpanDigest DigestGroup(const RunGroup& group);
   // The summary of the dropped runs of `group` (whose digest is `digest`),
   // within `allowance` tokens.
   absl::StatusOr<std::string> SummaryFor(const RunGroup& group,
@@ -132,6 +134,7 @@ class Engine {
   // moved: the vector is sized once) and the cutter that reads it.
   std::vector<std::string> largest_text_;
   std::vector<std::optional<TextCutter>> cutters_;
+  std::vector<std::unique_ptr<SpanDigest>> message_digests_;  // made on use
   int64_t original_total_ = 0;
   int64_t target_ = 0;
   simdjson::dom::parser scratch_parser_;

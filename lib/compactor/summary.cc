@@ -138,6 +138,27 @@ void AddNewest(std::vector<std::string>& list, size_t cap, std::string item) {
   list.push_back(std::move(item));
 }
 
+// One file named relatively ("create x.py") and absolutely ("[File:
+// /repo/x.py]") is one edit: the longer name, which holds the shorter,
+// stays.
+void AddEdit(std::vector<std::string>& edits, std::string item) {
+  if (item.empty()) return;
+  for (std::string& existing : edits) {
+    const bool item_longer = item.size() > existing.size();
+    const std::string& longer = item_longer ? item : existing;
+    const std::string& shorter = item_longer ? existing : item;
+    if (longer == shorter) return;
+    if (longer.size() > shorter.size() &&
+        longer.compare(longer.size() - shorter.size(), shorter.size(),
+                       shorter) == 0 &&
+        longer[longer.size() - shorter.size() - 1] == '/') {
+      if (item_longer) existing = std::move(item);
+      return;
+    }
+  }
+  if (edits.size() < kMaxDigestEdits) edits.push_back(std::move(item));
+}
+
 void AddName(std::vector<std::pair<std::string, size_t>>& names,
              std::string name, size_t count = 1) {
   if (name.empty()) return;
@@ -626,20 +647,7 @@ class MessageScanner {
     ++edits_;
     std::string item = MakeItem(path, kMaxDigestItemBytes);
     AddName(digest_.names, item);
-    // One file named relatively ("create x.py") and absolutely ("[File:
-    // /repo/x.py]"): the longer name, which holds the shorter, stays.
-    for (std::string& existing : digest_.edits) {
-      const std::string& longer = existing.size() >= item.size() ? existing : item;
-      const std::string& shorter = existing.size() >= item.size() ? item : existing;
-      if (longer.size() > shorter.size() &&
-          longer.compare(longer.size() - shorter.size(), shorter.size(),
-                         shorter) == 0 &&
-          longer[longer.size() - shorter.size() - 1] == '/') {
-        if (&longer == &item) existing = std::move(item);
-        return;
-      }
-    }
-    AddUnique(digest_.edits, kMaxDigestEdits, std::move(item));
+    AddEdit(digest_.edits, std::move(item));
   }
 
  private:
@@ -1022,7 +1030,7 @@ void SpanDigester::Merge(const SpanDigest& other) {
     AddName(digest_.names, name, count);
   }
   merge(digest_.errors, other.errors, kMaxDigestErrors);
-  merge(digest_.edits, other.edits, kMaxDigestEdits);
+  for (const std::string& edit : other.edits) AddEdit(digest_.edits, edit);
   merge(digest_.calls, other.calls, kMaxDigestCalls);
   merge(digest_.requests, other.requests, kMaxDigestRequests);
   for (const std::string& d : other.decisions) {

@@ -100,8 +100,10 @@ class SpanDigester {
   // Counts `message` and adds its facts (see above). Reads the message only
   // during the call.
   void Add(const ChatMessage& message, Tier tier, bool demonstration = false);
-  // Adds everything `other` collected (for the whole-result summary), with
-  // the same deduplication and caps; counts add up.
+  // Adds everything `other` collected, with the same deduplication and
+  // caps; counts add up. Merging the digests of a span's messages, one by
+  // one, gives the digest of the span (so one message is digested once
+  // however many summaries are tried).
   void Merge(const SpanDigest& other);
   const SpanDigest& digest() const { return digest_; }
 

@@ -221,13 +221,21 @@ absl::StatusOr<element> ParseJson(simdjson::dom::parser& parser,
       "%s is not valid JSON: %s", what, simdjson::error_message(error)));
 }
 
+// Paths are built for every member a reader visits, on the success path
+// too: plain appends, not a format parser.
 std::string JsonPath(std::string_view context, std::string_view field) {
   if (context.empty()) return std::string(field);
-  return absl::StrFormat("%s.%s", context, field);
+  std::string path;
+  path.reserve(context.size() + 1 + field.size());
+  path.append(context).append(".").append(field);
+  return path;
 }
 
 std::string JsonIndexPath(std::string_view context, size_t index) {
-  return absl::StrFormat("%s[%d]", context, index);
+  std::string path;
+  path.reserve(context.size() + 22);
+  path.append(context).append("[").append(std::to_string(index)).append("]");
+  return path;
 }
 
 absl::StatusOr<std::string_view> GetString(simdjson::dom::object obj,

@@ -23,23 +23,8 @@
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
 #include "lib/json/utf8.h"
+#include "lib/status/status_macros.h"
 #include "simdjson.h"
-
-// Local shorthand for "evaluate a StatusOr, return its error or take its
-// value"; undefined at the end of the file.
-#define CTXKIT_CH_CONCAT_INNER(a, b) a##b
-#define CTXKIT_CH_CONCAT(a, b) CTXKIT_CH_CONCAT_INNER(a, b)
-#define CTXKIT_CH_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto CTXKIT_CH_CONCAT(ch_result_, __LINE__) = (expr);                \
-  if (!CTXKIT_CH_CONCAT(ch_result_, __LINE__).ok()) {                  \
-    return std::move(CTXKIT_CH_CONCAT(ch_result_, __LINE__)).status(); \
-  }                                                                    \
-  lhs = std::move(*CTXKIT_CH_CONCAT(ch_result_, __LINE__))
-#define CTXKIT_CH_RETURN_IF_ERROR(expr)     \
-  do {                                      \
-    absl::Status ch_status_ = (expr);       \
-    if (!ch_status_.ok()) return ch_status_; \
-  } while (false)
 
 namespace ctxkit::internal {
 namespace {
@@ -284,12 +269,12 @@ class HistoryParser {
       m.index = i;
       call_fields_.clear();
       result_fields_.clear();
-      CTXKIT_CH_RETURN_IF_ERROR(Message(value, m));
-      CTXKIT_CH_RETURN_IF_ERROR(Link(history, i, n));
+      CTXKIT_RETURN_IF_ERROR(Message(value, m));
+      CTXKIT_RETURN_IF_ERROR(Link(history, i, n));
       ++i;
     }
     if (open_) {
-      CTXKIT_CH_RETURN_IF_ERROR(CloseUnit(history, n, n));
+      CTXKIT_RETURN_IF_ERROR(CloseUnit(history, n, n));
     }
     return history;
   }
@@ -400,7 +385,7 @@ class HistoryParser {
           if (format_ == ChatFormat::kPlain) {
             return ContentTypeError(i, *content);
           }
-          CTXKIT_CH_RETURN_IF_ERROR(
+          CTXKIT_RETURN_IF_ERROR(
               Blocks(content->get_array().value_unsafe(), m, &text_only));
           break;
         default:
@@ -420,7 +405,7 @@ class HistoryParser {
             "messages[%d].tool_calls: only assistant messages make tool calls",
             i));
       }
-      CTXKIT_CH_RETURN_IF_ERROR(ToolCalls(*tool_calls, m));
+      CTXKIT_RETURN_IF_ERROR(ToolCalls(*tool_calls, m));
       text_only = false;
     }
     if (function_call.has_value()) {
@@ -566,9 +551,9 @@ class HistoryParser {
         if (!anthropic) return WrongFormatBlock(i, j, type, "Anthropic");
         *text_only = false;
         if (type == "tool_use") {
-          CTXKIT_CH_RETURN_IF_ERROR(ToolUse(block, m, j));
+          CTXKIT_RETURN_IF_ERROR(ToolUse(block, m, j));
         } else if (type == "tool_result") {
-          CTXKIT_CH_RETURN_IF_ERROR(ToolResult(block, m, j));
+          CTXKIT_RETURN_IF_ERROR(ToolResult(block, m, j));
         }
       } else {
         // Other block types (image without source, files, server tool
@@ -589,15 +574,15 @@ class HistoryParser {
           i, j, Quote(m.role)));
     }
     auto path = [i, j] { return BlockPath(i, j); };
-    CTXKIT_CH_ASSIGN_OR_RETURN(std::string_view id,
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
                                BlockString(block, "id", path));
-    CTXKIT_CH_ASSIGN_OR_RETURN(std::string_view name,
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
                                BlockString(block, "name", path));
     ToolCall& call = m.calls.emplace_back();
     call.id.assign(id.data(), id.size());
     call.name.assign(name.data(), name.size());
     if (std::optional<element> input = Member(block, "input")) {
-      CTXKIT_CH_ASSIGN_OR_RETURN(call.arguments, Minify(*input));
+      CTXKIT_ASSIGN_OR_RETURN(call.arguments, Minify(*input));
     }
     call_fields_.push_back(j);
     return absl::OkStatus();
@@ -612,7 +597,7 @@ class HistoryParser {
           i, j, Quote(m.role)));
     }
     auto path = [i, j] { return BlockPath(i, j); };
-    CTXKIT_CH_ASSIGN_OR_RETURN(std::string_view id,
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
                                BlockString(block, "tool_use_id", path));
     m.result_ids.emplace_back(id);
     result_fields_.push_back(j);
@@ -651,12 +636,12 @@ class HistoryParser {
       auto inner_path = [&path, k] {
         return absl::StrFormat("%s.content[%d]", path(), k);
       };
-      CTXKIT_CH_ASSIGN_OR_RETURN(object inner_block,
+      CTXKIT_ASSIGN_OR_RETURN(object inner_block,
                                  BlockObject(value, inner_path));
-      CTXKIT_CH_ASSIGN_OR_RETURN(std::string_view type,
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view type,
                                  BlockType(inner_block, inner_path));
       if (type == "text") {
-        CTXKIT_CH_ASSIGN_OR_RETURN(std::string_view text,
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
                                    BlockString(inner_block, "text", inner_path));
         AppendText(m.text, text);
         if (text.size() > m.largest_text_bytes) {
@@ -682,17 +667,17 @@ class HistoryParser {
       auto path = [i, k] {
         return absl::StrFormat("messages[%d].tool_calls[%d]", i, k);
       };
-      CTXKIT_CH_ASSIGN_OR_RETURN(object call_obj, BlockObject(call_value, path));
-      CTXKIT_CH_ASSIGN_OR_RETURN(std::string_view id,
+      CTXKIT_ASSIGN_OR_RETURN(object call_obj, BlockObject(call_value, path));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
                                  BlockString(call_obj, "id", path));
       std::optional<element> function = Member(call_obj, "function");
       if (!function.has_value()) {
         return Invalid(absl::StrFormat("%s.function is required", path()));
       }
       auto function_path = [&path] { return path() + ".function"; };
-      CTXKIT_CH_ASSIGN_OR_RETURN(object function_obj,
+      CTXKIT_ASSIGN_OR_RETURN(object function_obj,
                                  BlockObject(*function, function_path));
-      CTXKIT_CH_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           std::string_view name, BlockString(function_obj, "name", function_path));
       ToolCall& call = m.calls.emplace_back();
       call.id.assign(id.data(), id.size());
@@ -701,7 +686,7 @@ class HistoryParser {
         if (arguments->type() == element_type::STRING) {
           call.arguments = std::string(arguments->get_string().value_unsafe());
         } else if (arguments->type() == element_type::OBJECT) {
-          CTXKIT_CH_ASSIGN_OR_RETURN(call.arguments, Minify(*arguments));
+          CTXKIT_ASSIGN_OR_RETURN(call.arguments, Minify(*arguments));
         } else if (arguments->type() != element_type::NULL_VALUE) {
           return Invalid(absl::StrFormat(
               "%s.arguments must be a string or an object (got %s)",
@@ -777,7 +762,7 @@ class HistoryParser {
       return absl::OkStatus();
     }
     if (open_) {
-      CTXKIT_CH_RETURN_IF_ERROR(CloseUnit(history, i, n));
+      CTXKIT_RETURN_IF_ERROR(CloseUnit(history, i, n));
     }
     if (m.calls.empty()) {
       history.units.emplace_back(i, i + 1);
@@ -938,9 +923,9 @@ void ReplayReplacing(JsonWriter& writer, element value,
 absl::StatusOr<element> ParseMessage(simdjson::dom::parser& parser,
                                      const ChatMessage& message) {
   const std::string what = MessagePath(message.index);
-  CTXKIT_CH_ASSIGN_OR_RETURN(element root,
+  CTXKIT_ASSIGN_OR_RETURN(element root,
                              ParseJson(parser, message.json, what));
-  CTXKIT_CH_RETURN_IF_ERROR(AsObject(root, what).status());
+  CTXKIT_RETURN_IF_ERROR(AsObject(root, what).status());
   return root;
 }
 
@@ -961,13 +946,13 @@ absl::StatusOr<ChatHistory> ParseChatHistory(simdjson::dom::array messages,
 absl::StatusOr<ChatHistory> ParseChatHistoryJson(std::string_view history_json,
                                                  ChatFormat format) {
   simdjson::dom::parser parser;
-  CTXKIT_CH_ASSIGN_OR_RETURN(element root,
+  CTXKIT_ASSIGN_OR_RETURN(element root,
                              ParseJson(parser, history_json, "chat history"));
   if (root.type() == element_type::ARRAY) {
     return ParseChatHistory(root.get_array().value_unsafe(), format);
   }
   if (root.type() == element_type::OBJECT) {
-    CTXKIT_CH_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         array messages,
         GetArray(root.get_object().value_unsafe(), "messages", ""));
     return ParseChatHistory(messages, format);
@@ -997,9 +982,9 @@ std::string TextMessageJson(std::string_view role, std::string_view text) {
 
 absl::StatusOr<std::string> PrependText(const ChatMessage& message,
                                         std::string_view text) {
-  CTXKIT_CH_RETURN_IF_ERROR(CheckUtf8(text, "prepended text"));
+  CTXKIT_RETURN_IF_ERROR(CheckUtf8(text, "prepended text"));
   simdjson::dom::parser parser;
-  CTXKIT_CH_ASSIGN_OR_RETURN(element root, ParseMessage(parser, message));
+  CTXKIT_ASSIGN_OR_RETURN(element root, ParseMessage(parser, message));
   const object obj = root.get_object().value_unsafe();
   JsonWriter writer;
   bool done = false;
@@ -1074,7 +1059,7 @@ absl::StatusOr<std::string> PrependText(const ChatMessage& message,
 
 absl::StatusOr<std::string> LargestText(const ChatMessage& message) {
   simdjson::dom::parser parser;
-  CTXKIT_CH_ASSIGN_OR_RETURN(element root, ParseMessage(parser, message));
+  CTXKIT_ASSIGN_OR_RETURN(element root, ParseMessage(parser, message));
   std::optional<TextSlot> slot =
       FindLargestText(root.get_object().value_unsafe());
   if (!slot.has_value()) return std::string();
@@ -1083,9 +1068,9 @@ absl::StatusOr<std::string> LargestText(const ChatMessage& message) {
 
 absl::StatusOr<std::string> ReplaceLargestText(const ChatMessage& message,
                                                std::string_view replacement) {
-  CTXKIT_CH_RETURN_IF_ERROR(CheckUtf8(replacement, "replacement text"));
+  CTXKIT_RETURN_IF_ERROR(CheckUtf8(replacement, "replacement text"));
   simdjson::dom::parser parser;
-  CTXKIT_CH_ASSIGN_OR_RETURN(element root, ParseMessage(parser, message));
+  CTXKIT_ASSIGN_OR_RETURN(element root, ParseMessage(parser, message));
   std::optional<TextSlot> slot =
       FindLargestText(root.get_object().value_unsafe());
   if (!slot.has_value()) return message.json;
@@ -1096,7 +1081,3 @@ absl::StatusOr<std::string> ReplaceLargestText(const ChatMessage& message,
 
 }  // namespace ctxkit::internal
 
-#undef CTXKIT_CH_RETURN_IF_ERROR
-#undef CTXKIT_CH_ASSIGN_OR_RETURN
-#undef CTXKIT_CH_CONCAT
-#undef CTXKIT_CH_CONCAT_INNER

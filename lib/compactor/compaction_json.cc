@@ -18,19 +18,11 @@
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 
 namespace {
-
-#define CTXKIT_CJ_CONCAT_INNER(a, b) a##b
-#define CTXKIT_CJ_CONCAT(a, b) CTXKIT_CJ_CONCAT_INNER(a, b)
-#define CTXKIT_CJ_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto CTXKIT_CJ_CONCAT(cj_result_, __LINE__) = (expr);                \
-  if (!CTXKIT_CJ_CONCAT(cj_result_, __LINE__).ok()) {                  \
-    return std::move(CTXKIT_CJ_CONCAT(cj_result_, __LINE__)).status(); \
-  }                                                                    \
-  lhs = std::move(*CTXKIT_CJ_CONCAT(cj_result_, __LINE__))
 
 using simdjson::dom::array;
 using simdjson::dom::element;
@@ -75,7 +67,6 @@ void WriteCompactionInfo(JsonWriter& w, const CompactionResult& r) {
   w.EndObject();
 }
 
-
 void WriteCounting(JsonWriter& w, const CompactionResult& r) {
   w.Key("format").String(ChatFormatName(r.format));
   w.Key("strategy").String(CompactionStrategyName(r.strategy));
@@ -116,41 +107,41 @@ absl::StatusOr<array> HistoryMessages(element root) {
 
 absl::StatusOr<CompactionRequest> ParseCompactionRequest(
     simdjson::dom::parser& parser, std::string_view json) {
-  CTXKIT_CJ_ASSIGN_OR_RETURN(element root,
+  CTXKIT_ASSIGN_OR_RETURN(element root,
                              ParseJson(parser, json, "compaction request"));
-  CTXKIT_CJ_ASSIGN_OR_RETURN(object req, AsObject(root, "request"));
+  CTXKIT_ASSIGN_OR_RETURN(object req, AsObject(root, "request"));
   CompactionRequest out;
-  CTXKIT_CJ_ASSIGN_OR_RETURN(out.messages, GetArray(req, "messages", ""));
+  CTXKIT_ASSIGN_OR_RETURN(out.messages, GetArray(req, "messages", ""));
   CompactionOptions& o = out.options;
 
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto max_tokens, OptionalInt(req, "max_tokens", ""));
+  CTXKIT_ASSIGN_OR_RETURN(auto max_tokens, OptionalInt(req, "max_tokens", ""));
   SetIf(max_tokens, o.max_tokens);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto preserve_recent,
+  CTXKIT_ASSIGN_OR_RETURN(auto preserve_recent,
                              OptionalInt(req, "preserve_recent", ""));
   SetIf(preserve_recent, o.recent_window);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto recent_window,
+  CTXKIT_ASSIGN_OR_RETURN(auto recent_window,
                              OptionalInt(req, "recent_window", ""));
   SetIf(recent_window, o.recent_window);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto keep_anchors,
+  CTXKIT_ASSIGN_OR_RETURN(auto keep_anchors,
                              GetOptionalBool(req, "keep_anchors", ""));
   SetIf(keep_anchors, o.keep_anchors);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto explain, GetOptionalBool(req, "explain", ""));
+  CTXKIT_ASSIGN_OR_RETURN(auto explain, GetOptionalBool(req, "explain", ""));
   SetIf(explain, o.explain);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto max_summary_tokens,
+  CTXKIT_ASSIGN_OR_RETURN(auto max_summary_tokens,
                              OptionalInt(req, "max_summary_tokens", ""));
   SetIf(max_summary_tokens, o.max_summary_tokens);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto target_ratio,
+  CTXKIT_ASSIGN_OR_RETURN(auto target_ratio,
                              GetOptionalDouble(req, "target_ratio", ""));
   if (target_ratio.has_value()) o.target_ratio = *target_ratio;
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto model, GetOptionalString(req, "model", ""));
+  CTXKIT_ASSIGN_OR_RETURN(auto model, GetOptionalString(req, "model", ""));
   if (model.has_value()) o.model = std::string(*model);
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto format, GetOptionalString(req, "format", ""));
+  CTXKIT_ASSIGN_OR_RETURN(auto format, GetOptionalString(req, "format", ""));
   if (format.has_value()) {
     StatusOr<ChatFormat> f = ParseChatFormat(*format);
     if (!f.ok()) return ToAbsl(f.status());
     o.format = *f;
   }
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto strategy,
+  CTXKIT_ASSIGN_OR_RETURN(auto strategy,
                              GetOptionalString(req, "strategy", ""));
   if (strategy.has_value()) {
     StatusOr<CompactionStrategy> s = ParseCompactionStrategy(*strategy);
@@ -158,7 +149,7 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
     o.strategy = *s;
   }
 
-  CTXKIT_CJ_ASSIGN_OR_RETURN(auto response,
+  CTXKIT_ASSIGN_OR_RETURN(auto response,
                              GetOptionalString(req, "response", ""));
   if (response.has_value()) {
     if (*response == "compress_context") {
@@ -171,23 +162,23 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
     }
   }
 
-  CTXKIT_CJ_ASSIGN_OR_RETURN(std::optional<object> opts,
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<object> opts,
                              GetOptionalObject(req, "options", ""));
   if (opts.has_value()) {
     const std::string_view c = "options";
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v1,
+    CTXKIT_ASSIGN_OR_RETURN(auto v1,
                                GetOptionalBool(*opts, "preserve_tool_results", c));
     SetIf(v1, o.preserve_tool_results);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v2,
+    CTXKIT_ASSIGN_OR_RETURN(auto v2,
                                GetOptionalBool(*opts, "preserve_schema_info", c));
     SetIf(v2, o.preserve_schema_info);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v3,
+    CTXKIT_ASSIGN_OR_RETURN(auto v3,
                                GetOptionalBool(*opts, "enable_summarization", c));
     SetIf(v3, o.enable_summarization);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v4,
+    CTXKIT_ASSIGN_OR_RETURN(auto v4,
                                OptionalInt(*opts, "min_important_messages", c));
     SetIf(v4, o.min_important_messages);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v5,
+    CTXKIT_ASSIGN_OR_RETURN(auto v5,
                                GetOptionalString(*opts, "token_counter_type", c));
     if (v5.has_value()) {
       static constexpr std::string_view kTypes[] = {"generic", "openai",
@@ -202,20 +193,20 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
       }
       o.token_counter_type = std::string(*v5);
     }
-    CTXKIT_CJ_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         auto v6, GetOptionalBool(*opts, "enable_llm_summarization", c));
     SetIf(v6, o.enable_llm_summarization);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v7,
+    CTXKIT_ASSIGN_OR_RETURN(auto v7,
                                GetOptionalBool(*opts, "enable_caching", c));
     SetIf(v7, o.enable_caching);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v8, OptionalInt(*opts, "cache_ttl_ms", c));
+    CTXKIT_ASSIGN_OR_RETURN(auto v8, OptionalInt(*opts, "cache_ttl_ms", c));
     SetIf(v8, o.cache_ttl_ms);
-    CTXKIT_CJ_ASSIGN_OR_RETURN(auto v9,
+    CTXKIT_ASSIGN_OR_RETURN(auto v9,
                                GetOptionalBool(*opts, "enable_analytics", c));
     SetIf(v9, o.enable_analytics);
   }
 
-  CTXKIT_CJ_ASSIGN_OR_RETURN(std::optional<array> rules,
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<array> rules,
                              GetOptionalArray(req, "rules", ""));
   if (rules.has_value() && rules->size() > 0) {
     auto classifier = std::make_shared<Classifier>(Classifier::WithBuiltinRules());
@@ -357,7 +348,7 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
     return absl::DataLossError("cached compaction result is not readable");
   };
   simdjson::dom::parser parser;
-  CTXKIT_CJ_ASSIGN_OR_RETURN(element root,
+  CTXKIT_ASSIGN_OR_RETURN(element root,
                              ParseJson(parser, json, "cached result"));
   if (root.type() != element_type::OBJECT) return bad();
   const object obj(root);
@@ -570,6 +561,3 @@ StatusOr<std::string> CompressContextResponseJson(const CompactionResult& r) {
 
 }  // namespace ctxkit
 
-#undef CTXKIT_CJ_ASSIGN_OR_RETURN
-#undef CTXKIT_CJ_CONCAT
-#undef CTXKIT_CJ_CONCAT_INNER

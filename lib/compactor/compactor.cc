@@ -31,6 +31,7 @@
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
 #include "lib/tokenizer/message_counter.h"
+#include "lib/status/status_macros.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -39,15 +40,6 @@ namespace {
 
 using internal::ChatHistory;
 using internal::MessageCounter;
-
-#define CTXKIT_CP_CONCAT_INNER(a, b) a##b
-#define CTXKIT_CP_CONCAT(a, b) CTXKIT_CP_CONCAT_INNER(a, b)
-#define CTXKIT_CP_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto CTXKIT_CP_CONCAT(cp_result_, __LINE__) = (expr);                \
-  if (!CTXKIT_CP_CONCAT(cp_result_, __LINE__).ok()) {                  \
-    return std::move(CTXKIT_CP_CONCAT(cp_result_, __LINE__)).status(); \
-  }                                                                    \
-  lhs = std::move(*CTXKIT_CP_CONCAT(cp_result_, __LINE__))
 
 constexpr std::string_view kCachePrefix = "compact";
 
@@ -193,14 +185,14 @@ absl::StatusOr<CompactionResult> RunCompaction(
                                       : ModelRegistry::Default();
   const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
-  CTXKIT_CP_ASSIGN_OR_RETURN(ChatHistory history,
+  CTXKIT_ASSIGN_OR_RETURN(ChatHistory history,
                              internal::ParseChatHistory(messages, options.format));
   std::string counter_type = options.token_counter_type;
   if (options.model.empty() && counter_type.empty()) {
     counter_type =
         history.format == ChatFormat::kAnthropic ? "anthropic" : "openai";
   }
-  CTXKIT_CP_ASSIGN_OR_RETURN(
+  CTXKIT_ASSIGN_OR_RETURN(
       internal::CountingChoice choice,
       internal::ChooseCounting(options.model, counter_type, registry));
   MessageCountOptions count_options;
@@ -352,6 +344,3 @@ StatusOr<CompactionResult> Compactor::CompactConversation(
 
 }  // namespace ctxkit
 
-#undef CTXKIT_CP_ASSIGN_OR_RETURN
-#undef CTXKIT_CP_CONCAT
-#undef CTXKIT_CP_CONCAT_INNER

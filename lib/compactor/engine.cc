@@ -16,18 +16,10 @@
 #include "lib/compactor/next_turn.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
-
-#define CTXKIT_EN_CONCAT_INNER(a, b) a##b
-#define CTXKIT_EN_CONCAT(a, b) CTXKIT_EN_CONCAT_INNER(a, b)
-#define CTXKIT_EN_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto CTXKIT_EN_CONCAT(en_result_, __LINE__) = (expr);                \
-  if (!CTXKIT_EN_CONCAT(en_result_, __LINE__).ok()) {                  \
-    return std::move(CTXKIT_EN_CONCAT(en_result_, __LINE__)).status(); \
-  }                                                                    \
-  lhs = std::move(*CTXKIT_EN_CONCAT(en_result_, __LINE__))
 
 // Below this a summary could not even say how many messages it stands for.
 constexpr int64_t kMinSummaryText = 8;
@@ -105,7 +97,7 @@ Engine::Engine(const CompactionOptions& options,
       counter_(counter) {}
 
 absl::StatusOr<int64_t> Engine::CountJson(std::string_view json) {
-  CTXKIT_EN_ASSIGN_OR_RETURN(
+  CTXKIT_ASSIGN_OR_RETURN(
       simdjson::dom::element root,
       ParseJson(scratch_parser_, json, "compacted message"));
   return counter_.Message(root, "message");
@@ -127,7 +119,7 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
   int64_t total = counter_.reply_priming();
   for (simdjson::dom::element message : messages) {
     if (i >= n) break;
-    CTXKIT_EN_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         int64_t t, counter_.Message(message, JsonIndexPath("messages", i)));
     tokens_[i] = t;
     total += t;
@@ -334,9 +326,9 @@ TextKind Engine::KindOf(size_t m) const {
 
 absl::StatusOr<TextCutter*> Engine::Cutter(size_t m) {
   if (!cutters_[m].has_value()) {
-    CTXKIT_EN_ASSIGN_OR_RETURN(largest_text_[m],
+    CTXKIT_ASSIGN_OR_RETURN(largest_text_[m],
                                LargestText(history_.messages[m]));
-    CTXKIT_EN_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         TextCutter cutter,
         TextCutter::Make(counter_, largest_text_[m], KindOf(m)));
     cutters_[m].emplace(std::move(cutter));
@@ -347,18 +339,18 @@ absl::StatusOr<TextCutter*> Engine::Cutter(size_t m) {
 absl::StatusOr<int64_t> Engine::CutTo(size_t m, int64_t keep) {
   const ChatMessage& message = history_.messages[m];
   if (message.largest_text_bytes == 0) return tokens_[m];
-  CTXKIT_EN_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
+  CTXKIT_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
   if (keep >= cutter->tokens()) {
     replaced_[m].clear();
     tokens_[m] = original_tokens_[m];
     removed_[m] = 0;
     return tokens_[m];
   }
-  CTXKIT_EN_ASSIGN_OR_RETURN(std::string text, cutter->Cut(keep));
-  CTXKIT_EN_ASSIGN_OR_RETURN(int64_t kept_tokens, counter_.Text(text));
-  CTXKIT_EN_ASSIGN_OR_RETURN(std::string json,
+  CTXKIT_ASSIGN_OR_RETURN(std::string text, cutter->Cut(keep));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t kept_tokens, counter_.Text(text));
+  CTXKIT_ASSIGN_OR_RETURN(std::string json,
                              ReplaceLargestText(message, text));
-  CTXKIT_EN_ASSIGN_OR_RETURN(int64_t t, CountJson(json));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t t, CountJson(json));
   if (t >= original_tokens_[m]) {
     // Nothing saved (the marker costs what it replaces): keep it whole.
     replaced_[m].clear();
@@ -403,7 +395,7 @@ absl::Status Engine::LetGoOfNeeded(int64_t room) {
         floor[k] += tokens_[m];
         continue;
       }
-      CTXKIT_EN_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
+      CTXKIT_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
       floor[k] += tokens_[m] - (cutter->tokens() - cutter->floor_tokens());
     }
     floors += floor[k];
@@ -452,7 +444,7 @@ absl::Status Engine::DegradeMustKeep(int64_t room) {
   std::vector<int64_t> keep(history_.messages.size(), 0);
   std::vector<int64_t> floor(history_.messages.size(), 0);
   for (size_t m : candidates) {
-    CTXKIT_EN_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
+    CTXKIT_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
     keep[m] = cutter->tokens();
     floor[m] = cutter->floor_tokens();
   }
@@ -470,7 +462,7 @@ absl::Status Engine::DegradeMustKeep(int64_t room) {
                    : std::min(above, (need * above + excess - 1) / excess);
       keep[m] -= cut;
       const int64_t before = tokens_[m];
-      CTXKIT_EN_ASSIGN_OR_RETURN(int64_t after, CutTo(m, keep[m]));
+      CTXKIT_ASSIGN_OR_RETURN(int64_t after, CutTo(m, keep[m]));
       saved += before - after;
     }
     need -= saved;
@@ -498,13 +490,13 @@ absl::Status Engine::Truncate(Attempt& a) {
     if (a.total <= target_) break;
     CompactedMessage& out = a.out[o];
     const size_t m = *out.source_index;
-    CTXKIT_EN_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
+    CTXKIT_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
     const int64_t current = cutter->tokens() - removed_[m];
     const int64_t floor = IsMustKeep(m) ? cutter->floor_tokens() : 0;
     const int64_t keep = std::max(floor, current - (a.total - target_));
     if (keep >= current) continue;
     const int64_t before = tokens_[m];
-    CTXKIT_EN_ASSIGN_OR_RETURN(int64_t after, CutTo(m, keep));
+    CTXKIT_ASSIGN_OR_RETURN(int64_t after, CutTo(m, keep));
     if (after >= before) continue;
     a.total -= before - after;
     out.json = KeptJson(m);
@@ -564,7 +556,7 @@ absl::StatusOr<std::string> Engine::SummaryFor(const RunGroup& group,
     }
     ++attempt.summarizer_failures;
   }
-  CTXKIT_EN_ASSIGN_OR_RETURN(int64_t n, counter_.Text(text));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t n, counter_.Text(text));
   if (n <= allowance) return text;
   // Too long: write fewer items, the least useful first (SummaryText's
   // order), never the message count. Bisect on the number of items.
@@ -574,7 +566,7 @@ absl::StatusOr<std::string> Engine::SummaryFor(const RunGroup& group,
   while (lo < hi) {
     const size_t mid = lo + (hi - lo + 1) / 2;
     std::string candidate = SummaryText(digest, true, mid);
-    CTXKIT_EN_ASSIGN_OR_RETURN(int64_t t, counter_.Text(candidate));
+    CTXKIT_ASSIGN_OR_RETURN(int64_t t, counter_.Text(candidate));
     if (t <= allowance) {
       lo = mid;
       best = std::move(candidate);
@@ -596,7 +588,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
   const bool anthropic = history_.format == ChatFormat::kAnthropic;
   // Per-message overhead of a summary message, so its text fits the run's
   // allowance.
-  CTXKIT_EN_ASSIGN_OR_RETURN(int64_t empty,
+  CTXKIT_ASSIGN_OR_RETURN(int64_t empty,
                              CountJson(TextMessageJson("assistant", "")));
   const int64_t overhead = empty + 2;  // + a separator when folded
   // One summary per group of runs, written where the group's first run
@@ -620,7 +612,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       reserved += std::min(planned, cap);
       if (runs.reserve() > 0) {
         digests[g] = DigestGroup(groups[g]);
-        CTXKIT_EN_ASSIGN_OR_RETURN(
+        CTXKIT_ASSIGN_OR_RETURN(
             int64_t t, counter_.Text(SummaryText(digests[g], true)));
         need[g] = std::min(t + overhead, cap);
       }
@@ -682,7 +674,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       if (summarize || needs_marker) {
         std::string text;
         if (summarize) {
-          CTXKIT_EN_ASSIGN_OR_RETURN(
+          CTXKIT_ASSIGN_OR_RETURN(
               text,
               SummaryFor(groups[g], digests[g], text_allowance,
                          use_summarizer, a));
@@ -706,7 +698,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
         } else {
           CompactedMessage summary;
           summary.json = TextMessageJson(role, text);
-          CTXKIT_EN_ASSIGN_OR_RETURN(int64_t t, CountJson(summary.json));
+          CTXKIT_ASSIGN_OR_RETURN(int64_t t, CountJson(summary.json));
           summary.tokens = static_cast<size_t>(t);
           summary.is_compressed = true;
           a.summary_tokens += t;
@@ -753,14 +745,14 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       if (item.merged_json.empty()) {
         ChatMessage kept = history_.messages[item.begin];
         kept.json = KeptJson(item.begin);
-        CTXKIT_EN_ASSIGN_OR_RETURN(first.json,
+        CTXKIT_ASSIGN_OR_RETURN(first.json,
                                    PrependText(kept, pending_summary));
       } else {
         first.json = TextMessageJson(
             history_.messages[item.begin].role,
             absl::StrFormat("%s\n\n%s", pending_summary, item.merged_text));
       }
-      CTXKIT_EN_ASSIGN_OR_RETURN(int64_t t, CountJson(first.json));
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, CountJson(first.json));
       first.tokens = static_cast<size_t>(t);
       first.is_compressed = true;
       a.summary_tokens += t - before;
@@ -787,7 +779,7 @@ absl::StatusOr<Engine::Attempt> Engine::PlanAndAssemble(
   if (input.reserve > 0) {
     Runs runs;
     const bool fits = Plan(input, target_, &runs) <= target_;
-    CTXKIT_EN_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, !fits, false));
+    CTXKIT_ASSIGN_OR_RETURN(Attempt a, Assemble(runs, !fits, false));
     if (a.total <= target_) {
       // The plan reserves each summary's allowance, and summaries are
       // usually shorter: plan again for the target plus what was left
@@ -798,7 +790,7 @@ absl::StatusOr<Engine::Attempt> Engine::PlanAndAssemble(
         if (extra * 20 < target_) break;
         Runs looser;
         Plan(input, target_ + extra, &looser);
-        CTXKIT_EN_ASSIGN_OR_RETURN(Attempt b, Assemble(looser, false, false));
+        CTXKIT_ASSIGN_OR_RETURN(Attempt b, Assemble(looser, false, false));
         if (b.total > target_ || b.total <= a.total) {
           extra /= 2;  // overshot: aim at half the room
           continue;
@@ -813,7 +805,7 @@ absl::StatusOr<Engine::Attempt> Engine::PlanAndAssemble(
       if (summarizer) {
         // The host writes the summaries of the plan chosen; if its texts
         // make the whole exceed the target, the extractive result stands.
-        CTXKIT_EN_ASSIGN_OR_RETURN(Attempt c, Assemble(runs, false, true));
+        CTXKIT_ASSIGN_OR_RETURN(Attempt c, Assemble(runs, false, true));
         if (c.total <= target_) {
           a = std::move(c);
         } else {
@@ -836,7 +828,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
     ApplyCompressSimilar();
     for (Item& item : items_) {
       if (item.merged_json.empty()) continue;
-      CTXKIT_EN_ASSIGN_OR_RETURN(item.merged_tokens,
+      CTXKIT_ASSIGN_OR_RETURN(item.merged_tokens,
                                  CountJson(item.merged_json));
     }
   } else if (options_.strategy == CompactionStrategy::kSummarize) {
@@ -858,7 +850,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
   // Anthropic roles alternate: a run dropped from between two messages of
   // one role needs a marker message of the other.
   if (history_.format == ChatFormat::kAnthropic) {
-    CTXKIT_EN_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         input.placeholder,
         CountJson(TextMessageJson("assistant", PlaceholderText(99999999))));
   }
@@ -866,7 +858,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
   const int64_t room = RoomForOptional(input);
   if (absl::Status s = LetGoOfNeeded(room); !s.ok()) return s;
   if (absl::Status s = DegradeMustKeep(room); !s.ok()) return s;
-  CTXKIT_EN_ASSIGN_OR_RETURN(Attempt a, PlanAndAssemble(input));
+  CTXKIT_ASSIGN_OR_RETURN(Attempt a, PlanAndAssemble(input));
   int64_t cut = 0;
   for (size_t m = 0; m < history_.messages.size(); ++m) {
     if (IsMustKeep(m)) cut += removed_[m];
@@ -880,7 +872,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
     std::vector<int64_t> removed = removed_;
     std::vector<int64_t> tokens = tokens_;
     if (absl::Status s = DegradeMustKeep(used); !s.ok()) return s;
-    CTXKIT_EN_ASSIGN_OR_RETURN(Attempt b, PlanAndAssemble(input));
+    CTXKIT_ASSIGN_OR_RETURN(Attempt b, PlanAndAssemble(input));
     if (b.total <= target_ && b.total > a.total) {
       a = std::move(b);
     } else {
@@ -959,6 +951,3 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
 
 }  // namespace ctxkit::internal
 
-#undef CTXKIT_EN_ASSIGN_OR_RETURN
-#undef CTXKIT_EN_CONCAT
-#undef CTXKIT_EN_CONCAT_INNER

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "lib/compactor/ascii.h"
+
 namespace ctxkit::internal {
 namespace {
 
@@ -17,23 +19,11 @@ constexpr size_t kCommandHeadBytes = 1024;
 constexpr size_t kPlanHeadBytes = 2048;
 constexpr size_t kSearchMessages = 1000;
 
-char Lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
-
 // `s` lowercased into `buffer` (ASCII only): each phrase is then one find.
 std::string_view Lowered(std::string_view s, std::string* buffer) {
   buffer->resize(s.size());
-  for (size_t i = 0; i < s.size(); ++i) (*buffer)[i] = Lower(s[i]);
+  for (size_t i = 0; i < s.size(); ++i) (*buffer)[i] = AsciiLower(s[i]);
   return *buffer;
-}
-
-bool StartsWithNoCase(std::string_view s, std::string_view lower) {
-  if (s.size() < lower.size()) return false;
-  for (size_t i = 0; i < lower.size(); ++i) {
-    if (Lower(s[i]) != lower[i]) return false;
-  }
-  return true;
 }
 
 std::string_view TrimLeft(std::string_view s) {
@@ -45,26 +35,12 @@ std::string_view TrimLeft(std::string_view s) {
   return s;
 }
 
-bool HasOwnText(const ChatMessage& m) {
-  for (char c : m.text) {
-    if (c != ' ' && c != '\n' && c != '\t' && c != '\r') return true;
-  }
-  return false;
-}
+bool HasOwnText(const ChatMessage& m) { return TrimmedSize(m.text) > 0; }
 
 // A request says more than an acknowledgement does.
 constexpr size_t kMinRequestBytes = 16;
 
-size_t TrimmedSize(std::string_view s) {
-  size_t begin = 0;
-  size_t end = s.size();
-  auto space = [](char c) {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
-  };
-  while (begin < end && space(s[begin])) ++begin;
-  while (end > begin && space(s[end - 1])) --end;
-  return end - begin;
-}
+
 
 bool IsPlanTool(std::string_view name) {
   for (std::string_view tool :

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "lib/compactor/ascii.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -45,18 +46,6 @@ constexpr std::string_view kMarkers[] = {
 constexpr std::string_view kLineMarkers[] = {"example:", "examples:",
                                              "demonstration:"};
 
-char Lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
-
-bool StartsWithNoCase(std::string_view s, std::string_view lower) {
-  if (s.size() < lower.size()) return false;
-  for (size_t i = 0; i < lower.size(); ++i) {
-    if (Lower(s[i]) != lower[i]) return false;
-  }
-  return true;
-}
-
 struct Found {
   std::string_view marker;
   bool strong = false;
@@ -66,7 +55,7 @@ Found FindMarker(std::string_view window) {
   Found weak;
   for (size_t i = 0; i < window.size(); ++i) {
     const bool line_start = i == 0 || window[i - 1] == '\n';
-    const char c = Lower(window[i]);
+    const char c = AsciiLower(window[i]);
     if (c != '-' && c != 'e' && c != 'h' && c != '<' && c != 'f' &&
         c != 'd' && c != 's' && c != 'w') {
       continue;
@@ -98,17 +87,6 @@ Found MarkerOf(std::string_view text) {
     if (tail.strong || found.marker.empty()) found = tail;
   }
   return found;
-}
-
-size_t TrimmedSize(std::string_view s) {
-  size_t begin = 0;
-  size_t end = s.size();
-  auto space = [](char c) {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
-  };
-  while (begin < end && space(s[begin])) ++begin;
-  while (end > begin && space(s[end - 1])) --end;
-  return end - begin;
 }
 
 bool IsCandidate(const ChatMessage& m) {

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "ctxkit/tokenizer.h"
+#include "lib/compactor/ascii.h"
 #include "lib/compactor/error_lines.h"
 #include "lib/status/status_internal.h"
 
@@ -37,21 +38,6 @@ bool IsBlank(std::string_view line) {
     if (c != ' ' && c != '\t' && c != '\r') return false;
   }
   return true;
-}
-
-bool ContainsNoCase(std::string_view hay, std::string_view lower_needle) {
-  if (hay.size() < lower_needle.size()) return false;
-  for (size_t i = 0; i + lower_needle.size() <= hay.size(); ++i) {
-    size_t k = 0;
-    while (k < lower_needle.size()) {
-      char c = hay[i + k];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-      if (c != lower_needle[k]) break;
-      ++k;
-    }
-    if (k == lower_needle.size()) return true;
-  }
-  return false;
 }
 
 std::string Marker(int64_t lines, int64_t tokens) {

@@ -654,6 +654,13 @@ class MessageScanner {
   void ScanLine(std::string_view line) {
     skip_paths_ = false;
     const std::string_view trimmed = TrimSpace(line);
+    // SWE-agent's status lines repeat the open file and the directory after
+    // every command: they say nothing about the command.
+    if (StartsWith(trimmed, "(Open file:") ||
+        StartsWith(trimmed, "(Current directory:") ||
+        StartsWith(trimmed, "bash-$")) {
+      return;
+    }
     if (!trimmed.empty()) LineRules(line, trimmed);
     // Chunks and words.
     size_t i = 0;
@@ -905,9 +912,21 @@ bool IsObservation(const ChatMessage& m) {
 }  // namespace
 
 std::vector<std::string> Topics(const SpanDigest& digest) {
+  // A topic is a file or a symbol: directories and URLs are where things
+  // are, not what the span is about.
+  auto topical = [](std::string_view name) {
+    if (StartsWith(name, "http://") || StartsWith(name, "https://")) {
+      return false;
+    }
+    const size_t slash = name.rfind('/');
+    if (slash == std::string_view::npos) return true;
+    return name.find('.', slash) != std::string_view::npos;
+  };
   std::vector<size_t> order;
   for (size_t i = 0; i < digest.names.size(); ++i) {
-    if (digest.names[i].second >= 2) order.push_back(i);
+    if (digest.names[i].second >= 2 && topical(digest.names[i].first)) {
+      order.push_back(i);
+    }
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return digest.names[a].second > digest.names[b].second;

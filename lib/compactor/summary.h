@@ -88,8 +88,9 @@ struct SpanDigest {
   std::vector<std::string> decisions;  // oldest first
 };
 
-// The names mentioned at least twice, most mentioned first (ties in
-// first-seen order), at most kMaxDigestTopics: specific topics, or none.
+// The files and symbols mentioned at least twice (not directories or
+// URLs), most mentioned first (ties in first-seen order), at most
+// kMaxDigestTopics: specific topics, or none.
 std::vector<std::string> Topics(const SpanDigest& digest);
 // The other names, first-seen order, at most kMaxDigestItems.
 std::vector<std::string> Entities(const SpanDigest& digest);

@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -260,6 +261,58 @@ TEST_CASE("last result: a program run counts as a run") {
   CHECK(*needs.last_result == 2);
 }
 
+// A history whose last tool results are those of `first` then `second`
+// (each a bash command), with plain outputs: which one is the last result
+// (kNone for neither).
+constexpr size_t kNone = 99;
+size_t LastResultOf(std::string_view first,
+                                   std::string_view second) {
+  JsonWriter a;
+  a.BeginObject().Key("command").String(first).EndObject();
+  JsonWriter b;
+  b.BeginObject().Key("command").String(second).EndObject();
+  const ChatHistory h = MustParse(Array({
+      Msg("user", "Find out why the service fails to start on CI."),
+      Call("c1", "bash", *std::move(a).Finish()),
+      Result("c1", "some output\nmore output"),
+      Call("c2", "bash", *std::move(b).Finish()),
+      Result("c2", "other output\nlast line"),
+  }));
+  return FindNextTurnNeeds(h).last_result.value_or(kNone);
+}
+
+TEST_CASE("last result: program runs of every kind the header names") {
+  for (std::string_view run :
+       {"node server.js --check", "./build/app --self-test", "make",
+        "gcc -o demo demo.c", "cargo test", "go test ./...",
+        "python -c 'import app'", "npm test"}) {
+    CAPTURE(run);
+    CHECK(LastResultOf("ls -la", run) == 4);
+  }
+}
+
+TEST_CASE("last result: views, searches and edits after a run do not count") {
+  for (std::string_view other :
+       {"cat src/app.py", "ls -la build", "grep -rn parse_date src",
+        "find . -name '*.cfg'", "sed -i 's/a/b/' src/app.py"}) {
+    CAPTURE(other);
+    CHECK(LastResultOf("pytest -q", other) == 2);
+  }
+}
+
+TEST_CASE("last result: views and searches that name a runner do not count" *
+          doctest::may_fail()) {
+  // next_turn.h: the last result is a test or program run's, "not file
+  // views, searches or edits". These views and searches only mention a
+  // runner or an interpreter in a path or a pattern.
+  for (std::string_view other :
+       {"cat Makefile", "grep -rn make_request src", "cat pytest.ini",
+        "grep -rn 'python' docs", "grep -n jest package.json"}) {
+    CAPTURE(other);
+    CHECK(LastResultOf("pytest -q", other) == 2);
+  }
+}
+
 TEST_CASE("last result: output that is a runner's summary counts") {
   // The call's arguments name no runner; the output shows it ran tests.
   const ChatHistory h = MustParse(Array({
@@ -330,6 +383,18 @@ TEST_CASE("LooksLikeTestCommand: test runners, not other commands") {
   for (std::string_view command :
        {"ls -la", "cat setup.py", "grep -rn parse_date src", "git diff",
         "find . -name '*.py'", "python setup.py build", ""}) {
+    CAPTURE(command);
+    CHECK_FALSE(LooksLikeTestCommand(command));
+  }
+}
+
+TEST_CASE("LooksLikeTestCommand: commands that only name a runner" *
+          doctest::may_fail()) {
+  // "Whether a shell command line ... runs tests": reading a runner's
+  // configuration, searching for its name or installing it runs no tests.
+  for (std::string_view command :
+       {"cat pytest.ini", "grep -rn pytest setup.cfg",
+        "pip install pytest", "cat jest.config.js"}) {
     CAPTURE(command);
     CHECK_FALSE(LooksLikeTestCommand(command));
   }

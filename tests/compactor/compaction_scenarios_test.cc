@@ -308,11 +308,11 @@ TEST_CASE("a 3,000-token system prompt under a 2,000-token budget") {
 TEST_CASE("the final answer stays whole while the system prompt is cut" *
           doctest::may_fail()) {
   // Issue 12: under a budget the must-keep messages cannot meet, the
-  // system prompt is cut but the final assistant answer is kept whole. The
-  // engine cuts every must-keep message in proportion to what it holds
-  // above its floor, so the 70-token answer loses its middle paragraph
-  // (32 tokens) to a marker while the 2,900-token prompt still has room
-  // to give.
+  // system prompt is cut but the final assistant answer is kept whole.
+  // compactor.h ("Budget") instead cuts every must-keep message "in
+  // proportion to what it holds above its floor", so the 70-token answer
+  // loses its middle paragraph (32 tokens) to a marker while the
+  // 2,900-token prompt still has room to give.
   const std::string json = LargePromptHistory();
   CompactionOptions o;
   o.model = "gpt-4o";
@@ -328,8 +328,11 @@ TEST_CASE("the final answer stays whole while the system prompt is cut" *
 TEST_CASE("a one-line 4,000-token system prompt: the budget is still used" *
           doctest::may_fail()) {
   // Scenario 1 with the prompt on one line (as prompts built by code often
-  // are). The cut keeps only the floor's head of the line (about 200
-  // tokens): the result uses about an eighth of the 2,000 tokens it has.
+  // are). compactor.h, "Budget": "when a first round leaves more than a
+  // tenth of the target unused, the cuts are redone with that room, so the
+  // budget is not wasted". The cut keeps only the floor's head of the line
+  // (about 200 tokens): the result uses about an eighth of the 2,000 tokens
+  // it has.
   std::string prompt;
   for (int i = 0; i < 400; ++i) {
     prompt += "Rule " + std::to_string(i) + " says to be precise about dates. ";
@@ -378,6 +381,80 @@ TEST_CASE("a 100-token budget under a large system prompt and task") {
   REQUIRE(r.messages.size() >= 2);
   CHECK(RoleOf(r.messages[0].json) == "system");
   CHECK(Contains(TextOf(r.messages[1].json), "Port the billing module"));
+}
+
+TEST_CASE("what the next turn needs is kept outside the recent window") {
+  // compactor.h, "What is kept": the final decision, the latest plan, the
+  // latest user request and the last test run's result are must-keep
+  // messages (while keep_anchors), however old.
+  std::vector<std::string> m;
+  m.push_back(Msg("system", "You are a coding agent."));
+  m.push_back(Msg("user", "Make src/dates.py parse ISO week dates."));
+  m.push_back(Msg("assistant", "Plan:\n1. read src/dates.py\n2. add "
+                               "parse_week_date()\n3. run the tests"));
+  const size_t plan = m.size() - 1;
+  int id = 0;
+  auto view = [&](std::string_view path) {
+    const std::string call = "c" + std::to_string(id++);
+    m.push_back(Call(call, "read_file",
+                     R"({"path":")" + std::string(path) + "\"}"));
+    std::string body;
+    for (int i = 0; i < 40; ++i) {
+      body += "def f" + std::to_string(i) + "(x):\n    return x + " +
+              std::to_string(i) + "\n";
+    }
+    m.push_back(Result(call, body));
+  };
+  view("src/dates.py");
+  view("src/calendar_utils.py");
+  m.push_back(Call("run", "bash", R"({"command":"pytest -q tests/test_dates.py"})"));
+  m.push_back(Result("run", "F........\nFAILED tests/test_dates.py::"
+                            "test_week - ValueError\n1 failed, 8 passed in "
+                            "0.21s"));
+  const size_t result = m.size() - 1;
+  view("tests/test_dates.py");
+  m.push_back(Msg("user", "Please also accept lowercase week markers like "
+                          "2024-w05-3."));
+  const size_t request = m.size() - 1;
+  view("src/formats.py");
+  m.push_back(Msg("assistant", "The week branch needs a case-insensitive "
+                               "match; changing the regex next."));
+  const size_t decision = m.size() - 1;
+  view("src/regexes.py");
+  view("src/regexes_test_data.py");
+
+  CompactionOptions o;
+  o.model = "gpt-4o";
+  o.max_tokens = 1000000;
+  o.target_ratio = 0.4;
+  o.recent_window = 2;
+  o.explain = true;
+  Compactor c;
+  const CompactionResult r = MustCompact(c, Array(m), o);
+  CheckResult(r, "gpt-4o");
+  CHECK(r.status == BudgetStatus::kMet);
+  CHECK(r.dropped_count > 0);
+  REQUIRE(r.decisions.size() == m.size());
+  const struct {
+    size_t index;
+    std::string_view reason;
+  } needs[] = {{plan, "latest_plan"},
+               {result, "last_result"},
+               {request, "latest_request"},
+               {decision, "final_decision"}};
+  for (const auto& need : needs) {
+    CAPTURE(need.index);
+    CHECK(r.decisions[need.index].action == MessageDecision::Action::kKept);
+    CHECK(r.decisions[need.index].reason == need.reason);
+    REQUIRE(OutputOf(r, need.index) != nullptr);
+  }
+  // With keep_anchors off they are ordinary messages again.
+  o.keep_anchors = false;
+  const CompactionResult loose = MustCompact(c, Array(m), o);
+  CheckResult(loose, "gpt-4o");
+  for (const auto& need : needs) {
+    CHECK(loose.decisions[need.index].reason != need.reason);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -511,6 +588,7 @@ TEST_CASE("SWE-agent: the demonstration is not the task nor its history") {
   CHECK(r.decisions[2].rule == "task");
   CHECK(Contains(r.decisions[2].detail, "demonstration"));
   CHECK(r.decisions[1].rule == "demonstration");
+  CHECK(r.decisions[1].tier == Tier::kContextual);
   CHECK_FALSE(r.decisions[1].detail.empty());
   // The demonstration went into a summary: the check below means something.
   REQUIRE(r.decisions[1].action == MessageDecision::Action::kSummarized);

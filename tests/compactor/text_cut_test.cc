@@ -231,7 +231,9 @@ std::string SystemPrompt(int paragraphs = 12, int lines_each = 6) {
 TEST_CASE("FloorCap: a prompt or a task keeps more than a log or a remark") {
   for (TextKind kind : {TextKind::kInstructions, TextKind::kRequest,
                         TextKind::kOutput, TextKind::kProse}) {
-    CHECK(FloorCap(kind) > 0);
+    // compactor.h, "Budget": floors hold "at most 64..192 tokens".
+    CHECK(FloorCap(kind) >= 64);
+    CHECK(FloorCap(kind) <= 192);
   }
   for (TextKind big : {TextKind::kInstructions, TextKind::kRequest}) {
     CHECK(FloorCap(big) > FloorCap(TextKind::kOutput));

@@ -51,8 +51,10 @@
 // (else token_counter_type) names, by the rules of CountMessages()
 // (message_count.h): compacted_tokens equals CountMessages() of the output.
 // When the must-keep messages and a summary of the rest do not fit, they
-// degrade gracefully: each is cut in proportion to what it holds above its
-// floor (a system prompt keeps its first and last paragraphs, the task its
+// degrade gracefully, the largest first: each is cut in proportion to the
+// square of what it holds above its floor (a short final answer is left
+// whole while a long system prompt gives), down to the floor (a system
+// prompt keeps its first and last paragraphs, the task its
 // first paragraph, code and error blocks, command output its traceback's
 // last frame, exception and error lines and its last line, other text its
 // first paragraph; at most 64..192 tokens of them), never to a bare marker;
@@ -283,7 +285,7 @@ struct CompactionResult {
   size_t target_tokens = 0;     // min(max_tokens, target_ratio share)
   bool budget_met = true;       // status != kInfeasible
   BudgetStatus status = BudgetStatus::kMet;
-  size_t over_budget_by = 0;    // compacted - max_tokens when not met
+  size_t over_budget_by = 0;    // compacted - target_tokens when not met
   // Text tokens cut from must-keep messages (system prompts, anchors, the
   // task, the last message, what the next turn needs): > 0 exactly when
   // status is kDegraded, or kInfeasible with cuts made.

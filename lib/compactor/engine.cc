@@ -1,6 +1,7 @@
 #include "lib/compactor/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,8 @@ namespace {
 
 // Below this a summary could not even say how many messages it stands for.
 constexpr int64_t kMinSummaryText = 8;
+// A must-keep cut smaller than this saves less than its marker costs.
+constexpr int64_t kMinUsefulCut = 24;
 
 // The file a file-view call reads: its "path", "file_path", "filename" or
 // "file" argument, else the first operand of a shell "cat"/"head"/"tail"
@@ -439,8 +442,10 @@ absl::Status Engine::DegradeMustKeep(int64_t room) {
   int64_t need = must + room - target_;
   if (need <= 0) return absl::OkStatus();
 
-  // Each cut is proportional to what a message holds above its floor, so
-  // the largest loses most and none is cut below its floor.
+  // Each cut is in proportion to the square of what a message holds above
+  // its floor: the largest loses most, a small one is touched only once
+  // the large ones near their floors, none is cut below its floor, and a
+  // cut that would save less than its marker costs is not made.
   std::vector<int64_t> keep(history_.messages.size(), 0);
   std::vector<int64_t> floor(history_.messages.size(), 0);
   for (size_t m : candidates) {
@@ -448,18 +453,30 @@ absl::Status Engine::DegradeMustKeep(int64_t room) {
     keep[m] = cutter->tokens();
     floor[m] = cutter->floor_tokens();
   }
-  for (int round = 0; round < 4 && need > 0; ++round) {
+  bool small_cuts = false;  // once large ones alone no longer do
+  for (int round = 0; round < 5 && need > 0; ++round) {
     int64_t excess = 0;
-    for (size_t m : candidates) excess += std::max<int64_t>(keep[m] - floor[m], 0);
+    double weight = 0;
+    for (size_t m : candidates) {
+      const int64_t above = std::max<int64_t>(keep[m] - floor[m], 0);
+      excess += above;
+      weight += static_cast<double>(above) * static_cast<double>(above);
+    }
     if (excess <= 0) break;
     const bool to_floor = excess <= need;
     int64_t saved = 0;
     for (size_t m : candidates) {
       const int64_t above = keep[m] - floor[m];
       if (above <= 0) continue;
-      const int64_t cut =
-          to_floor ? above
-                   : std::min(above, (need * above + excess - 1) / excess);
+      int64_t cut = above;
+      if (!to_floor) {
+        const double share = static_cast<double>(above) *
+                             static_cast<double>(above) / weight;
+        cut = std::min<int64_t>(
+            above, static_cast<int64_t>(std::ceil(
+                       static_cast<double>(need) * share)));
+        if (!small_cuts && cut < kMinUsefulCut && cut < above) continue;
+      }
       keep[m] -= cut;
       const int64_t before = tokens_[m];
       CTXKIT_ASSIGN_OR_RETURN(int64_t after, CutTo(m, keep[m]));
@@ -467,6 +484,7 @@ absl::Status Engine::DegradeMustKeep(int64_t room) {
     }
     need -= saved;
     if (to_floor) break;
+    if (saved == 0) small_cuts = true;
   }
   RefreshItemTokens();
   return absl::OkStatus();

@@ -1,10 +1,15 @@
 #include "lib/compactor/next_turn.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "lib/compactor/ascii.h"
+#include "simdjson.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -87,9 +92,30 @@ bool LaysOutPlan(const ChatMessage& m) {
   return false;
 }
 
-// The command that produced result message `k`: the arguments of the calls
-// it answers, or, for a SWE-agent observation, the assistant turn before it.
-std::string_view CommandOf(const ChatHistory& h, size_t k) {
+// The shell command in a call's JSON arguments: the string value of its
+// "command" (or "cmd", "script") member, escapes resolved; the arguments as
+// given when they are not such an object.
+std::string CommandInArguments(std::string_view arguments) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(arguments.data(), arguments.size()).get(object) !=
+      simdjson::SUCCESS) {
+    return std::string(arguments);
+  }
+  for (std::string_view key : {"command", "cmd", "script"}) {
+    std::string_view value;
+    if (object[key].get_string().get(value) == simdjson::SUCCESS) {
+      return std::string(value);
+    }
+  }
+  return std::string();
+}
+
+// The command that produced result message `k`: for a tool result, the
+// shell command of the call it answers (a call without one is named by its
+// tool: "run_tests"); for a SWE-agent observation, the command of the
+// assistant turn before it.
+std::string CommandOf(const ChatHistory& h, size_t k) {
   const ChatMessage& m = h.messages[k];
   if (!m.result_ids.empty()) {
     for (size_t j = k; j-- > 0;) {
@@ -97,39 +123,164 @@ std::string_view CommandOf(const ChatHistory& h, size_t k) {
       if (caller.calls.empty()) continue;
       for (const ToolCall& call : caller.calls) {
         for (const std::string& id : m.result_ids) {
-          if (call.id == id) return call.arguments;
+          if (call.id != id) continue;
+          std::string command = CommandInArguments(
+              std::string_view(call.arguments).substr(0, kCommandHeadBytes));
+          return command.empty() ? call.name : command;
         }
       }
       break;
     }
-    return {};
+    return std::string();
   }
   if (k > 0 && h.messages[k - 1].role == "assistant") {
-    return TurnCommand(h.messages[k - 1].text);
+    return std::string(TurnCommand(h.messages[k - 1].text));
   }
-  return {};
+  return std::string();
 }
 
-// Whether `command` runs a program (an interpreter, a build, a binary of
-// the project): what an agent does to see whether its work works, as
-// opposed to reading, searching or editing files.
-bool LooksLikeProgramRun(std::string_view command) {
-  std::string buffer;
-  const std::string_view lower =
-      Lowered(command.substr(0, kCommandHeadBytes), &buffer);
-  for (std::string_view runner :
-       {"python", "node ", "ruby ", "perl ", "php ", "java ", "go run",
-        "cargo run", "./", "bash ", "sh ", "make", "npm ", "npx ", "yarn ",
-        "pnpm ", "deno ", "bun ", "dotnet ", "gcc ", "g++ ", "clang",
-        "rustc ", "javac ", "mvn ", "gradle"}) {
-    for (size_t at = lower.find(runner); at != std::string_view::npos;
-         at = lower.find(runner, at + 1)) {
-      const char before = at == 0 ? ' ' : lower[at - 1];
-      if (before == ' ' || before == ';' || before == '&' || before == '|' ||
-          before == '(' || before == '"' || before == '\'' || before == '`') {
+// The simple commands of a shell line, each as its words: split at ";",
+// "&&", "||", "|" and line breaks; leading "VAR=value", "sudo", "time",
+// "env", "nohup" dropped; a program's directory dropped ("/usr/bin/python3"
+// is "python3", "./run.sh" stays as it is: running a file of the project).
+std::vector<std::vector<std::string_view>> SimpleCommands(
+    std::string_view line) {
+  std::vector<std::vector<std::string_view>> out;
+  std::vector<std::string_view> words;
+  auto flush = [&] {
+    size_t i = 0;
+    while (i < words.size() &&
+           (words[i].find('=') != std::string_view::npos ||
+            words[i] == "sudo" || words[i] == "time" || words[i] == "env" ||
+            words[i] == "nohup")) {
+      ++i;
+    }
+    if (i < words.size()) {
+      std::vector<std::string_view> command(words.begin() + i, words.end());
+      std::string_view& program = command[0];
+      const size_t slash = program.rfind('/');
+      if (slash != std::string_view::npos && program.substr(0, 2) != "./") {
+        program.remove_prefix(slash + 1);
+      }
+      out.push_back(std::move(command));
+    }
+    words.clear();
+  };
+  size_t i = 0;
+  while (i < line.size()) {
+    const char c = line[i];
+    if (c == ';' || c == '|' || c == '&' || c == '\n' || c == '(' ||
+        c == ')') {
+      flush();
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
+    const size_t begin = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' &&
+           line[i] != ';' && line[i] != '|' && line[i] != '&' &&
+           line[i] != '\n' && line[i] != '\r' && line[i] != ')') {
+      ++i;
+    }
+    std::string_view word = line.substr(begin, i - begin);
+    if (word.size() >= 2 && (word.front() == '"' || word.front() == '\'') &&
+        word.back() == word.front()) {
+      word = word.substr(1, word.size() - 2);
+    }
+    words.push_back(word);
+  }
+  flush();
+  return out;
+}
+
+bool IsOneOf(std::string_view word,
+             std::initializer_list<std::string_view> list) {
+  for (std::string_view w : list) {
+    if (word == w) return true;
+  }
+  return false;
+}
+
+bool IsPython(std::string_view program) {
+  return program.substr(0, 6) == "python";
+}
+
+// The command a launcher runs ("npx jest", "poetry run pytest", "bundle
+// exec rspec"), or `c` itself.
+std::vector<std::string_view> Launched(const std::vector<std::string_view>& c) {
+  const std::string_view next = c.size() > 1 ? c[1] : std::string_view();
+  size_t skip = 0;
+  if (IsOneOf(c[0], {"npx", "pnpx", "uvx", "bunx"})) {
+    skip = 1;
+  } else if ((IsOneOf(c[0], {"poetry", "pipenv", "uv", "pdm", "hatch"}) &&
+              next == "run") ||
+             (c[0] == "bundle" && next == "exec")) {
+    skip = 2;
+  }
+  if (skip == 0 || c.size() <= skip) return c;
+  return std::vector<std::string_view>(c.begin() + static_cast<ptrdiff_t>(skip),
+                                       c.end());
+}
+
+// Whether one simple command runs tests.
+bool RunsTests(const std::vector<std::string_view>& command) {
+  const std::vector<std::string_view> c = Launched(command);
+  const std::string_view p = c[0];
+  const std::string_view next = c.size() > 1 ? c[1] : std::string_view();
+  if (IsOneOf(p, {"pytest", "py.test", "tox", "nosetests", "nox", "jest",
+                  "mocha", "vitest", "rspec", "phpunit", "ctest",
+                  "runtests.py", "./runtests.py"})) {
+    return true;
+  }
+  if (IsOneOf(p, {"go", "cargo", "npm", "yarn", "pnpm", "make", "mvn",
+                  "gradle", "./gradlew", "dotnet", "bazel", "mix", "deno",
+                  "bun"}) &&
+      (next == "test" || next == "check" ||
+       (next == "run" && c.size() > 2 && c[2].substr(0, 4) == "test"))) {
+    return true;
+  }
+  if (IsPython(p)) {
+    if (next == "-m" && c.size() > 2 &&
+        IsOneOf(c[2], {"pytest", "unittest", "nose", "tox"})) {
+      return true;
+    }
+    // "python test_x.py", "python reproduce.py": an agent's own check.
+    for (size_t i = 1; i < c.size(); ++i) {
+      if (c[i].find("test") != std::string_view::npos ||
+          c[i].find("reproduce") != std::string_view::npos) {
         return true;
       }
     }
+  }
+  return false;
+}
+
+// Whether one simple command runs a program (an interpreter, a build, a
+// file of the project): what an agent does to see whether its work works,
+// as opposed to reading, searching, listing, editing or installing.
+bool RunsProgram(const std::vector<std::string_view>& c) {
+  const std::string_view p = c[0];
+  const std::string_view next = c.size() > 1 ? c[1] : std::string_view();
+  if (p.substr(0, 2) == "./") return true;
+  if (IsPython(p)) return next != "-m" || c.size() < 3 || c[2] != "pip";
+  if (IsOneOf(p, {"node", "ruby", "perl", "php", "java", "deno", "bun",
+                  "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
+                  "javac", "make", "cmake", "ninja", "mvn", "gradle",
+                  "./gradlew", "npx", "ts-node", "julia", "Rscript", "gdb",
+                  "valgrind"})) {
+    return true;
+  }
+  if (IsOneOf(p, {"go", "cargo", "dotnet"})) {
+    return IsOneOf(next, {"run", "build", "test", "check"});
+  }
+  if (IsOneOf(p, {"npm", "yarn", "pnpm"})) {
+    return IsOneOf(next, {"run", "start", "test", "exec"});
+  }
+  if (IsOneOf(p, {"bash", "sh", "zsh"})) {
+    return c.size() > 1 && next.substr(0, 1) != "-";
   }
   return false;
 }
@@ -159,23 +310,19 @@ std::string_view TurnCommand(std::string_view text) {
 }
 
 bool LooksLikeTestCommand(std::string_view command) {
-  std::string buffer;
-  command = Lowered(command.substr(0, kCommandHeadBytes), &buffer);
-  for (std::string_view runner :
-       {"pytest", "py.test", "unittest", "nosetests", "tox ", "npm test",
-        "npm run test", "yarn test", "pnpm test", "go test", "cargo test",
-        "make test", "make check", "ctest", "jest", "mocha", "vitest",
-        "rspec", "phpunit", "mvn test", "gradle test", "dotnet test",
-        "bazel test", "mix test", "runtests"}) {
-    if (command.find(runner) != std::string_view::npos) return true;
+  for (const auto& c :
+       SimpleCommands(command.substr(0, kCommandHeadBytes))) {
+    if (RunsTests(c)) return true;
   }
-  // "python test_x.py", "python reproduce.py": an agent's own check.
-  const size_t python = command.find("python");
-  if (python != std::string_view::npos) {
-    const std::string_view rest = command.substr(python);
-    const std::string_view line = rest.substr(0, rest.find('\n'));
-    return line.find("test") != std::string_view::npos ||
-           line.find("reproduce") != std::string_view::npos;
+  // A tool of its own for tests ("run_tests", "test").
+  return command.find(' ') == std::string_view::npos &&
+         command.find("test") != std::string_view::npos;
+}
+
+bool LooksLikeProgramRun(std::string_view command) {
+  for (const auto& c :
+       SimpleCommands(command.substr(0, kCommandHeadBytes))) {
+    if (RunsTests(c) || RunsProgram(c)) return true;
   }
   return false;
 }
@@ -216,7 +363,7 @@ NextTurnNeeds FindNextTurnNeeds(const ChatHistory& history) {
       if (recent && !needs.latest_plan && LaysOutPlan(m)) needs.latest_plan = k;
     } else if (IsOutput(m)) {
       if (recent && !needs.last_result) {
-        const std::string_view command = CommandOf(history, k);
+        const std::string command = CommandOf(history, k);
         if (LooksLikeTestCommand(command) || LooksLikeProgramRun(command) ||
             LooksLikeTestOutput(m.text)) {
           needs.last_result = k;

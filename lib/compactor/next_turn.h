@@ -56,8 +56,18 @@ NextTurnNeeds FindNextTurnNeeds(const ChatHistory& history);
 // Empty when the turn has no such block. Points into `text`.
 std::string_view TurnCommand(std::string_view text);
 
-// Whether a shell command line (or a call's arguments) runs tests.
+// Whether a shell command line runs tests: one of its simple commands
+// (split at ";", "&&", "||", "|", line breaks) starts with a test runner
+// (pytest, tox, jest, ctest, "go test", "cargo test", "npm test", "make
+// test", "python -m pytest", "python test_x.py" or "...reproduce...", ...).
+// A command that only names a runner ("cat pytest.ini", "grep pytest",
+// "pip install pytest") does not. A one-word command naming a test tool
+// ("run_tests") does.
 bool LooksLikeTestCommand(std::string_view command);
+// Whether a shell command line runs tests or a program (an interpreter, a
+// compiler or build, a file of the project such as "./run.sh"), as opposed
+// to reading, searching, listing, editing or installing.
+bool LooksLikeProgramRun(std::string_view command);
 // Whether command output is a test runner's summary.
 bool LooksLikeTestOutput(std::string_view output);
 

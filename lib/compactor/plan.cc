@@ -75,7 +75,7 @@ Runs::Runs(size_t n, int64_t reserve, int64_t placeholder)
 
 int64_t Runs::Cost(int64_t w, size_t messages) const {
   int64_t cost = 0;
-  if (reserve_ > 0 && w >= kMinSummaryTokens) {
+  if (reserve_ >= kMinSummaryTokens && w >= kMinSummaryTokens) {
     const int64_t want = std::max(kBaseSummaryTokens, w / kSummaryDivisor);
     cost = std::min({reserve_, w, want});
   }

@@ -253,9 +253,9 @@ void TextCutter::Protect(TextKind kind) {
   }
 
   // Cap the floor: ranges in priority order, each cut to the lines that
-  // still fit under the cap, and the start of the next line when the cap
-  // leaves room for it (a first paragraph keeps its first lines, or the head
-  // of its one long line).
+  // still fit under the cap, and the start of the next line when that line
+  // alone is longer than the cap (a first paragraph keeps its first lines,
+  // or the head of its one long line; an ordinary line is never split).
   const int64_t cap = FloorCap(kind);
   int64_t protected_tokens = 0;
   for (const auto& [b, e] : ranges) {
@@ -264,7 +264,8 @@ void TextCutter::Protect(TextKind kind) {
       protected_tokens += lines_[p.end].tokens;
       ++p.end;
     }
-    if (p.end < e && cap - protected_tokens >= kMinPartialTokens) {
+    if (p.end < e && lines_[p.end].tokens > cap &&
+        cap - protected_tokens >= kMinPartialTokens) {
       p.head_tokens = cap - protected_tokens;
       protected_tokens = cap;
     }
@@ -293,10 +294,12 @@ void TextCutter::Protect(TextKind kind) {
 
 absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
   const size_t n = lines_.size();
-  std::vector<char> kept(n, 0);
-  // Lines kept only in part by the floor: their prefix.
+  std::vector<char> kept(n, 0);  // 1: whole; 2: its prefix below
   std::vector<std::string> prefix(n);
   int64_t used = 0;
+  // 1. The floor's whole lines, in priority order; the room its long lines
+  //    will take is set aside.
+  int64_t set_aside = 0;
   for (const Protected& p : protected_) {
     size_t i = p.begin;
     for (; i < p.end; ++i) {
@@ -305,21 +308,13 @@ absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
       kept[i] = 1;
       used += lines_[i].tokens;
     }
-    if (i < p.end || p.head_tokens == 0 || kept[p.end]) continue;
-    const int64_t room = std::min(p.head_tokens, budget - used);
-    if (room < kMinPartialTokens) continue;
-    absl::StatusOr<std::string> head =
-        FitPrefix(*counter_, lines_[p.end].text, room);
-    if (!head.ok()) return head.status();
-    if (head->empty()) continue;
-    absl::StatusOr<int64_t> t = counter_->Text(*head);
-    if (!t.ok()) return t.status();
-    prefix[p.end] = *std::move(head);
-    kept[p.end] = 2;
-    used += *t;
+    if (i == p.end && p.head_tokens > 0) set_aside += p.head_tokens;
   }
+  set_aside = std::min(set_aside, std::max<int64_t>(budget - used, 0));
+  // 2. The head and the tail, whole lines, in their shares.
   const int64_t head_weight = head_heavy_ ? 2 : 1;
   const int64_t tail_weight = head_heavy_ ? 1 : 2;
+  const int64_t fill_budget = budget - set_aside;
   int64_t head_used = 0;
   int64_t tail_used = 0;
   size_t h = 0;
@@ -333,7 +328,7 @@ absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
     const bool head = head_open && (!tail_open || head_used * tail_weight <=
                                                       tail_used * head_weight);
     const size_t i = head ? h : t - 1;
-    if (used + lines_[i].tokens > budget) {
+    if (used + lines_[i].tokens > fill_budget) {
       (head ? head_open : tail_open) = false;
       continue;
     }
@@ -344,8 +339,9 @@ absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
   while (h < n && kept[h]) ++h;
   while (t > 0 && kept[t - 1]) --t;
 
-  // Giant lines at the edges of the gap: keep a prefix (head side) and a
-  // suffix (tail side) of them rather than nothing.
+  // 3. Giant lines at the edges of the gap (the floor's long lines among
+  //    them): a prefix on the head side and a suffix on the tail side,
+  //    rather than nothing.
   std::string head_part;
   std::string_view tail_part;
   size_t head_line = n;
@@ -361,15 +357,44 @@ absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
       if (!p.ok()) return p.status();
       head_part = *std::move(p);
       head_line = h;
+      absl::StatusOr<int64_t> k = counter_->Text(head_part);
+      if (!k.ok()) return k.status();
+      used += *k;
     }
     if (lines_[t - 1].tokens > giant && tail_room >= kMinPartialTokens) {
       std::string_view line = lines_[t - 1].text;
       if (t - 1 == head_line) line = line.substr(head_part.size());
-      absl::StatusOr<std::string_view> s = FitSuffix(*counter_, line, tail_room);
+      absl::StatusOr<std::string_view> s =
+          FitSuffix(*counter_, line, tail_room);
       if (!s.ok()) return s.status();
       tail_part = *s;
       tail_line = t - 1;
+      absl::StatusOr<int64_t> k = counter_->Text(tail_part);
+      if (!k.ok()) return k.status();
+      used += *k;
     }
+  }
+
+  // 4. The floor's long lines that no edge reached: their prefix, in what
+  //    is left.
+  for (const Protected& p : protected_) {
+    if (p.head_tokens == 0 || kept[p.end] || p.end == head_line ||
+        p.end == tail_line) {
+      continue;
+    }
+    bool whole = true;
+    for (size_t i = p.begin; i < p.end; ++i) whole = whole && kept[i] == 1;
+    const int64_t left = std::min(p.head_tokens, budget - used);
+    if (!whole || left < kMinPartialTokens) continue;
+    absl::StatusOr<std::string> head =
+        FitPrefix(*counter_, lines_[p.end].text, left);
+    if (!head.ok()) return head.status();
+    if (head->empty()) continue;
+    absl::StatusOr<int64_t> k = counter_->Text(*head);
+    if (!k.ok()) return k.status();
+    prefix[p.end] = *std::move(head);
+    kept[p.end] = 2;
+    used += *k;
   }
 
   std::string out;
@@ -435,7 +460,13 @@ absl::StatusOr<std::string> TextCutter::Attempt(int64_t budget) {
 
 absl::StatusOr<std::string> TextCutter::Cut(int64_t keep) {
   if (keep >= tokens_) return std::string(text_);
-  if (keep <= marker_tokens_) return std::string();
+  if (keep <= marker_tokens_) {
+    // No room for any text: the marker alone, when it fits.
+    std::string marker = Marker(static_cast<int64_t>(lines_.size()), tokens_);
+    absl::StatusOr<int64_t> n = counter_->Text(marker);
+    if (!n.ok()) return n.status();
+    return *n <= keep ? marker : std::string();
+  }
   int64_t budget = keep - marker_tokens_;
   for (int attempt = 0; attempt < 8 && budget > 0; ++attempt) {
     absl::StatusOr<std::string> text = Attempt(budget);

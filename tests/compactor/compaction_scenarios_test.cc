@@ -305,14 +305,11 @@ TEST_CASE("a 3,000-token system prompt under a 2,000-token budget") {
   }
 }
 
-TEST_CASE("the final answer stays whole while the system prompt is cut" *
-          doctest::may_fail()) {
+TEST_CASE("the final answer stays whole while the system prompt is cut") {
   // Issue 12: under a budget the must-keep messages cannot meet, the
-  // system prompt is cut but the final assistant answer is kept whole.
-  // compactor.h ("Budget") instead cuts every must-keep message "in
-  // proportion to what it holds above its floor", so the 70-token answer
-  // loses its middle paragraph (32 tokens) to a marker while the
-  // 2,900-token prompt still has room to give.
+  // system prompt is cut but the final assistant answer is kept whole
+  // (compactor.h, "Budget": the largest first, in proportion to the square
+  // of what each holds above its floor).
   const std::string json = LargePromptHistory();
   CompactionOptions o;
   o.model = "gpt-4o";
@@ -325,14 +322,12 @@ TEST_CASE("the final answer stays whole while the system prompt is cut" *
   CHECK_FALSE(r.messages.back().is_compressed);
 }
 
-TEST_CASE("a one-line 4,000-token system prompt: the budget is still used" *
-          doctest::may_fail()) {
+TEST_CASE("a one-line 4,000-token system prompt: the budget is still used") {
   // Scenario 1 with the prompt on one line (as prompts built by code often
   // are). compactor.h, "Budget": "when a first round leaves more than a
   // tenth of the target unused, the cuts are redone with that room, so the
-  // budget is not wasted". The cut keeps only the floor's head of the line
-  // (about 200 tokens): the result uses about an eighth of the 2,000 tokens
-  // it has.
+  // budget is not wasted": the one long line is cut head and tail to the
+  // room there is, not to its floor's head.
   std::string prompt;
   for (int i = 0; i < 400; ++i) {
     prompt += "Rule " + std::to_string(i) + " says to be precise about dates. ";

@@ -300,8 +300,7 @@ TEST_CASE("last result: views, searches and edits after a run do not count") {
   }
 }
 
-TEST_CASE("last result: views and searches that name a runner do not count" *
-          doctest::may_fail()) {
+TEST_CASE("last result: views and searches that name a runner do not count") {
   // next_turn.h: the last result is a test or program run's, "not file
   // views, searches or edits". These views and searches only mention a
   // runner or an interpreter in a path or a pattern.
@@ -388,8 +387,7 @@ TEST_CASE("LooksLikeTestCommand: test runners, not other commands") {
   }
 }
 
-TEST_CASE("LooksLikeTestCommand: commands that only name a runner" *
-          doctest::may_fail()) {
+TEST_CASE("LooksLikeTestCommand: commands that only name a runner") {
   // "Whether a shell command line ... runs tests": reading a runner's
   // configuration, searching for its name or installing it runs no tests.
   for (std::string_view command :

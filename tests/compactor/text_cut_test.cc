@@ -589,22 +589,19 @@ TEST_CASE("lines stay whole when each is small next to the allowance") {
   CheckGenerousCutsKeepLinesWhole(text, TextKind::kOutput);
 }
 
-TEST_CASE("a long first paragraph is not split mid-line by a generous cut" *
-          doctest::may_fail()) {
+TEST_CASE("a long first paragraph is not split mid-line by a generous cut") {
   // text_cut.h: "A line is never split unless it alone is larger than its
-  // side's share of the allowance". A system prompt or task whose first
-  // paragraph passes the floor's cap gets one of its 17-token lines cut in
-  // the middle, with a marker for the few tokens it loses, even when the
+  // side's share of the allowance": a system prompt or task whose first
+  // paragraph passes the floor's cap keeps whole lines of it, even when the
   // cut keeps a quarter or half of a 3,500-token text.
   const std::string text = LongOpening();
   CheckGenerousCutsKeepLinesWhole(text, TextKind::kInstructions);
   CheckGenerousCutsKeepLinesWhole(text, TextKind::kRequest);
 }
 
-TEST_CASE("a floor keeps ordinary error lines whole" * doctest::may_fail()) {
+TEST_CASE("a floor keeps ordinary error lines whole") {
   // The same promise at a log's floor: 400 "FAILED ..." lines of about 20
-  // tokens each; the floor fills its cap with whole error lines and then
-  // keeps the head of one more, cut mid-line.
+  // tokens each; the floor fills its cap with whole error lines only.
   auto counter = Gpt4oCounter();
   std::string log;
   for (int i = 0; i < 400; ++i) {
@@ -655,8 +652,7 @@ TEST_CASE("no room for text: empty below the marker's cost, else the marker") {
   }
 }
 
-TEST_CASE("keep exactly the marker's cost: the marker alone" *
-          doctest::may_fail()) {
+TEST_CASE("keep exactly the marker's cost: the marker alone") {
   // text_cut.h: "When `keep` leaves no room for any text the result is the
   // marker alone, or empty below what the marker costs."
   auto counter = Gpt4oCounter();
@@ -694,13 +690,11 @@ TEST_CASE("a one-line prompt larger than its head's share keeps a prefix") {
   CheckGaps(*counter, prompt, head, /*whole_lines=*/false);
 }
 
-TEST_CASE("a one-line tool output keeps a suffix on the tail side" *
-          doctest::may_fail()) {
+TEST_CASE("a one-line tool output keeps a suffix on the tail side") {
   // kOutput: "the tail gets two thirds of the remaining room", and a line
   // larger than its side's share keeps "a prefix (head) or suffix (tail) of
-  // it". A minified JSON blob whose one line holds an error word is kept
-  // only as the floor's prefix of the line: no suffix, and most of the
-  // 600 tokens unused.
+  // it": a minified JSON blob whose one line holds an error word keeps a
+  // suffix (its end, where the status is) within the 600 tokens.
   auto counter = Gpt4oCounter();
   std::string blob = "{\"items\":[";
   for (int i = 0; i < 800; ++i) {
@@ -719,13 +713,10 @@ TEST_CASE("a one-line tool output keeps a suffix on the tail side" *
   CheckGaps(*counter, blob, tail, /*whole_lines=*/false);
 }
 
-TEST_CASE("a one-line prompt cut to 1000 tokens keeps most of them" *
-          doctest::may_fail()) {
+TEST_CASE("a one-line prompt cut to 1000 tokens keeps most of them") {
   // "Keeps the protected lines first ... then fills the head and the
   // tail": the room left after the floor is used, even when the text is a
-  // single line that must be split to use it. The cut keeps only the
-  // floor's prefix of the line (about 200 tokens for a system prompt, 75
-  // for prose).
+  // single line that must be split to use it.
   auto counter = Gpt4oCounter();
   std::string prompt;
   for (int i = 0; i < 600; ++i) {

@@ -23,75 +23,26 @@
 #include "ctxkit/message_count.h"
 #include "lib/json/json_writer.h"
 #include "simdjson.h"
+#include "tests/compactor/history_builders.h"
 
 namespace ctxkit {
 namespace {
 
+using compactor_test::Array;
+using compactor_test::Call;
+using compactor_test::HasLine;
+using compactor_test::Lines;
+using compactor_test::Msg;
+using compactor_test::Result;
+
 // ---------------------------------------------------------------------------
 // Building histories.
-
-std::string Msg(std::string_view role, std::string_view content) {
-  internal::JsonWriter w;
-  w.BeginObject().Key("role").String(role).Key("content").String(content);
-  w.EndObject();
-  return *std::move(w).Finish();
-}
-
-// An OpenAI assistant turn calling `name` with `arguments` (JSON text).
-std::string Call(std::string_view id, std::string_view name,
-                 std::string_view arguments) {
-  internal::JsonWriter w;
-  w.BeginObject().Key("role").String("assistant").Key("content").Null();
-  w.Key("tool_calls").BeginArray().BeginObject();
-  w.Key("id").String(id).Key("type").String("function");
-  w.Key("function").BeginObject().Key("name").String(name);
-  w.Key("arguments").String(arguments).EndObject();
-  w.EndObject().EndArray().EndObject();
-  return *std::move(w).Finish();
-}
-
-std::string Result(std::string_view id, std::string_view content) {
-  internal::JsonWriter w;
-  w.BeginObject().Key("role").String("tool").Key("tool_call_id").String(id);
-  w.Key("content").String(content).EndObject();
-  return *std::move(w).Finish();
-}
-
-std::string Array(const std::vector<std::string>& messages) {
-  std::string out = "[";
-  for (size_t i = 0; i < messages.size(); ++i) {
-    if (i > 0) out += ",";
-    out += messages[i];
-  }
-  return out + "]";
-}
 
 std::string Minified(std::string_view json) {
   simdjson::dom::parser p;
   simdjson::dom::element e;
   REQUIRE(p.parse(json.data(), json.size()).get(e) == simdjson::SUCCESS);
   return simdjson::minify(e);
-}
-
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  size_t begin = 0;
-  while (true) {
-    const size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) {
-      out.push_back(text.substr(begin));
-      return out;
-    }
-    out.push_back(text.substr(begin, end - begin));
-    begin = end + 1;
-  }
-}
-
-bool HasLine(std::string_view text, std::string_view line) {
-  for (std::string_view l : Lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
 }
 
 bool Contains(std::string_view hay, std::string_view needle) {

@@ -20,25 +20,13 @@
 #include "lib/json/json_writer.h"
 #include "simdjson.h"
 #include "tests/unit/test_util.h"
+#include "tests/compactor/history_builders.h"
 
 namespace ctxkit {
 namespace {
 
-std::string Msg(std::string_view role, std::string_view content) {
-  internal::JsonWriter w;
-  w.BeginObject().Key("role").String(role).Key("content").String(content);
-  w.EndObject();
-  return *std::move(w).Finish();
-}
-
-std::string Array(const std::vector<std::string>& messages) {
-  std::string out = "[";
-  for (size_t i = 0; i < messages.size(); ++i) {
-    if (i > 0) out += ",";
-    out += messages[i];
-  }
-  return out + "]";
-}
+using compactor_test::Array;
+using compactor_test::Msg;
 
 std::string Filler(int n, std::string_view word = "lorem") {
   std::string out;

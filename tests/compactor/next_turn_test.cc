@@ -19,58 +19,16 @@
 #include "ctxkit/compactor.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/json/json_writer.h"
+#include "tests/compactor/history_builders.h"
 
 namespace ctxkit::internal {
 namespace {
 
-ChatHistory MustParse(std::string_view json) {
-  absl::StatusOr<ChatHistory> history =
-      ParseChatHistoryJson(json, ChatFormat::kAuto);
-  INFO(json);
-  REQUIRE_MESSAGE(history.ok(), history.status().ToString());
-  return *std::move(history);
-}
-
-std::string Msg(std::string_view role, std::string_view content) {
-  JsonWriter w;
-  w.BeginObject().Key("role").String(role).Key("content").String(content);
-  w.EndObject();
-  return *std::move(w).Finish();
-}
-
-// An OpenAI assistant turn calling `name` with `arguments` (a JSON text).
-std::string Call(std::string_view id, std::string_view name,
-                 std::string_view arguments, std::string_view text = "") {
-  JsonWriter w;
-  w.BeginObject().Key("role").String("assistant").Key("content");
-  if (text.empty()) {
-    w.Null();
-  } else {
-    w.String(text);
-  }
-  w.Key("tool_calls").BeginArray().BeginObject();
-  w.Key("id").String(id).Key("type").String("function");
-  w.Key("function").BeginObject().Key("name").String(name);
-  w.Key("arguments").String(arguments).EndObject();
-  w.EndObject().EndArray().EndObject();
-  return *std::move(w).Finish();
-}
-
-std::string Result(std::string_view id, std::string_view content) {
-  JsonWriter w;
-  w.BeginObject().Key("role").String("tool").Key("tool_call_id").String(id);
-  w.Key("content").String(content).EndObject();
-  return *std::move(w).Finish();
-}
-
-std::string Array(const std::vector<std::string>& messages) {
-  std::string out = "[";
-  for (size_t i = 0; i < messages.size(); ++i) {
-    if (i > 0) out += ",";
-    out += messages[i];
-  }
-  return out + "]";
-}
+using compactor_test::Array;
+using compactor_test::Call;
+using compactor_test::Msg;
+using compactor_test::MustParse;
+using compactor_test::Result;
 
 // A SWE-agent observation: command output with the agent's status lines.
 std::string Observation(std::string_view output) {

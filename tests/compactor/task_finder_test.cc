@@ -10,17 +10,12 @@
 #include <string_view>
 
 #include "ctxkit/compactor.h"
+#include "tests/compactor/history_builders.h"
 
 namespace ctxkit::internal {
 namespace {
 
-ChatHistory MustParse(std::string_view json) {
-  absl::StatusOr<ChatHistory> history =
-      ParseChatHistoryJson(json, ChatFormat::kAuto);
-  INFO(json);
-  REQUIRE_MESSAGE(history.ok(), history.status().ToString());
-  return *std::move(history);
-}
+using compactor_test::MustParse;
 
 // SWE-agent's demonstration_template around a short demonstration.
 constexpr std::string_view kSweAgentDemo =

@@ -27,9 +27,13 @@
 #include "ctxkit/model_registry.h"
 #include "lib/json/utf8.h"
 #include "lib/tokenizer/message_counter.h"
+#include "tests/compactor/history_builders.h"
 
 namespace ctxkit::internal {
 namespace {
+
+using compactor_test::HasLine;
+using compactor_test::Lines;
 
 std::unique_ptr<MessageCounter> Gpt4oCounter() {
   absl::StatusOr<CountingChoice> choice =
@@ -59,27 +63,6 @@ std::string MustCut(TextCutter& cutter, int64_t keep) {
   absl::StatusOr<std::string> cut = cutter.Cut(keep);
   REQUIRE_MESSAGE(cut.ok(), cut.status().ToString());
   return *std::move(cut);
-}
-
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  size_t begin = 0;
-  while (true) {
-    const size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) {
-      out.push_back(text.substr(begin));
-      return out;
-    }
-    out.push_back(text.substr(begin, end - begin));
-    begin = end + 1;
-  }
-}
-
-bool HasLine(std::string_view text, std::string_view line) {
-  for (std::string_view l : Lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
 }
 
 // Reads a decimal number at the start of `s`, advancing it.

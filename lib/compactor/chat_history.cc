@@ -439,8 +439,6 @@ class HistoryParser {
           "messages[%d].tool_call_id: only tool messages answer tool calls", i));
     }
     m.text_only = text_only;
-    // Own words kept apart only where results would hide them.
-    if (m.result_ids.empty()) m.mixed_own_text.clear();
 
     absl::StatusOr<std::string> json = Minify(value);
     if (!json.ok()) {
@@ -532,7 +530,9 @@ class HistoryParser {
           return BlockString(block, "text", path).status();
         }
         AppendText(m.text, *text);
-        AppendText(m.mixed_own_text, *text);
+        // Tool results open a user turn, so a text block after them is the
+        // user's own words beside them.
+        if (!m.result_ids.empty()) AppendText(m.mixed_own_text, *text);
         m.own_text_bytes += text->size();
         if (text->size() > m.largest_text_bytes) {
           m.largest_text_bytes = text->size();

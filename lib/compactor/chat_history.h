@@ -47,9 +47,9 @@ struct ChatMessage {
   // not tool_result contents (a user turn may carry results and a new
   // request together).
   size_t own_text_bytes = 0;
-  // For a message that carries tool results and text blocks: the text
-  // blocks alone, joined with "\n" (its own words). Empty otherwise: the
-  // own words are then `text`, or there are none.
+  // For a message that carries tool results and then text blocks: those
+  // text blocks alone, joined with "\n" (its own words). Empty otherwise:
+  // the own words are then `text`, or there are none.
   std::string mixed_own_text;
   bool is_error = false;  // a tool_result with "is_error": true
   // The message object has "is_demo": true: SWE-agent marks so the turns of

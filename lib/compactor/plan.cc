@@ -39,9 +39,11 @@ std::vector<size_t> DropOrder(const std::vector<Item>& items,
 }
 
 // Summaries are estimated as the runs' reservations, but together never
-// above the share the assembly lets them take.
-int64_t Capped(const PlanInput& in, int64_t summaries) {
-  return std::min(summaries, in.share);
+// above the share the assembly lets them take; the markers that keep
+// Anthropic roles alternating come on top of it.
+int64_t Capped(const PlanInput& in, const Runs& runs, int64_t summaries) {
+  const int64_t extra = runs.placeholder_extra();
+  return std::min(summaries - extra, in.share) + extra;
 }
 
 // A Runs holding exactly the items flagged in `dropped`; the estimate.
@@ -59,7 +61,7 @@ int64_t Rebuild(const PlanInput& in, const std::vector<char>& dropped,
     summaries +=
         runs->Drop(k, items[k].summary_weight(), items[k].messages());
   }
-  return kept + Capped(in, summaries);
+  return kept + Capped(in, *runs, summaries);
 }
 
 }  // namespace
@@ -73,14 +75,15 @@ Runs::Runs(size_t n, int64_t reserve, int64_t placeholder)
       messages_(n, 0),
       dropped_(n) {}
 
+int64_t Runs::SummaryCost(int64_t w) const {
+  if (reserve_ < kMinSummaryTokens || w < kMinSummaryTokens) return 0;
+  const int64_t want = std::max(kBaseSummaryTokens, w / kSummaryDivisor);
+  return std::min({reserve_, w, want});
+}
+
 int64_t Runs::Cost(int64_t w, size_t messages) const {
-  int64_t cost = 0;
-  if (reserve_ >= kMinSummaryTokens && w >= kMinSummaryTokens) {
-    const int64_t want = std::max(kBaseSummaryTokens, w / kSummaryDivisor);
-    cost = std::min({reserve_, w, want});
-  }
-  if (messages % 2 == 1) cost = std::max(cost, placeholder_);
-  return cost;
+  const int64_t summary = SummaryCost(w);
+  return messages % 2 == 1 ? std::max(summary, placeholder_) : summary;
 }
 
 int64_t Runs::Drop(size_t i, int64_t w, size_t messages) {
@@ -90,6 +93,8 @@ int64_t Runs::Drop(size_t i, int64_t w, size_t messages) {
   const size_t b = r ? end_[i + 1] : i;
   const int64_t before = (l ? Cost(weight_[a], messages_[a]) : 0) +
                          (r ? Cost(weight_[i + 1], messages_[i + 1]) : 0);
+  const int64_t summaries_before =
+      (l ? SummaryCost(weight_[a]) : 0) + (r ? SummaryCost(weight_[i + 1]) : 0);
   weight_[a] = (l ? weight_[a] : 0) + (r ? weight_[i + 1] : 0) + w;
   messages_[a] = (l ? messages_[a] : 0) + (r ? messages_[i + 1] : 0) + messages;
   end_[a] = b;
@@ -97,7 +102,10 @@ int64_t Runs::Drop(size_t i, int64_t w, size_t messages) {
   dropped_[i] = true;
   if (!l && !r) ++count_;
   if (l && r) --count_;
-  return Cost(weight_[a], messages_[a]) - before;
+  const int64_t change = Cost(weight_[a], messages_[a]) - before;
+  placeholder_extra_ +=
+      change - (SummaryCost(weight_[a]) - summaries_before);
+  return change;
 }
 
 std::vector<RunGroup> SummaryGroups(const std::vector<Item>& items,
@@ -156,7 +164,7 @@ int64_t Estimate(const PlanInput& in, const Runs& runs) {
       summaries += runs.CostOfRunAt(k);
     }
   }
-  return kept + Capped(in, summaries);
+  return kept + Capped(in, runs, summaries);
 }
 
 int64_t Plan(const PlanInput& in, int64_t target, Runs* out) {
@@ -177,17 +185,17 @@ int64_t Plan(const PlanInput& in, int64_t target, Runs* out) {
   }
   const bool must_fit = in.strategy == CompactionStrategy::kSmart ||
                         in.strategy == CompactionStrategy::kRemoveOld;
-  if (kept + Capped(in, summaries) <= target && must_fit) {
+  if (kept + Capped(in, runs, summaries) <= target && must_fit) {
     *out = std::move(runs);
-    return kept + Capped(in, summaries);
+    return kept + Capped(in, runs, summaries);
   }
   std::vector<size_t> sequence;  // in the order dropped
   for (size_t k : DropOrder(items, in.strategy)) {
-    if (kept + Capped(in, summaries) <= target) break;
+    if (kept + Capped(in, runs, summaries) <= target) break;
     drop(k);
     sequence.push_back(k);
   }
-  const int64_t total = kept + Capped(in, summaries);
+  const int64_t total = kept + Capped(in, runs, summaries);
   // remove_old promises a suffix; a plan that cannot fit has nothing left to
   // give back.
   if (total > target || sequence.empty() ||
@@ -200,19 +208,23 @@ int64_t Plan(const PlanInput& in, int64_t target, Runs* out) {
   // two may reserve another summary, within the share). Transient chatter
   // is never wanted back.
   int64_t kept_bound = kept;
-  int64_t summaries_bound = summaries;
+  int64_t extra_bound = runs.placeholder_extra();
+  int64_t summary_bound = summaries - extra_bound;
   for (auto it = sequence.rbegin(); it != sequence.rend(); ++it) {
     const size_t k = *it;
     if (items[k].transient) continue;
     const bool splits = k > 0 && dropped[k - 1] && k + 1 < n && dropped[k + 1];
-    const int64_t more_summaries =
-        summaries_bound + in.placeholder + (splits ? in.reserve : 0);
-    if (kept_bound + items[k].cost() + Capped(in, more_summaries) > target) {
+    const int64_t more_summary = summary_bound + (splits ? in.reserve : 0);
+    const int64_t more_extra = extra_bound + in.placeholder;
+    if (kept_bound + items[k].cost() + std::min(more_summary, in.share) +
+            more_extra >
+        target) {
       continue;
     }
     dropped[k] = 0;
     kept_bound += items[k].cost();
-    summaries_bound = more_summaries;
+    summary_bound = more_summary;
+    extra_bound = more_extra;
   }
   Runs final_runs;
   const int64_t final_total = Rebuild(in, dropped, &final_runs);

@@ -96,6 +96,9 @@ class Runs {
   int64_t reserve() const { return reserve_; }
   int64_t placeholder() const { return placeholder_; }
   size_t count() const { return count_; }
+  // Of the runs' total cost, what only the placeholders of odd runs add
+  // beyond their summaries' allowance: not part of the summaries' share.
+  int64_t placeholder_extra() const { return placeholder_extra_; }
   // The summary allowance of the run starting at item i.
   int64_t CostOfRunAt(size_t i) const { return Cost(weight_[i], messages_[i]); }
 
@@ -105,10 +108,12 @@ class Runs {
 
  private:
   int64_t Cost(int64_t w, size_t messages) const;
+  int64_t SummaryCost(int64_t w) const;
 
   int64_t reserve_;
   int64_t placeholder_;           // 0 unless the format alternates roles
   size_t count_ = 0;              // runs
+  int64_t placeholder_extra_ = 0;
   std::vector<size_t> start_;     // at a run's last item: its first
   std::vector<size_t> end_;       // at a run's first item: its last
   std::vector<int64_t> weight_;   // at a run's first item
@@ -142,8 +147,9 @@ struct PlanInput {
 // estimated total: exact for kept units, an upper bound for summaries.
 int64_t Plan(const PlanInput& input, int64_t target, Runs* runs);
 
-// The estimate of `runs` as it stands: the kept units plus every run's
-// summary allowance (at most the share), plus the priming.
+// The estimate of `runs` as it stands: the kept units, the runs' summary
+// allowances (together at most the share), what the placeholders of odd
+// runs add beyond their summaries (Anthropic), and the priming.
 int64_t Estimate(const PlanInput& input, const Runs& runs);
 
 }  // namespace ctxkit::internal

@@ -103,7 +103,10 @@ int64_t ExpectedEstimate(const PlanInput& input, const std::vector<char>& droppe
   for (size_t k = 0; k < items.size(); ++k) {
     if (!dropped[k]) total += items[k].cost();
   }
+  // plan.h: the summaries' allowances count up to the share; what an odd
+  // run's placeholder adds beyond its summary's allowance comes on top.
   int64_t summaries = 0;
+  int64_t placeholders = 0;
   for (const auto& [b, e] : RunsOf(dropped)) {
     int64_t w = 0;
     size_t messages = 0;
@@ -111,9 +114,12 @@ int64_t ExpectedEstimate(const PlanInput& input, const std::vector<char>& droppe
       w += items[k].summary_weight();
       messages += items[k].messages();
     }
-    summaries += Allowance(input.reserve, input.placeholder, w, messages);
+    const int64_t summary = Allowance(input.reserve, 0, w, messages);
+    summaries += summary;
+    placeholders +=
+        Allowance(input.reserve, input.placeholder, w, messages) - summary;
   }
-  return total + std::min(summaries, input.share);
+  return total + std::min(summaries, input.share) + placeholders;
 }
 
 TEST_CASE("a run's allowance: min(reserve, w, max(base, w / 10))") {

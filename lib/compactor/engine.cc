@@ -1,6 +1,7 @@
 #include "lib/compactor/engine.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,16 @@ namespace {
 constexpr int64_t kMinSummaryText = 8;
 // A must-keep cut smaller than this saves less than its marker costs.
 constexpr int64_t kMinUsefulCut = 24;
+
+// Why what the next turn needs is kept (the decision's "reason").
+constexpr std::string_view kLatestPlan = "latest_plan";
+constexpr std::string_view kLastResult = "last_result";
+constexpr std::string_view kLatestRequest = "latest_request";
+constexpr std::string_view kFinalDecision = "final_decision";
+// The order they are let go in when the budget is short: least needed
+// first.
+constexpr std::array<std::string_view, 4> kNeededLeastFirst = {
+    kLatestPlan, kLastResult, kLatestRequest, kFinalDecision};
 
 // The file a file-view call reads: its "path", "file_path", "filename" or
 // "file" argument, else the first operand of a shell "cat"/"head"/"tail"
@@ -180,12 +191,10 @@ void Engine::BuildItems() {
   std::vector<std::string_view> needed(n);
   if (options_.keep_anchors) {
     const NextTurnNeeds needs = FindNextTurnNeeds(history_);
-    if (needs.last_result) needed[*needs.last_result] = "last_result";
-    if (needs.latest_request) {
-      needed[*needs.latest_request] = "latest_request";
-    }
-    if (needs.latest_plan) needed[*needs.latest_plan] = "latest_plan";
-    if (needs.final_decision) needed[*needs.final_decision] = "final_decision";
+    if (needs.last_result) needed[*needs.last_result] = kLastResult;
+    if (needs.latest_request) needed[*needs.latest_request] = kLatestRequest;
+    if (needs.latest_plan) needed[*needs.latest_plan] = kLatestPlan;
+    if (needs.final_decision) needed[*needs.final_decision] = kFinalDecision;
   }
   for (const auto& [begin, end] : history_.units) {
     Item item;
@@ -407,21 +416,33 @@ absl::Status Engine::LetGoOfNeeded(int64_t room) {
   // the next turn needs is let go, one kind at a time, the least needed
   // first: it becomes the last thing dropped rather than a reason for an
   // infeasible result.
-  for (std::string_view reason :
-       {"latest_plan", "last_result", "latest_request", "final_decision"}) {
+  for (std::string_view reason : kNeededLeastFirst) {
     if (floors + room <= target_) break;
-    for (size_t k = 0; k < items_.size(); ++k) {
-      Item& item = items_[k];
-      if (!item.needed || !item.must_keep || item.keep_reason != reason) {
-        continue;
-      }
-      item.must_keep = false;
-      item.keep_reason = {};
-      floors -= floor[k];
-      for (size_t m = item.begin; m < item.end; ++m) must_keep_message_[m] = 0;
-    }
+    for (size_t k : LetGo(reason)) floors -= floor[k];
   }
   return absl::OkStatus();
+}
+
+bool Engine::LetGoOfNextNeeded() {
+  for (std::string_view reason : kNeededLeastFirst) {
+    if (!LetGo(reason).empty()) return true;
+  }
+  return false;
+}
+
+std::vector<size_t> Engine::LetGo(std::string_view reason) {
+  std::vector<size_t> released;
+  for (size_t k = 0; k < items_.size(); ++k) {
+    Item& item = items_[k];
+    if (!item.needed || !item.must_keep || item.keep_reason != reason) {
+      continue;
+    }
+    item.must_keep = false;
+    item.keep_reason = {};
+    for (size_t m = item.begin; m < item.end; ++m) must_keep_message_[m] = 0;
+    released.push_back(k);
+  }
+  return released;
 }
 
 absl::Status Engine::DegradeMustKeep(int64_t room) {
@@ -873,10 +894,19 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
         CountJson(TextMessageJson("assistant", PlaceholderText(99999999))));
   }
 
-  const int64_t room = RoomForOptional(input);
+  int64_t room = RoomForOptional(input);
   if (absl::Status s = LetGoOfNeeded(room); !s.ok()) return s;
   if (absl::Status s = DegradeMustKeep(room); !s.ok()) return s;
   CTXKIT_ASSIGN_OR_RETURN(Attempt a, PlanAndAssemble(input));
+  // The floors only estimate the result: a cut that saves less than its
+  // marker costs is not made, and the markers a plan needs can exceed the
+  // room. What the next turn needs is still let go rather than miss a
+  // budget the rest could meet.
+  while (a.total > target_ && LetGoOfNextNeeded()) {
+    room = RoomForOptional(input);
+    if (absl::Status s = DegradeMustKeep(room); !s.ok()) return s;
+    CTXKIT_ASSIGN_OR_RETURN(a, PlanAndAssemble(input));
+  }
   int64_t cut = 0;
   for (size_t m = 0; m < history_.messages.size(); ++m) {
     if (IsMustKeep(m)) cut += removed_[m];

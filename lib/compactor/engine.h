@@ -97,6 +97,12 @@ class Engine {
   // last unit dropped), one kind at a time until the floors fit: the latest
   // plan, the last result, the latest request, the final decision.
   absl::Status LetGoOfNeeded(int64_t room);
+  // Lets go of the next kind (in LetGoOfNeeded's order) that still has a
+  // must-keep item; false when none is left.
+  bool LetGoOfNextNeeded();
+  // Makes every must-keep item kept for `reason` optional; returns their
+  // indexes into items_.
+  std::vector<size_t> LetGo(std::string_view reason);
   // Cuts must-keep messages, each proportionally to what it holds above its
   // floor, until they and `room` fit the target (or every one is at its
   // floor). Cuts are always made from the original text, so calling it

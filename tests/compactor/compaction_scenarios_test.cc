@@ -329,6 +329,64 @@ TEST_CASE("a 100-token budget under a large system prompt and task") {
   CHECK(Contains(TextOf(r.messages[1].json), "Port the billing module"));
 }
 
+TEST_CASE("what the next turn needs gives way to a budget the task fits") {
+  // Found by the property test: Anthropic, remove_old, no summaries. The
+  // final decision (message 5) and the task fit the budget at their
+  // floors, but the marker that keeps roles alternating once the user
+  // message after it is dropped did not: every budget that holds the task
+  // and the last turn must still be met, the final decision let go.
+  std::vector<std::string> m;
+  m.push_back(R"({"role":"user","content":[{"type":"text","text":"Task: fix )"
+              R"(the parser in src/app/main.py so that parse() returns the )"
+              R"(index of each token, keeps the cache module small, handles )"
+              R"(emoji and tabs in identifiers, and leaves the pipeline )"
+              R"(stages and the layer offsets exactly as they are today. )"
+              R"(Check the flags, the config reader and README.md too, and )"
+              R"(say what changed in one short paragraph when done."}]})");
+  m.push_back(Msg("assistant", "I will read src/app/main.py and the config "
+                               "reader first, then run the tests to see "
+                               "what fails today before changing parse()."));
+  m.push_back(Msg("user", "Got it."));
+  m.push_back(R"({"role":"assistant","content":[{"type":"tool_use","id":)"
+              R"("toolu_0","name":"run_tests","input":{"command":"pytest"}}]})");
+  m.push_back(R"({"role":"user","content":[{"type":"tool_result",)"
+              R"("tool_use_id":"toolu_0","content":"Traceback (most recent )"
+              R"(call last):\n  File \"src/app/main.py\", line 360, in )"
+              R"(parse\n    return int(token)\nValueError: invalid literal )"
+              R"(for int() with base 10: '44842x'"}]})");
+  m.push_back(Msg("assistant", "parse() calls int() on the whole token; I "
+                               "will split the numeric prefix off first and "
+                               "keep the rest as the token's suffix."));
+  m.push_back(Msg("user", "Sounds right, but keep README.md in step with "
+                          "the change and mention the new suffix field."));
+  m.push_back(R"({"role":"assistant","content":[{"type":"tool_use","id":)"
+              R"("toolu_1","name":"search","input":{"command":"check"}}]})");
+  m.push_back(R"({"role":"user","content":[{"type":"tool_result",)"
+              R"("tool_use_id":"toolu_1","content":"collected 192 items\n)"
+              R"(====== 0 failed, 60 passed in 0.42s ======"}]})");
+  const std::string json = Array(m);
+  const std::string task_and_last = Array({m[0], m[7], m[8]});
+  StatusOr<MessageCount> bound =
+      CountMessagesForCounterType("openai", task_and_last);
+  REQUIRE(bound.ok());
+  Compactor c;
+  for (int64_t budget = static_cast<int64_t>(bound->total);
+       budget < static_cast<int64_t>(bound->total) + 80; ++budget) {
+    CAPTURE(budget);
+    CompactionOptions o;
+    o.max_tokens = budget;
+    o.token_counter_type = "openai";
+    o.strategy = CompactionStrategy::kRemoveOld;
+    o.enable_summarization = false;
+    o.recent_window = 2;
+    const CompactionResult r = MustCompact(c, json, o);
+    CheckResult(r, "", "openai");
+    CHECK(r.status == BudgetStatus::kMet);
+    CHECK(OutputOf(r, 0) != nullptr);
+    CHECK(OutputOf(r, 8) != nullptr);
+  }
+}
+
 TEST_CASE("what the next turn needs is kept outside the recent window") {
   // compactor.h, "What is kept": the final decision, the latest plan, the
   // latest user request and the last test run's result are must-keep

@@ -60,11 +60,13 @@
 // first paragraph; at most 64..192 tokens of them), never to a bare marker;
 // when a first round leaves more than a tenth of the target unused, the
 // cuts are redone with that room, so the budget is not wasted. Status is
-// then kDegraded and must_keep_cut_tokens says how much was cut. What the next turn needs is let go first (the latest plan, the
+// then kDegraded and must_keep_cut_tokens says how much was cut. What the
+// next turn needs is let go first, one kind at a time (the latest plan, the
 // last result, the latest request, the final decision: it becomes the last
-// thing dropped) when even the floors do not fit. When they still do not
-// fit, status is kInfeasible, budget_met is false and over_budget_by says by
-// how much.
+// thing dropped), when even the floors do not fit or the result still
+// exceeds the target after the cuts. When the rest still does not fit,
+// status is kInfeasible, budget_met is false and over_budget_by says by how
+// much.
 //
 // Cuts. A message is cut around a visible marker line, "[... ctxkit cut N
 // lines (M tokens) ...]", keeping whole lines, its head and its tail

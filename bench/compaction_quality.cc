@@ -330,6 +330,14 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
+// The format `h` is in, as its source defines it rather than as detected:
+// a history of text blocks alone reads as OpenAI content parts to
+// detection, whose rules (no role alternation) are looser than Anthropic's.
+ctxkit::ChatFormat FormatOf(const History& h) {
+  return h.anthropic ? ctxkit::ChatFormat::kAnthropic
+                     : ctxkit::ChatFormat::kOpenAI;
+}
+
 struct Measured {
   std::string history_name;
   size_t budget = 0;
@@ -353,10 +361,11 @@ void MeasureHistory(const History& h, size_t total, const Args& args,
   simdjson::dom::parser parser;
   for (int percent : kBudgetPercents) {
     const size_t budget = std::max<size_t>(1, total * percent / 100);
-    const std::string request = R"({"messages":)" + input +
-                                R"(,"max_tokens":)" + std::to_string(budget) +
-                                R"(,"model":)" +
-                                ctxkit::bench::JsonString(h.model()) + "}";
+    const std::string request =
+        R"({"messages":)" + input + R"(,"max_tokens":)" +
+        std::to_string(budget) + R"(,"model":)" +
+        ctxkit::bench::JsonString(h.model()) + R"(,"format":)" +
+        ctxkit::bench::JsonString(ctxkit::ChatFormatName(FormatOf(h))) + "}";
     const auto start = std::chrono::steady_clock::now();
     auto response = compactor.CompactJson(request);
     const double ms = std::chrono::duration<double, std::milli>(
@@ -396,7 +405,7 @@ void MeasureHistory(const History& h, size_t total, const Args& args,
       m.status = met ? "met" : "not met";
     }
     row.over_by += std::max<int64_t>(0, GetInt(budget_info, "over_by", 0));
-    const ctxkit::Status valid = ctxkit::ValidateChatHistory(output);
+    const ctxkit::Status valid = ctxkit::ValidateChatHistory(output, FormatOf(h));
     m.valid = valid.ok();
     if (!m.valid) m.invalid_reason = valid.ToString();
     if (!analyzer->Analyze(output, per_message, &m.output, &error)) {
@@ -585,7 +594,7 @@ int main(int argc, char** argv) {
   std::vector<size_t> totals;
   for (const History& h : histories) {
     const std::string input = h.MessagesJson();
-    if (ctxkit::Status valid = ctxkit::ValidateChatHistory(input);
+    if (ctxkit::Status valid = ctxkit::ValidateChatHistory(input, FormatOf(h));
         !valid.ok()) {
       Fail(h.set + ": " + h.name +
            ": the converted history is not valid: " + valid.ToString());

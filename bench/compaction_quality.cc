@@ -405,7 +405,8 @@ void MeasureHistory(const History& h, size_t total, const Args& args,
       m.status = met ? "met" : "not met";
     }
     row.over_by += std::max<int64_t>(0, GetInt(budget_info, "over_by", 0));
-    const ctxkit::Status valid = ctxkit::ValidateChatHistory(output, FormatOf(h));
+    const ctxkit::Status valid =
+        ctxkit::ValidateChatHistory(output, FormatOf(h));
     m.valid = valid.ok();
     if (!m.valid) m.invalid_reason = valid.ToString();
     if (!analyzer->Analyze(output, per_message, &m.output, &error)) {
@@ -643,8 +644,9 @@ int main(int argc, char** argv) {
 
   std::printf(
       "\nwithin budget: the output recounted with the history's model is at "
-      "most the budget. valid: ValidateChatHistory. thinking intact: the "
-      "thinking check of quality_output.h (Anthropic runs). summaries: "
+      "most the budget. valid: ValidateChatHistory in the history's "
+      "format. thinking intact: the thinking check of quality_output.h "
+      "(Anthropic runs). summaries: "
       "output messages holding text the compaction wrote (written or "
       "folded), kept: those carrying an input message (kept, truncated, "
       "folded), as bench/README.md defines them. false actions: runs whose "

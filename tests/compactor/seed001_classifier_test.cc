@@ -53,6 +53,8 @@ constexpr Tier kC = Tier::kContextual;
 constexpr Tier kR = Tier::kRoutine;
 constexpr Tier kT = Tier::kTransient;
 
+// One case a row (formatted, each would take ten lines).
+// clang-format off
 const std::vector<SeedCase>& Cases() {
   static const auto* const kCases = new std::vector<SeedCase>{
       {"UserCorrections", "user", "Actually, I meant the employees table",
@@ -156,6 +158,7 @@ const std::vector<SeedCase>& Cases() {
   };
   return *kCases;
 }
+// clang-format on
 
 // A JSON string literal; the cases hold printable ASCII only.
 std::string Quote(std::string_view s) {

@@ -47,7 +47,8 @@ const Program& CtxkitProgram() {
           .summary = "say whether a content is cached, and under which key",
           .args_usage = "[-]",
           .max_args = 1,
-          .flags = {&kContentFlag, &kFileFlag, &kCacheCheckPrefixFlag, &kDbFlag},
+          .flags = {&kContentFlag, &kFileFlag, &kCacheCheckPrefixFlag,
+                    &kDbFlag},
           .description =
               "Looks the content (--content, --file or - for standard\n"
               "input) up by its hash and compares the stored bytes. Prints\n"

@@ -287,7 +287,7 @@ struct CompactionResult {
   size_t target_tokens = 0;     // min(max_tokens, target_ratio share)
   bool budget_met = true;       // status != kInfeasible
   BudgetStatus status = BudgetStatus::kMet;
-  size_t over_budget_by = 0;    // compacted - target_tokens when not met
+  size_t over_budget_by = 0;  // compacted - target_tokens when not met
   // Text tokens cut from must-keep messages (system prompts, anchors, the
   // task, the last message, what the next turn needs): > 0 exactly when
   // status is kDegraded, or kInfeasible with cuts made.

@@ -575,9 +575,9 @@ class HistoryParser {
     }
     auto path = [i, j] { return BlockPath(i, j); };
     CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
-                               BlockString(block, "id", path));
+                            BlockString(block, "id", path));
     CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
-                               BlockString(block, "name", path));
+                            BlockString(block, "name", path));
     ToolCall& call = m.calls.emplace_back();
     call.id.assign(id.data(), id.size());
     call.name.assign(name.data(), name.size());
@@ -598,7 +598,7 @@ class HistoryParser {
     }
     auto path = [i, j] { return BlockPath(i, j); };
     CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
-                               BlockString(block, "tool_use_id", path));
+                            BlockString(block, "tool_use_id", path));
     m.result_ids.emplace_back(id);
     result_fields_.push_back(j);
     if (std::optional<element> is_error = Member(block, "is_error")) {
@@ -637,12 +637,12 @@ class HistoryParser {
         return absl::StrFormat("%s.content[%d]", path(), k);
       };
       CTXKIT_ASSIGN_OR_RETURN(object inner_block,
-                                 BlockObject(value, inner_path));
+                              BlockObject(value, inner_path));
       CTXKIT_ASSIGN_OR_RETURN(std::string_view type,
-                                 BlockType(inner_block, inner_path));
+                              BlockType(inner_block, inner_path));
       if (type == "text") {
         CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
-                                   BlockString(inner_block, "text", inner_path));
+                                BlockString(inner_block, "text", inner_path));
         AppendText(m.text, text);
         if (text.size() > m.largest_text_bytes) {
           m.largest_text_bytes = text.size();
@@ -669,16 +669,16 @@ class HistoryParser {
       };
       CTXKIT_ASSIGN_OR_RETURN(object call_obj, BlockObject(call_value, path));
       CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
-                                 BlockString(call_obj, "id", path));
+                              BlockString(call_obj, "id", path));
       std::optional<element> function = Member(call_obj, "function");
       if (!function.has_value()) {
         return Invalid(absl::StrFormat("%s.function is required", path()));
       }
       auto function_path = [&path] { return path() + ".function"; };
       CTXKIT_ASSIGN_OR_RETURN(object function_obj,
-                                 BlockObject(*function, function_path));
-      CTXKIT_ASSIGN_OR_RETURN(
-          std::string_view name, BlockString(function_obj, "name", function_path));
+                              BlockObject(*function, function_path));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                              BlockString(function_obj, "name", function_path));
       ToolCall& call = m.calls.emplace_back();
       call.id.assign(id.data(), id.size());
       call.name.assign(name.data(), name.size());
@@ -923,8 +923,7 @@ void ReplayReplacing(JsonWriter& writer, element value,
 absl::StatusOr<element> ParseMessage(simdjson::dom::parser& parser,
                                      const ChatMessage& message) {
   const std::string what = MessagePath(message.index);
-  CTXKIT_ASSIGN_OR_RETURN(element root,
-                             ParseJson(parser, message.json, what));
+  CTXKIT_ASSIGN_OR_RETURN(element root, ParseJson(parser, message.json, what));
   CTXKIT_RETURN_IF_ERROR(AsObject(root, what).status());
   return root;
 }
@@ -947,7 +946,7 @@ absl::StatusOr<ChatHistory> ParseChatHistoryJson(std::string_view history_json,
                                                  ChatFormat format) {
   simdjson::dom::parser parser;
   CTXKIT_ASSIGN_OR_RETURN(element root,
-                             ParseJson(parser, history_json, "chat history"));
+                          ParseJson(parser, history_json, "chat history"));
   if (root.type() == element_type::ARRAY) {
     return ParseChatHistory(root.get_array().value_unsafe(), format);
   }
@@ -1080,4 +1079,3 @@ absl::StatusOr<std::string> ReplaceLargestText(const ChatMessage& message,
 }
 
 }  // namespace ctxkit::internal
-

@@ -413,8 +413,8 @@ absl::Status ValidateRule(const ClassificationRule& rule,
       !rule.arguments_contains_any.empty() || rule.min_chars.has_value() ||
       rule.max_chars.has_value() || rule.is_tool_result.has_value() ||
       rule.is_error.has_value() || rule.is_task.has_value() ||
-      rule.is_demonstration.has_value() ||
-      rule.has_tool_calls.has_value() || static_cast<bool>(rule.predicate);
+      rule.is_demonstration.has_value() || rule.has_tool_calls.has_value() ||
+      static_cast<bool>(rule.predicate);
   if (!has_criterion) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s sets no criterion: set at least one of roles, contains_any, "

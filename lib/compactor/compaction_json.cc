@@ -108,7 +108,7 @@ absl::StatusOr<array> HistoryMessages(element root) {
 absl::StatusOr<CompactionRequest> ParseCompactionRequest(
     simdjson::dom::parser& parser, std::string_view json) {
   CTXKIT_ASSIGN_OR_RETURN(element root,
-                             ParseJson(parser, json, "compaction request"));
+                          ParseJson(parser, json, "compaction request"));
   CTXKIT_ASSIGN_OR_RETURN(object req, AsObject(root, "request"));
   CompactionRequest out;
   CTXKIT_ASSIGN_OR_RETURN(out.messages, GetArray(req, "messages", ""));
@@ -117,21 +117,21 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   CTXKIT_ASSIGN_OR_RETURN(auto max_tokens, OptionalInt(req, "max_tokens", ""));
   SetIf(max_tokens, o.max_tokens);
   CTXKIT_ASSIGN_OR_RETURN(auto preserve_recent,
-                             OptionalInt(req, "preserve_recent", ""));
+                          OptionalInt(req, "preserve_recent", ""));
   SetIf(preserve_recent, o.recent_window);
   CTXKIT_ASSIGN_OR_RETURN(auto recent_window,
-                             OptionalInt(req, "recent_window", ""));
+                          OptionalInt(req, "recent_window", ""));
   SetIf(recent_window, o.recent_window);
   CTXKIT_ASSIGN_OR_RETURN(auto keep_anchors,
-                             GetOptionalBool(req, "keep_anchors", ""));
+                          GetOptionalBool(req, "keep_anchors", ""));
   SetIf(keep_anchors, o.keep_anchors);
   CTXKIT_ASSIGN_OR_RETURN(auto explain, GetOptionalBool(req, "explain", ""));
   SetIf(explain, o.explain);
   CTXKIT_ASSIGN_OR_RETURN(auto max_summary_tokens,
-                             OptionalInt(req, "max_summary_tokens", ""));
+                          OptionalInt(req, "max_summary_tokens", ""));
   SetIf(max_summary_tokens, o.max_summary_tokens);
   CTXKIT_ASSIGN_OR_RETURN(auto target_ratio,
-                             GetOptionalDouble(req, "target_ratio", ""));
+                          GetOptionalDouble(req, "target_ratio", ""));
   if (target_ratio.has_value()) o.target_ratio = *target_ratio;
   CTXKIT_ASSIGN_OR_RETURN(auto model, GetOptionalString(req, "model", ""));
   if (model.has_value()) o.model = std::string(*model);
@@ -142,7 +142,7 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
     o.format = *f;
   }
   CTXKIT_ASSIGN_OR_RETURN(auto strategy,
-                             GetOptionalString(req, "strategy", ""));
+                          GetOptionalString(req, "strategy", ""));
   if (strategy.has_value()) {
     StatusOr<CompactionStrategy> s = ParseCompactionStrategy(*strategy);
     if (!s.ok()) return ToAbsl(s.status());
@@ -150,7 +150,7 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   }
 
   CTXKIT_ASSIGN_OR_RETURN(auto response,
-                             GetOptionalString(req, "response", ""));
+                          GetOptionalString(req, "response", ""));
   if (response.has_value()) {
     if (*response == "compress_context") {
       out.compress_context_response = true;
@@ -163,23 +163,23 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   }
 
   CTXKIT_ASSIGN_OR_RETURN(std::optional<object> opts,
-                             GetOptionalObject(req, "options", ""));
+                          GetOptionalObject(req, "options", ""));
   if (opts.has_value()) {
     const std::string_view c = "options";
     CTXKIT_ASSIGN_OR_RETURN(auto v1,
-                               GetOptionalBool(*opts, "preserve_tool_results", c));
+                            GetOptionalBool(*opts, "preserve_tool_results", c));
     SetIf(v1, o.preserve_tool_results);
     CTXKIT_ASSIGN_OR_RETURN(auto v2,
-                               GetOptionalBool(*opts, "preserve_schema_info", c));
+                            GetOptionalBool(*opts, "preserve_schema_info", c));
     SetIf(v2, o.preserve_schema_info);
     CTXKIT_ASSIGN_OR_RETURN(auto v3,
-                               GetOptionalBool(*opts, "enable_summarization", c));
+                            GetOptionalBool(*opts, "enable_summarization", c));
     SetIf(v3, o.enable_summarization);
     CTXKIT_ASSIGN_OR_RETURN(auto v4,
-                               OptionalInt(*opts, "min_important_messages", c));
+                            OptionalInt(*opts, "min_important_messages", c));
     SetIf(v4, o.min_important_messages);
     CTXKIT_ASSIGN_OR_RETURN(auto v5,
-                               GetOptionalString(*opts, "token_counter_type", c));
+                            GetOptionalString(*opts, "token_counter_type", c));
     if (v5.has_value()) {
       static constexpr std::string_view kTypes[] = {"generic", "openai",
                                                     "anthropic", "ollama"};
@@ -197,17 +197,17 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
         auto v6, GetOptionalBool(*opts, "enable_llm_summarization", c));
     SetIf(v6, o.enable_llm_summarization);
     CTXKIT_ASSIGN_OR_RETURN(auto v7,
-                               GetOptionalBool(*opts, "enable_caching", c));
+                            GetOptionalBool(*opts, "enable_caching", c));
     SetIf(v7, o.enable_caching);
     CTXKIT_ASSIGN_OR_RETURN(auto v8, OptionalInt(*opts, "cache_ttl_ms", c));
     SetIf(v8, o.cache_ttl_ms);
     CTXKIT_ASSIGN_OR_RETURN(auto v9,
-                               GetOptionalBool(*opts, "enable_analytics", c));
+                            GetOptionalBool(*opts, "enable_analytics", c));
     SetIf(v9, o.enable_analytics);
   }
 
   CTXKIT_ASSIGN_OR_RETURN(std::optional<array> rules,
-                             GetOptionalArray(req, "rules", ""));
+                          GetOptionalArray(req, "rules", ""));
   if (rules.has_value() && rules->size() > 0) {
     auto classifier = std::make_shared<Classifier>(Classifier::WithBuiltinRules());
     const std::string text = simdjson::minify(*rules);
@@ -315,8 +315,7 @@ absl::StatusOr<std::string> EncodeResult(const CompactionResult& r) {
                    r.over_budget_by, r.original_count, r.compacted_count,
                    r.dropped_count, r.anchor_count, r.summary_count,
                    r.truncated_count, r.summarizer_failures,
-                   r.must_keep_cut_tokens,
-                   static_cast<size_t>(r.status)}) {
+                   r.must_keep_cut_tokens, static_cast<size_t>(r.status)}) {
     w.Uint(v);
   }
   w.EndArray();
@@ -349,7 +348,7 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
   };
   simdjson::dom::parser parser;
   CTXKIT_ASSIGN_OR_RETURN(element root,
-                             ParseJson(parser, json, "cached result"));
+                          ParseJson(parser, json, "cached result"));
   if (root.type() != element_type::OBJECT) return bad();
   const object obj(root);
   int64_t version = 0;
@@ -405,12 +404,18 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
   array numbers;
   if (obj["n"].get(numbers) || numbers.size() != 13) return bad();
   size_t status = 0;
-  size_t* targets[] = {&r.original_tokens, &r.compacted_tokens,
-                       &r.target_tokens,   &r.over_budget_by,
-                       &r.original_count,  &r.compacted_count,
-                       &r.dropped_count,   &r.anchor_count,
-                       &r.summary_count,   &r.truncated_count,
-                       &r.summarizer_failures, &r.must_keep_cut_tokens,
+  size_t* targets[] = {&r.original_tokens,
+                       &r.compacted_tokens,
+                       &r.target_tokens,
+                       &r.over_budget_by,
+                       &r.original_count,
+                       &r.compacted_count,
+                       &r.dropped_count,
+                       &r.anchor_count,
+                       &r.summary_count,
+                       &r.truncated_count,
+                       &r.summarizer_failures,
+                       &r.must_keep_cut_tokens,
                        &status};
   size_t i = 0;
   for (element e : numbers) {
@@ -442,8 +447,8 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
     std::string_view detail;
     if (f.at(0).get(index) || f.at(1).get(tier) || f.at(2).get(rule) ||
         f.at(3).get(action) || f.at(4).get(reason) || f.at(5).get(tokens) ||
-        f.at(6).get(detail) ||
-        tier < 0 || tier > 4 || action < 0 || action > 4) {
+        f.at(6).get(detail) || tier < 0 || tier > 4 || action < 0 ||
+        action > 4) {
       return bad();
     }
     d.index = static_cast<size_t>(index);
@@ -560,4 +565,3 @@ StatusOr<std::string> CompressContextResponseJson(const CompactionResult& r) {
 }
 
 }  // namespace ctxkit
-

@@ -30,8 +30,8 @@
 #include "lib/compactor/plan.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
-#include "lib/tokenizer/message_counter.h"
 #include "lib/status/status_macros.h"
+#include "lib/tokenizer/message_counter.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -51,9 +51,10 @@ absl::Status CheckOptions(const CompactionOptions& o) {
     }
     return absl::OkStatus();
   };
-  absl::Status s = range("max_tokens", o.max_tokens, 1, kCompactionMaxTokensLimit);
-  if (s.ok()) s = range("recent_window", o.recent_window, 0,
-                              kCompactionCountLimit);
+  absl::Status s =
+      range("max_tokens", o.max_tokens, 1, kCompactionMaxTokensLimit);
+  if (s.ok())
+    s = range("recent_window", o.recent_window, 0, kCompactionCountLimit);
   if (s.ok()) {
     s = range("min_important_messages", o.min_important_messages, 0,
               kCompactionCountLimit);
@@ -186,7 +187,7 @@ absl::StatusOr<CompactionResult> RunCompaction(
   const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   CTXKIT_ASSIGN_OR_RETURN(ChatHistory history,
-                             internal::ParseChatHistory(messages, options.format));
+                          internal::ParseChatHistory(messages, options.format));
   std::string counter_type = options.token_counter_type;
   if (options.model.empty() && counter_type.empty()) {
     counter_type =
@@ -343,4 +344,3 @@ StatusOr<CompactionResult> Compactor::CompactConversation(
 }
 
 }  // namespace ctxkit
-

@@ -339,7 +339,7 @@ TextKind Engine::KindOf(size_t m) const {
 absl::StatusOr<TextCutter*> Engine::Cutter(size_t m) {
   if (!cutters_[m].has_value()) {
     CTXKIT_ASSIGN_OR_RETURN(largest_text_[m],
-                               LargestText(history_.messages[m]));
+                            LargestText(history_.messages[m]));
     CTXKIT_ASSIGN_OR_RETURN(
         TextCutter cutter,
         TextCutter::Make(counter_, largest_text_[m], KindOf(m)));
@@ -360,8 +360,7 @@ absl::StatusOr<int64_t> Engine::CutTo(size_t m, int64_t keep) {
   }
   CTXKIT_ASSIGN_OR_RETURN(std::string text, cutter->Cut(keep));
   CTXKIT_ASSIGN_OR_RETURN(int64_t kept_tokens, counter_.Text(text));
-  CTXKIT_ASSIGN_OR_RETURN(std::string json,
-                             ReplaceLargestText(message, text));
+  CTXKIT_ASSIGN_OR_RETURN(std::string json, ReplaceLargestText(message, text));
   CTXKIT_ASSIGN_OR_RETURN(int64_t t, CountJson(json));
   if (t >= original_tokens_[m]) {
     // Nothing saved (the marker costs what it replaces): keep it whole.
@@ -491,11 +490,11 @@ absl::Status Engine::DegradeMustKeep(int64_t room) {
       if (above <= 0) continue;
       int64_t cut = above;
       if (!to_floor) {
-        const double share = static_cast<double>(above) *
-                             static_cast<double>(above) / weight;
+        const double share =
+            static_cast<double>(above) * static_cast<double>(above) / weight;
         cut = std::min<int64_t>(
-            above, static_cast<int64_t>(std::ceil(
-                       static_cast<double>(need) * share)));
+            above,
+            static_cast<int64_t>(std::ceil(static_cast<double>(need) * share)));
         if (!small_cuts && cut < kMinUsefulCut && cut < above) continue;
       }
       keep[m] -= cut;
@@ -628,7 +627,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
   // Per-message overhead of a summary message, so its text fits the run's
   // allowance.
   CTXKIT_ASSIGN_OR_RETURN(int64_t empty,
-                             CountJson(TextMessageJson("assistant", "")));
+                          CountJson(TextMessageJson("assistant", "")));
   const int64_t overhead = empty + 2;  // + a separator when folded
   // One summary per group of runs, written where the group's first run
   // was; together they take at most their share of the target (allowances
@@ -651,8 +650,8 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       reserved += std::min(planned, cap);
       if (runs.reserve() > 0) {
         digests[g] = DigestGroup(groups[g]);
-        CTXKIT_ASSIGN_OR_RETURN(
-            int64_t t, counter_.Text(SummaryText(digests[g], true)));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                counter_.Text(SummaryText(digests[g], true)));
         need[g] = std::min(t + overhead, cap);
       }
     }
@@ -660,8 +659,8 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
     // share of the target, shared so that short summaries are written whole
     // and the room they leave goes to the long ones (water-filling).
     int64_t left = std::min(reserved, target_ / kMaxSummaryShareDivisor);
-    left = std::max(left, runs.placeholder() * static_cast<int64_t>(
-                                                   groups.size()));
+    left = std::max(left,
+                    runs.placeholder() * static_cast<int64_t>(groups.size()));
     std::vector<size_t> order(groups.size());
     for (size_t g = 0; g < order.size(); ++g) order[g] = g;
     std::stable_sort(order.begin(), order.end(),
@@ -706,17 +705,15 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       // The next kept message exists: the last item is always kept.
       const std::string_view next_role =
           history_.messages[items_[j].begin].role;
-      const bool needs_marker =
-          anthropic && !summarize &&
-          (last_role.empty() ? next_role == "assistant"
-                             : last_role == next_role);
+      const bool needs_marker = anthropic && !summarize &&
+                                (last_role.empty() ? next_role == "assistant"
+                                                   : last_role == next_role);
       if (summarize || needs_marker) {
         std::string text;
         if (summarize) {
           CTXKIT_ASSIGN_OR_RETURN(
-              text,
-              SummaryFor(groups[g], digests[g], text_allowance,
-                         use_summarizer, a));
+              text, SummaryFor(groups[g], digests[g], text_allowance,
+                               use_summarizer, a));
         } else {
           text = PlaceholderText(run_messages);
         }
@@ -784,8 +781,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       if (item.merged_json.empty()) {
         ChatMessage kept = history_.messages[item.begin];
         kept.json = KeptJson(item.begin);
-        CTXKIT_ASSIGN_OR_RETURN(first.json,
-                                   PrependText(kept, pending_summary));
+        CTXKIT_ASSIGN_OR_RETURN(first.json, PrependText(kept, pending_summary));
       } else {
         first.json = TextMessageJson(
             history_.messages[item.begin].role,
@@ -867,8 +863,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
     ApplyCompressSimilar();
     for (Item& item : items_) {
       if (item.merged_json.empty()) continue;
-      CTXKIT_ASSIGN_OR_RETURN(item.merged_tokens,
-                                 CountJson(item.merged_json));
+      CTXKIT_ASSIGN_OR_RETURN(item.merged_tokens, CountJson(item.merged_json));
     }
   } else if (options_.strategy == CompactionStrategy::kSummarize) {
     for (Item& item : items_) {
@@ -945,9 +940,9 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
   result.summary_count = a.summaries;
   result.summarizer_failures = a.summarizer_failures;
   result.compression_ratio =
-      original_total_ > 0 ? static_cast<double>(a.total) /
-                                static_cast<double>(original_total_)
-                          : 1.0;
+      original_total_ > 0
+          ? static_cast<double>(a.total) / static_cast<double>(original_total_)
+          : 1.0;
   for (size_t m = 0; m < history_.messages.size(); ++m) {
     const bool kept = a.actions[m] == MessageDecision::Action::kKept;
     if (!kept) ++result.dropped_count;
@@ -959,7 +954,7 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
       }
     }
   }
-  result.status = !result.budget_met ? BudgetStatus::kInfeasible
+  result.status = !result.budget_met                ? BudgetStatus::kInfeasible
                   : result.must_keep_cut_tokens > 0 ? BudgetStatus::kDegraded
                                                     : BudgetStatus::kMet;
   result.messages_json.reserve(static_cast<size_t>(original_total_) * 4 + 2);
@@ -998,4 +993,3 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
 }
 
 }  // namespace ctxkit::internal
-

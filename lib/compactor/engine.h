@@ -62,7 +62,7 @@ class Engine {
     std::vector<CompactedMessage> out;
     std::vector<MessageDecision::Action> actions;  // per input message
     std::vector<std::string_view> reasons;         // per input message
-    SpanDigester overall;  // everything summarized
+    SpanDigester overall;                          // everything summarized
     int64_t total = 0;
     int64_t summary_tokens = 0;  // of summary and placeholder messages
     size_t summaries = 0;
@@ -86,8 +86,7 @@ class Engine {
   // within `allowance` tokens.
   absl::StatusOr<std::string> SummaryFor(const RunGroup& group,
                                          const SpanDigest& digest,
-                                         int64_t allowance,
-                                         bool use_summarizer,
+                                         int64_t allowance, bool use_summarizer,
                                          Attempt& attempt);
   // The summary and placeholder cost of dropping every unit that need not
   // be kept: the room must-keep messages leave for the rest.

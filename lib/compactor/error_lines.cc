@@ -56,8 +56,8 @@ bool IsErrorLine(std::string_view line) {
     return false;
   }
   for (std::string_view code :
-       {"except ", "except:", "raise ", "catch ", "catch(", "throw ",
-        "} catch", "if err", "return err"}) {
+       {"except ", "except:", "raise ", "catch ", "catch(", "throw ", "} catch",
+        "if err", "return err"}) {
     if (StartsWith(s, code)) return false;
   }
   if (StartsWith(s, "FAILED ") || StartsWith(s, "ERROR ") ||
@@ -66,9 +66,8 @@ bool IsErrorLine(std::string_view line) {
   }
   for (std::string_view phrase :
        {"command not found", "No such file", "Permission denied", "TIMED OUT",
-        "timed out",
-        "Segmentation fault", "npm ERR!", "syntax error", "make: *** ",
-        "returned non-zero", "non-zero exit", "nonzero exit"}) {
+        "timed out", "Segmentation fault", "npm ERR!", "syntax error",
+        "make: *** ", "returned non-zero", "non-zero exit", "nonzero exit"}) {
     if (Contains(s, phrase)) return true;
   }
   // A non-zero exit: "exit code 2", "exit status 1", "exited with code 127".
@@ -92,8 +91,8 @@ bool IsErrorLine(std::string_view line) {
     std::string_view word = s.substr(begin, i - begin);
     const size_t dot = word.rfind('.');
     if (dot != std::string_view::npos) word.remove_prefix(dot + 1);
-    if (i < s.size() && s[i] == ':' &&
-        (i + 1 == s.size() || s[i + 1] == ' ') && IsErrorWord(word)) {
+    if (i < s.size() && s[i] == ':' && (i + 1 == s.size() || s[i + 1] == ' ') &&
+        IsErrorWord(word)) {
       return true;
     }
   }

@@ -17,9 +17,10 @@ namespace ctxkit::internal {
 // directory), "Permission denied", "timed out", "Segmentation fault", "npm
 // ERR!", an editor's
 // "syntax error", a non-zero exit ("exit code 2", "exit status 1", "exited
-// with code 127", "returned non-zero", "make: *** "). Not a numbered file-view line ("12:    except
-// ValueError:", "12 | raise X"), and not code that handles errors ("except
-// X:", "raise X(", "catch (", "throw "). A list bullet ("- ") is skipped.
+// with code 127", "returned non-zero", "make: *** "). Not a numbered file-view
+// line ("12:    except ValueError:", "12 | raise X"), and not code that handles
+// errors ("except X:", "raise X(", "catch (", "throw "). A list bullet ("- ")
+// is skipped.
 bool IsErrorLine(std::string_view line);
 
 // Whether `line` is the exception line that ends a Python traceback's

@@ -32,9 +32,9 @@ std::string_view Lowered(std::string_view s, std::string* buffer) {
 }
 
 std::string_view TrimLeft(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' ||
-                        s.front() == '#' || s.front() == '*' ||
-                        s.front() == '-' || s.front() == '>')) {
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '#' ||
+          s.front() == '*' || s.front() == '-' || s.front() == '>')) {
     s.remove_prefix(1);
   }
   return s;
@@ -45,12 +45,10 @@ bool HasOwnText(const ChatMessage& m) { return TrimmedSize(m.text) > 0; }
 // A request says more than an acknowledgement does.
 constexpr size_t kMinRequestBytes = 16;
 
-
-
 bool IsPlanTool(std::string_view name) {
   for (std::string_view tool :
-       {"todowrite", "todo_write", "update_plan", "update_todos",
-        "write_todos", "plan", "set_plan", "create_plan"}) {
+       {"todowrite", "todo_write", "update_plan", "update_todos", "write_todos",
+        "plan", "set_plan", "create_plan"}) {
     if (name.size() == tool.size() && StartsWithNoCase(name, tool)) return true;
   }
   return false;
@@ -149,10 +147,9 @@ std::vector<std::vector<std::string_view>> SimpleCommands(
   std::vector<std::string_view> words;
   auto flush = [&] {
     size_t i = 0;
-    while (i < words.size() &&
-           (words[i].find('=') != std::string_view::npos ||
-            words[i] == "sudo" || words[i] == "time" || words[i] == "env" ||
-            words[i] == "nohup")) {
+    while (i < words.size() && (words[i].find('=') != std::string_view::npos ||
+                                words[i] == "sudo" || words[i] == "time" ||
+                                words[i] == "env" || words[i] == "nohup")) {
       ++i;
     }
     if (i < words.size()) {
@@ -169,8 +166,7 @@ std::vector<std::vector<std::string_view>> SimpleCommands(
   size_t i = 0;
   while (i < line.size()) {
     const char c = line[i];
-    if (c == ';' || c == '|' || c == '&' || c == '\n' || c == '(' ||
-        c == ')') {
+    if (c == ';' || c == '|' || c == '&' || c == '\n' || c == '(' || c == ')') {
       flush();
       ++i;
       continue;
@@ -231,13 +227,12 @@ bool RunsTests(const std::vector<std::string_view>& command) {
   const std::string_view p = c[0];
   const std::string_view next = c.size() > 1 ? c[1] : std::string_view();
   if (IsOneOf(p, {"pytest", "py.test", "tox", "nosetests", "nox", "jest",
-                  "mocha", "vitest", "rspec", "phpunit", "ctest",
-                  "runtests.py", "./runtests.py"})) {
+                  "mocha", "vitest", "rspec", "phpunit", "ctest", "runtests.py",
+                  "./runtests.py"})) {
     return true;
   }
-  if (IsOneOf(p, {"go", "cargo", "npm", "yarn", "pnpm", "make", "mvn",
-                  "gradle", "./gradlew", "dotnet", "bazel", "mix", "deno",
-                  "bun"}) &&
+  if (IsOneOf(p, {"go", "cargo", "npm", "yarn", "pnpm", "make", "mvn", "gradle",
+                  "./gradlew", "dotnet", "bazel", "mix", "deno", "bun"}) &&
       (next == "test" || next == "check" ||
        (next == "run" && c.size() > 2 && c[2].substr(0, 4) == "test"))) {
     return true;
@@ -266,11 +261,11 @@ bool RunsProgram(const std::vector<std::string_view>& c) {
   const std::string_view next = c.size() > 1 ? c[1] : std::string_view();
   if (p.substr(0, 2) == "./") return true;
   if (IsPython(p)) return next != "-m" || c.size() < 3 || c[2] != "pip";
-  if (IsOneOf(p, {"node", "ruby", "perl", "php", "java", "deno", "bun",
-                  "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
-                  "javac", "make", "cmake", "ninja", "mvn", "gradle",
-                  "./gradlew", "npx", "ts-node", "julia", "Rscript", "gdb",
-                  "valgrind"})) {
+  if (IsOneOf(p, {"node",    "ruby",   "perl",      "php",  "java",    "deno",
+                  "bun",     "gcc",    "g++",       "cc",   "c++",     "clang",
+                  "clang++", "rustc",  "javac",     "make", "cmake",   "ninja",
+                  "mvn",     "gradle", "./gradlew", "npx",  "ts-node", "julia",
+                  "Rscript", "gdb",    "valgrind"})) {
     return true;
   }
   if (IsOneOf(p, {"go", "cargo", "dotnet"})) {
@@ -310,8 +305,7 @@ std::string_view TurnCommand(std::string_view text) {
 }
 
 bool LooksLikeTestCommand(std::string_view command) {
-  for (const auto& c :
-       SimpleCommands(command.substr(0, kCommandHeadBytes))) {
+  for (const auto& c : SimpleCommands(command.substr(0, kCommandHeadBytes))) {
     if (RunsTests(c)) return true;
   }
   // A tool of its own for tests ("run_tests", "test").
@@ -320,8 +314,7 @@ bool LooksLikeTestCommand(std::string_view command) {
 }
 
 bool LooksLikeProgramRun(std::string_view command) {
-  for (const auto& c :
-       SimpleCommands(command.substr(0, kCommandHeadBytes))) {
+  for (const auto& c : SimpleCommands(command.substr(0, kCommandHeadBytes))) {
     if (RunsTests(c) || RunsProgram(c)) return true;
   }
   return false;

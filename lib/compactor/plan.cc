@@ -58,8 +58,7 @@ int64_t Rebuild(const PlanInput& in, const std::vector<char>& dropped,
       kept += items[k].cost();
       continue;
     }
-    summaries +=
-        runs->Drop(k, items[k].summary_weight(), items[k].messages());
+    summaries += runs->Drop(k, items[k].summary_weight(), items[k].messages());
   }
   return kept + Capped(in, *runs, summaries);
 }
@@ -103,8 +102,7 @@ int64_t Runs::Drop(size_t i, int64_t w, size_t messages) {
   if (!l && !r) ++count_;
   if (l && r) --count_;
   const int64_t change = Cost(weight_[a], messages_[a]) - before;
-  placeholder_extra_ +=
-      change - (SummaryCost(weight_[a]) - summaries_before);
+  placeholder_extra_ += change - (SummaryCost(weight_[a]) - summaries_before);
   return change;
 }
 
@@ -146,7 +144,8 @@ std::vector<RunGroup> SummaryGroups(const std::vector<Item>& items,
     const size_t g = static_cast<size_t>(static_cast<double>(done) *
                                          static_cast<double>(cap) /
                                          static_cast<double>(total));
-    if (out.empty() || (g >= out.size() && out.size() < cap)) out.emplace_back();
+    if (out.empty() || (g >= out.size() && out.size() < cap))
+      out.emplace_back();
     out.back().runs.push_back(all[r]);
     done += weight[r];
   }

@@ -49,7 +49,6 @@ inline constexpr int64_t kSummaryDivisor = 10;
 inline constexpr size_t kKeptPerSummary = 10;
 inline constexpr size_t kMinSummaryCap = 2;
 
-
 // One unit of the plan: messages kept or dropped together.
 struct Item {
   size_t begin = 0;
@@ -64,8 +63,8 @@ struct Item {
   bool needed = false;
   bool recent = false;
   bool min_important = false;
-  bool forced = false;      // dropped by the strategy, whatever the budget
-  bool duplicate = false;   // compress_similar: a later copy exists
+  bool forced = false;     // dropped by the strategy, whatever the budget
+  bool duplicate = false;  // compress_similar: a later copy exists
   // compress_similar: the merged message replacing [begin, end).
   std::string merged_json;
   std::string merged_text;
@@ -81,8 +80,8 @@ struct Item {
 // Dropped runs of items. A run of weight w (the tokens of its items that
 // want a summary) may cost min(reserve, w, max(kBaseSummaryTokens, w /
 // kSummaryDivisor)): a summary never costs more than what it replaces nor
-// than the cap `reserve`, and one below kMinSummaryTokens is not written. In the
-// Anthropic format a run of an odd number of messages leaves the same role
+// than the cap `reserve`, and one below kMinSummaryTokens is not written. In
+// the Anthropic format a run of an odd number of messages leaves the same role
 // on both sides (or an assistant first), so it always needs a message of
 // the other role: at least `placeholder` tokens. Each run's weight and
 // message count are kept at its endpoints, so that a drop updates runs and
@@ -111,8 +110,8 @@ class Runs {
   int64_t SummaryCost(int64_t w) const;
 
   int64_t reserve_;
-  int64_t placeholder_;           // 0 unless the format alternates roles
-  size_t count_ = 0;              // runs
+  int64_t placeholder_;  // 0 unless the format alternates roles
+  size_t count_ = 0;     // runs
   int64_t placeholder_extra_ = 0;
   std::vector<size_t> start_;     // at a run's last item: its first
   std::vector<size_t> end_;       // at a run's first item: its last

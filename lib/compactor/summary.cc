@@ -168,7 +168,8 @@ void AddName(std::vector<std::pair<std::string, size_t>>& names,
       return;
     }
   }
-  if (names.size() < kMaxDigestNames) names.emplace_back(std::move(name), count);
+  if (names.size() < kMaxDigestNames)
+    names.emplace_back(std::move(name), count);
 }
 
 // ---------------------------------------------------------------------------
@@ -264,12 +265,12 @@ constexpr std::string_view kTableModifiers[] = {"if", "not", "exists", "only",
                                                 "lateral"};
 // Statements that make a message SQL when written in capitals, as SQL is
 // written; in lower case these are English words.
-constexpr std::string_view kSqlVerbs[] = {"SELECT", "INSERT", "UPDATE",
-                                          "DELETE", "CREATE", "ALTER",
+constexpr std::string_view kSqlVerbs[] = {"SELECT", "INSERT",   "UPDATE",
+                                          "DELETE", "CREATE",   "ALTER",
                                           "DROP",   "TRUNCATE", "EXPLAIN"};
 // A table name follows these (any case, once the message is SQL).
-constexpr std::string_view kTableKeywords[] = {"from", "join", "into",
-                                               "update", "table"};
+constexpr std::string_view kTableKeywords[] = {"from", "join", "into", "update",
+                                               "table"};
 
 bool IsTableKeyword(std::string_view w) {
   for (std::string_view k : kTableKeywords) {
@@ -520,8 +521,7 @@ std::string_view ShellWrittenFile(std::string_view line) {
     while (at < s.size() && s[at] == ' ') ++at;
     size_t end = at;
     while (end < s.size() && s[end] != ' ' && s[end] != ';' && s[end] != '|' &&
-           s[end] != '&' && s[end] != ')' && s[end] != '\'' &&
-           s[end] != '"') {
+           s[end] != '&' && s[end] != ')' && s[end] != '\'' && s[end] != '"') {
       ++end;
     }
     return s.substr(at, end - at);
@@ -562,8 +562,8 @@ std::string_view ShellWrittenFile(std::string_view line) {
 
 // Which rules apply to a piece of text.
 struct ScanMode {
-  bool errors = false;            // every error line
-  bool exception_lines = false;   // only tracebacks' exception lines
+  bool errors = false;           // every error line
+  bool exception_lines = false;  // only tracebacks' exception lines
   bool decisions = false;
   bool edit_observations = false;
 };
@@ -1007,9 +1007,9 @@ void SpanDigester::Add(const ChatMessage& message, Tier tier,
     }
     scanner.Scan(scratch_, arguments_mode);
     if (!arguments.command.empty() && !edit_tool) {
-      const std::string_view written = ShellWrittenFile(
-          std::string_view(arguments.command)
-              .substr(0, arguments.command.find('\n')));
+      const std::string_view written =
+          ShellWrittenFile(std::string_view(arguments.command)
+                               .substr(0, arguments.command.find('\n')));
       if (!written.empty()) scanner.AddEdited(written);
     }
     // A patch tool's "edited" lines say more than its arguments.
@@ -1106,9 +1106,9 @@ std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
   for (size_t s = 0; s < kSectionCount; ++s) {
     chosen[s].assign(sections[s].size(), 0);
   }
-  constexpr Section kPriority[] = {kEdits, kErrors, kRequests, kDecisions,
-                                   kEntities, kCalls, kTools, kTables,
-                                   kTopics};
+  constexpr Section kPriority[] = {kEdits,     kErrors,   kRequests,
+                                   kDecisions, kEntities, kCalls,
+                                   kTools,     kTables,   kTopics};
   for (Section s : kPriority) {
     const size_t n = sections[s].size();
     for (size_t i = 0; i < n && keep > 0; ++i, --keep) {

@@ -43,8 +43,8 @@ constexpr std::string_view kMarkers[] = {
 };
 // At the start of a line: weaker (a request may show its own example), so
 // such a message is a demonstration only within the opening.
-constexpr std::string_view kLineMarkers[] = {"example:", "examples:",
-                                             "demonstration:"};
+constexpr std::string_view kLineMarkers[] = {
+    "example:", "examples:", "demonstration:"};
 
 struct Found {
   std::string_view marker;
@@ -56,8 +56,8 @@ Found FindMarker(std::string_view window) {
   for (size_t i = 0; i < window.size(); ++i) {
     const bool line_start = i == 0 || window[i - 1] == '\n';
     const char c = AsciiLower(window[i]);
-    if (c != '-' && c != 'e' && c != 'h' && c != '<' && c != 'f' &&
-        c != 'd' && c != 's' && c != 'w') {
+    if (c != '-' && c != 'e' && c != 'h' && c != '<' && c != 'f' && c != 'd' &&
+        c != 's' && c != 'w') {
       continue;
     }
     const std::string_view rest = window.substr(i);
@@ -148,9 +148,8 @@ TaskFinding FindTask(const ChatHistory& history) {
       continue;
     }
     out.roles[k] = OpeningRole::kDemonstration;
-    out.details[k] =
-        absl::StrFormat("demonstration: its text carries the marker \"%s\"",
-                        markers[k]);
+    out.details[k] = absl::StrFormat(
+        "demonstration: its text carries the marker \"%s\"", markers[k]);
   }
 
   size_t task = TaskFinding::kNoTask;

@@ -41,7 +41,8 @@ bool IsBlank(std::string_view line) {
 }
 
 std::string Marker(int64_t lines, int64_t tokens) {
-  if (lines == 0) return absl::StrFormat("[... ctxkit cut %d tokens ...]", tokens);
+  if (lines == 0)
+    return absl::StrFormat("[... ctxkit cut %d tokens ...]", tokens);
   return absl::StrFormat("[... ctxkit cut %d line%s (%d tokens) ...]", lines,
                          lines == 1 ? "" : "s", tokens);
 }
@@ -101,7 +102,7 @@ absl::StatusOr<std::string> FitPrefix(MessageCounter& counter,
     return std::string(cut->text);
   }
   // The estimate grows with the prefix: bisect on character boundaries.
-  size_t lo = 0;           // fits
+  size_t lo = 0;            // fits
   size_t hi = text.size();  // the largest candidate
   while (lo < hi) {
     size_t mid = lo + (hi - lo + 1) / 2;
@@ -223,7 +224,8 @@ void TextCutter::Protect(TextKind kind) {
       head_heavy_ = true;
       size_t start = 0;
       for (size_t i = 0; i < n; ++i) {
-        if (ContainsNoCase(lines_[i].text, "end of demonstration")) start = i + 1;
+        if (ContainsNoCase(lines_[i].text, "end of demonstration"))
+          start = i + 1;
       }
       add(paragraph_at(start));
       add_traceback();
@@ -476,8 +478,7 @@ absl::StatusOr<std::string> TextCutter::Cut(int64_t keep) {
     if (*n <= keep) return text;
     budget -= (*n - keep) + 1 + attempt * 4;
   }
-  std::string marker =
-      Marker(static_cast<int64_t>(lines_.size()), tokens_);
+  std::string marker = Marker(static_cast<int64_t>(lines_.size()), tokens_);
   absl::StatusOr<int64_t> n = counter_->Text(marker);
   if (!n.ok()) return n.status();
   return *n <= keep ? marker : std::string();

@@ -21,15 +21,16 @@
 #define CTXKIT_STATUS_CONCAT(a, b) CTXKIT_STATUS_CONCAT_INNER(a, b)
 
 #define CTXKIT_RETURN_IF_ERROR(expr) \
-  CTXKIT_RETURN_IF_ERROR_IMPL(CTXKIT_STATUS_CONCAT(ctxkit_status_, __COUNTER__), expr)
+  CTXKIT_RETURN_IF_ERROR_IMPL(       \
+      CTXKIT_STATUS_CONCAT(ctxkit_status_, __COUNTER__), expr)
 #define CTXKIT_RETURN_IF_ERROR_IMPL(name, expr) \
   do {                                          \
     auto name = (expr);                         \
     if (!name.ok()) return name;                \
   } while (0)
 
-#define CTXKIT_ASSIGN_OR_RETURN(lhs, expr)                                    \
-  CTXKIT_ASSIGN_OR_RETURN_IMPL(                                               \
+#define CTXKIT_ASSIGN_OR_RETURN(lhs, expr) \
+  CTXKIT_ASSIGN_OR_RETURN_IMPL(            \
       CTXKIT_STATUS_CONCAT(ctxkit_status_or_, __COUNTER__), lhs, expr)
 #define CTXKIT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                                 \

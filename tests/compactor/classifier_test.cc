@@ -203,8 +203,9 @@ TEST_CASE("built-in anchors") {
   CHECK(RuleOf(c, short_task) == "task");
   // A demonstration is full of edits and errors that never happened: it is
   // contextual, whatever it holds.
-  Msg demo = User("--- DEMONSTRATION ---\nedit 3:3\nend_of_edit\n"
-                  "Traceback (most recent call last):\nValueError: x");
+  Msg demo = User(
+      "--- DEMONSTRATION ---\nedit 3:3\nend_of_edit\n"
+      "Traceback (most recent call last):\nValueError: x");
   demo.is_demonstration = true;
   CHECK(RuleOf(c, demo) == "demonstration");
   CHECK(c.Classify(demo.Facts()).tier == Tier::kContextual);
@@ -567,10 +568,10 @@ TEST_CASE("built-in rules read commands inside call arguments") {
                        R"({"command":"str_replace_editor create /testbed/)"
                        R"(b.py --file_text 'print(1)'"})")) ==
         "file_edit_text");
-  CHECK(RuleOf(c, Call("shell",
-                       R"({"command":["apply_patch","*** Begin Patch\n)"
-                       R"(*** Update File: a.py\n@@\n-x\n+y\n*** End )"
-                       R"(Patch\n"]})")) == "file_edit_text");
+  CHECK(
+      RuleOf(c, Call("shell", R"({"command":["apply_patch","*** Begin Patch\n)"
+                              R"(*** Update File: a.py\n@@\n-x\n+y\n*** End )"
+                              R"(Patch\n"]})")) == "file_edit_text");
   // Near misses: view and search commands in the same places stay routine.
   for (const char* arguments :
        {R"({"command": "str_replace_editor view /testbed/a.py"})",
@@ -589,13 +590,12 @@ TEST_CASE("built-in rules read commands inside call arguments") {
 
   // SQL sent to a query tool: DDL is DDL, EXPLAIN asks for a plan, a plain
   // query is the seed's contextual query tool.
-  const Msg ddl = Call("query_database",
-                       R"j({"query":"CREATE TABLE audit (id serial)"})j");
+  const Msg ddl =
+      Call("query_database", R"j({"query":"CREATE TABLE audit (id serial)"})j");
   CHECK(RuleOf(c, ddl) == "sql_ddl");
   CHECK(c.Classify(ddl.Facts()).tier == Tier::kAnchor);
-  CHECK(RuleOf(c, Call("bash",
-                       R"({"command":"psql -c 'ALTER TABLE orders ADD )"
-                       R"(COLUMN note text'"})")) == "sql_ddl");
+  CHECK(RuleOf(c, Call("bash", R"({"command":"psql -c 'ALTER TABLE orders ADD )"
+                               R"(COLUMN note text'"})")) == "sql_ddl");
   const Msg plan =
       Call("query_database",
            R"({"query":"EXPLAIN ANALYZE SELECT * FROM orders WHERE id = 1"})");
@@ -617,8 +617,7 @@ TEST_CASE("built-in rules for seed 001's tools") {
   CHECK(RuleOf(c, schema) == "schema_tool");
   CHECK(c.Classify(schema.Facts()).tier == Tier::kAnchor);
   CHECK(RuleOf(c, ToolResult("get_schema_info",
-                             "Schema: public\nTable: users")) ==
-        "schema_tool");
+                             "Schema: public\nTable: users")) == "schema_tool");
   CHECK(RuleOf(c, Call("pg_dump_schema", "{}")) == "schema_tool");
   // Near miss: a failed schema call is an error, not a schema.
   Msg failed = ToolResult("get_schema_info", "connection refused");
@@ -633,8 +632,7 @@ TEST_CASE("built-in rules for seed 001's tools") {
 
   CHECK(RuleOf(c, ToolResult("query_database", "id\tname\n1\talice\n")) ==
         "query_tool");
-  CHECK(RuleOf(c, Call("count_rows", R"({"table":"users"})")) ==
-        "query_tool");
+  CHECK(RuleOf(c, Call("count_rows", R"({"table":"users"})")) == "query_tool");
   // An error from a query tool is still an error.
   CHECK(RuleOf(c, ToolResult("query_database",
                              "ERROR: relation \"orders\" does not exist "
@@ -661,13 +659,11 @@ TEST_CASE("built-in SQL error, plan, finding and documentation rules") {
                              "does not exist")) == "sql_error");
   CHECK(RuleOf(c, ToolResult("bash",
                              "pq: duplicate key value violates unique "
-                             "constraint \"users_email_key\"")) ==
-        "sql_error");
+                             "constraint \"users_email_key\"")) == "sql_error");
   CHECK(RuleOf(c, ToolResult("python",
                              "psycopg2.errors.UndefinedColumn: column x")) ==
         "sql_error");
-  CHECK(RuleOf(c, ToolResult("mysql",
-                             "Table 'shop.users' doesn't exist")) ==
+  CHECK(RuleOf(c, ToolResult("mysql", "Table 'shop.users' doesn't exist")) ==
         "sql_error");
   CHECK(RuleOf(c, Assistant("syntax error at or near \"FORM\"")) ==
         "sql_error");
@@ -691,16 +687,14 @@ TEST_CASE("built-in SQL error, plan, finding and documentation rules") {
                              "  Filter: (id = 1)\n  Rows Removed by Filter: "
                              "999\n")) == "query_plan");
   // Near misses: scanning and indexes in other senses.
-  CHECK(RuleOf(c, Assistant("Scan the index on users for gaps.")) ==
-        "default");
+  CHECK(RuleOf(c, Assistant("Scan the index on users for gaps.")) == "default");
   CHECK(RuleOf(c, Assistant("I will index the scanned files.")) == "default");
 
   CHECK(RuleOf(c, Assistant("Key finding: the index is not used")) ==
         "decision_note");
   CHECK(RuleOf(c, Assistant("Key findings: two slow joins")) ==
         "decision_note");
-  CHECK(RuleOf(c, Assistant("Insight: most rows are dead")) ==
-        "decision_note");
+  CHECK(RuleOf(c, Assistant("Insight: most rows are dead")) == "decision_note");
   // Near misses: without the colon, "insightful".
   CHECK(RuleOf(c, Assistant("The key finding was small.")) == "default");
   CHECK(RuleOf(c, Assistant("An insightful question.")) == "default");
@@ -711,8 +705,7 @@ TEST_CASE("built-in SQL error, plan, finding and documentation rules") {
         "doc_reference");
   CHECK(RuleOf(c, User("see postgresql.org/docs/16/mvcc.html")) ==
         "doc_reference");
-  CHECK(c.Classify(Assistant("From docs: x").Facts()).tier ==
-        Tier::kImportant);
+  CHECK(c.Classify(Assistant("From docs: x").Facts()).tier == Tier::kImportant);
   // Near misses: the word without its colon, a fetched page, shell output.
   CHECK(RuleOf(c, Assistant("See the documentation for details.")) ==
         "default");
@@ -934,8 +927,7 @@ TEST_CASE("match_arguments lets the text lists read call arguments") {
                        "first a --dry-run")) == "default");
 
   CHECK(RuleOf(c, Assistant("rollback now")) == "text_only");
-  CHECK(RuleOf(c, Call("kubectl", R"({"cmd":"rollback web"})")) ==
-        "args_only");
+  CHECK(RuleOf(c, Call("kubectl", R"({"cmd":"rollback web"})")) == "args_only");
 
   CHECK(RuleOf(c, Call("kubectl", R"(  {"cmd":"status"})")) == "lead");
   CHECK(RuleOf(c, Call("kubectl", R"({"x":1,"cmd":"status"})")) == "default");
@@ -944,8 +936,7 @@ TEST_CASE("match_arguments lets the text lists read call arguments") {
   Classifier plain;
   r.match_arguments = false;
   REQUIRE(plain.AddRule(r).ok());
-  CHECK(RuleOf(plain, Call("kubectl", R"({"cmd":"deploy web"})")) ==
-        "default");
+  CHECK(RuleOf(plain, Call("kubectl", R"({"cmd":"deploy web"})")) == "default");
   CHECK(RuleOf(plain, Assistant("deploy it")) == "deploy");
 
   // equals_any and the length limits still see the text only.
@@ -957,8 +948,7 @@ TEST_CASE("match_arguments lets the text lists read call arguments") {
   e.max_chars = 5;
   e.match_arguments = true;
   REQUIRE(eq.AddRule(e).ok());
-  CHECK(RuleOf(eq, Call("x", R"({"cmd":"go and do a long task"})")) ==
-        "short");
+  CHECK(RuleOf(eq, Call("x", R"({"cmd":"go and do a long task"})")) == "short");
 }
 
 TEST_CASE("AddRule rejects bad rules naming the field") {

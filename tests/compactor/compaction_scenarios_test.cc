@@ -143,10 +143,12 @@ const CompactedMessage* OutputOf(const CompactionResult& r, size_t index) {
 
 const std::vector<std::string>& PromptTopics() {
   static const std::vector<std::string> topics = {
-      "reading code", "editing files", "running tests", "using git",
-      "talking to the user", "handling secrets", "writing documentation",
-      "reviewing changes", "dependencies", "performance work",
-      "error handling", "finishing a task"};
+      "reading code",          "editing files",
+      "running tests",         "using git",
+      "talking to the user",   "handling secrets",
+      "writing documentation", "reviewing changes",
+      "dependencies",          "performance work",
+      "error handling",        "finishing a task"};
   return topics;
 }
 
@@ -205,9 +207,11 @@ std::string LargePromptHistory() {
   m.push_back(Msg("assistant",
                   "parse() only knows calendar formats. I will add "
                   "parse_week_date() and call it first."));
-  m.push_back(Call("c2", "run_tests", R"({"command":"pytest -q tests/test_dates.py"})"));
-  m.push_back(Result("c2", "........................................\n"
-                           "41 passed in 0.52s"));
+  m.push_back(Call("c2", "run_tests",
+                   R"({"command":"pytest -q tests/test_dates.py"})"));
+  m.push_back(Result("c2",
+                     "........................................\n"
+                     "41 passed in 0.52s"));
   m.push_back(Msg("assistant", kFinalAnswer));
   return Array(m);
 }
@@ -239,7 +243,8 @@ TEST_CASE("a 3,000-token system prompt under a 2,000-token budget") {
   REQUIRE(!r.messages.empty());
   REQUIRE(RoleOf(r.messages[0].json) == "system");
   const std::string prompt = TextOf(r.messages[0].json);
-  for (std::string_view line : Lines(kPromptFirst)) CHECK(HasLine(prompt, line));
+  for (std::string_view line : Lines(kPromptFirst))
+    CHECK(HasLine(prompt, line));
   for (std::string_view line : Lines(kPromptLast)) CHECK(HasLine(prompt, line));
   CHECK(r.messages[0].is_compressed);
 
@@ -343,22 +348,26 @@ TEST_CASE("what the next turn needs gives way to a budget the task fits") {
               R"(stages and the layer offsets exactly as they are today. )"
               R"(Check the flags, the config reader and README.md too, and )"
               R"(say what changed in one short paragraph when done."}]})");
-  m.push_back(Msg("assistant", "I will read src/app/main.py and the config "
-                               "reader first, then run the tests to see "
-                               "what fails today before changing parse()."));
+  m.push_back(Msg("assistant",
+                  "I will read src/app/main.py and the config "
+                  "reader first, then run the tests to see "
+                  "what fails today before changing parse()."));
   m.push_back(Msg("user", "Got it."));
-  m.push_back(R"({"role":"assistant","content":[{"type":"tool_use","id":)"
-              R"("toolu_0","name":"run_tests","input":{"command":"pytest"}}]})");
+  m.push_back(
+      R"({"role":"assistant","content":[{"type":"tool_use","id":)"
+      R"("toolu_0","name":"run_tests","input":{"command":"pytest"}}]})");
   m.push_back(R"({"role":"user","content":[{"type":"tool_result",)"
               R"("tool_use_id":"toolu_0","content":"Traceback (most recent )"
               R"(call last):\n  File \"src/app/main.py\", line 360, in )"
               R"(parse\n    return int(token)\nValueError: invalid literal )"
               R"(for int() with base 10: '44842x'"}]})");
-  m.push_back(Msg("assistant", "parse() calls int() on the whole token; I "
-                               "will split the numeric prefix off first and "
-                               "keep the rest as the token's suffix."));
-  m.push_back(Msg("user", "Sounds right, but keep README.md in step with "
-                          "the change and mention the new suffix field."));
+  m.push_back(Msg("assistant",
+                  "parse() calls int() on the whole token; I "
+                  "will split the numeric prefix off first and "
+                  "keep the rest as the token's suffix."));
+  m.push_back(Msg("user",
+                  "Sounds right, but keep README.md in step with "
+                  "the change and mention the new suffix field."));
   m.push_back(R"({"role":"assistant","content":[{"type":"tool_use","id":)"
               R"("toolu_1","name":"search","input":{"command":"check"}}]})");
   m.push_back(R"({"role":"user","content":[{"type":"tool_result",)"
@@ -394,14 +403,15 @@ TEST_CASE("what the next turn needs is kept outside the recent window") {
   std::vector<std::string> m;
   m.push_back(Msg("system", "You are a coding agent."));
   m.push_back(Msg("user", "Make src/dates.py parse ISO week dates."));
-  m.push_back(Msg("assistant", "Plan:\n1. read src/dates.py\n2. add "
-                               "parse_week_date()\n3. run the tests"));
+  m.push_back(Msg("assistant",
+                  "Plan:\n1. read src/dates.py\n2. add "
+                  "parse_week_date()\n3. run the tests"));
   const size_t plan = m.size() - 1;
   int id = 0;
   auto view = [&](std::string_view path) {
     const std::string call = "c" + std::to_string(id++);
-    m.push_back(Call(call, "read_file",
-                     R"({"path":")" + std::string(path) + "\"}"));
+    m.push_back(
+        Call(call, "read_file", R"({"path":")" + std::string(path) + "\"}"));
     std::string body;
     for (int i = 0; i < 40; ++i) {
       body += "def f" + std::to_string(i) + "(x):\n    return x + " +
@@ -411,18 +421,22 @@ TEST_CASE("what the next turn needs is kept outside the recent window") {
   };
   view("src/dates.py");
   view("src/calendar_utils.py");
-  m.push_back(Call("run", "bash", R"({"command":"pytest -q tests/test_dates.py"})"));
-  m.push_back(Result("run", "F........\nFAILED tests/test_dates.py::"
-                            "test_week - ValueError\n1 failed, 8 passed in "
-                            "0.21s"));
+  m.push_back(
+      Call("run", "bash", R"({"command":"pytest -q tests/test_dates.py"})"));
+  m.push_back(Result("run",
+                     "F........\nFAILED tests/test_dates.py::"
+                     "test_week - ValueError\n1 failed, 8 passed in "
+                     "0.21s"));
   const size_t result = m.size() - 1;
   view("tests/test_dates.py");
-  m.push_back(Msg("user", "Please also accept lowercase week markers like "
-                          "2024-w05-3."));
+  m.push_back(Msg("user",
+                  "Please also accept lowercase week markers like "
+                  "2024-w05-3."));
   const size_t request = m.size() - 1;
   view("src/formats.py");
-  m.push_back(Msg("assistant", "The week branch needs a case-insensitive "
-                               "match; changing the regex next."));
+  m.push_back(Msg("assistant",
+                  "The week branch needs a case-insensitive "
+                  "match; changing the regex next."));
   const size_t decision = m.size() - 1;
   view("src/regexes.py");
   view("src/regexes_test_data.py");
@@ -495,15 +509,15 @@ std::string SweDemonstration() {
       "  File \"reproduce_demo.py\", line 3, in <module>\n"
       "    M.col_insert(3, V)\n";
   demo += kDemoError;
-  demo += "\n"
-          "The edit used a helper that does not exist; the demonstration then "
-          "fixes it.\n"
-          "--- END OF DEMONSTRATION ---\n";
+  demo +=
+      "\n"
+      "The edit used a helper that does not exist; the demonstration then "
+      "fixes it.\n"
+      "--- END OF DEMONSTRATION ---\n";
   return demo;
 }
 
-constexpr std::string_view kIssueTitle =
-    "TimeDelta serialization precision";
+constexpr std::string_view kIssueTitle = "TimeDelta serialization precision";
 
 std::string SweIssue() {
   return "We're currently solving the following issue within our "
@@ -536,32 +550,40 @@ std::string SweAgentHistory() {
   m.push_back(Msg("assistant",
                   "Let's first reproduce the bug.\n```\ncreate reproduce.py\n"
                   "```"));
-  m.push_back(Observation("[File: /marshmallow/reproduce.py (1 lines total)]\n1:"));
+  m.push_back(
+      Observation("[File: /marshmallow/reproduce.py (1 lines total)]\n1:"));
   for (int t = 0; t < 14; ++t) {
     const int line = 1400 + 20 * t;
-    m.push_back(Msg("assistant", "Let's look further down the field.\n```\n"
-                                 "goto " + std::to_string(line) + "\n```"));
-    std::string view = "[File: /marshmallow/src/marshmallow/fields.py "
-                       "(1997 lines total)]\n";
+    m.push_back(Msg("assistant",
+                    "Let's look further down the field.\n```\n"
+                    "goto " +
+                        std::to_string(line) + "\n```"));
+    std::string view =
+        "[File: /marshmallow/src/marshmallow/fields.py "
+        "(1997 lines total)]\n";
     for (int i = 0; i < 25; ++i) {
       view += std::to_string(line + i) + ":        value = self._convert(" +
               "value, precision=" + std::to_string(i) + ")\n";
     }
     m.push_back(Observation(view));
   }
+  m.push_back(
+      Msg("assistant",
+          "The value is truncated by int(). Let's round instead.\n```\n"
+          "edit 1474:1474\n        return int(round(value.total_seconds()"
+          " / base_unit.total_seconds()))\nend_of_edit\n```"));
+  m.push_back(
+      Observation("[File: /marshmallow/src/marshmallow/fields.py "
+                  "(1997 lines total)]\n1474:        return "
+                  "int(round(value.total_seconds() / "
+                  "base_unit.total_seconds()))\nFile updated."));
   m.push_back(Msg("assistant",
-                  "The value is truncated by int(). Let's round instead.\n```\n"
-                  "edit 1474:1474\n        return int(round(value.total_seconds()"
-                  " / base_unit.total_seconds()))\nend_of_edit\n```"));
-  m.push_back(Observation("[File: /marshmallow/src/marshmallow/fields.py "
-                          "(1997 lines total)]\n1474:        return "
-                          "int(round(value.total_seconds() / "
-                          "base_unit.total_seconds()))\nFile updated."));
-  m.push_back(Msg("assistant", "Now run the reproduction.\n```\npython "
-                               "reproduce.py\n```"));
+                  "Now run the reproduction.\n```\npython "
+                  "reproduce.py\n```"));
   m.push_back(Observation("345"));
-  m.push_back(Msg("assistant", "The output is 345 as expected. Submitting.\n"
-                               "```\nsubmit\n```"));
+  m.push_back(Msg("assistant",
+                  "The output is 345 as expected. Submitting.\n"
+                  "```\nsubmit\n```"));
   return Array(m);
 }
 
@@ -662,15 +684,17 @@ TEST_CASE("a 3,000-line test log that must be cut keeps its tail") {
     CAPTURE(last);
     std::vector<std::string> m = {
         Msg("system", "You are a coding agent."),
-        Msg("user", "Add ISO week date parsing to src/dates.py and run the "
-                    "whole test suite."),
+        Msg("user",
+            "Add ISO week date parsing to src/dates.py and run the "
+            "whole test suite."),
         Msg("assistant", "Implemented parse_week(). Running the suite."),
         Call("c1", "bash", R"({"command":"pytest -q"})"),
         Result("c1", log),
     };
     if (!last) {
-      m.push_back(Msg("assistant", "One test fails on week dates; fixing "
-                                   "parse_week() next."));
+      m.push_back(Msg("assistant",
+                      "One test fails on week dates; fixing "
+                      "parse_week() next."));
     }
     CompactionOptions o;
     o.model = "gpt-4o";
@@ -725,13 +749,15 @@ std::string ServiceLog() {
   return log;
 }
 
-TEST_CASE("a traceback inside a long output keeps its exception and last "
-          "frame") {
+TEST_CASE(
+    "a traceback inside a long output keeps its exception and last "
+    "frame") {
   const std::string log = ServiceLog();
   const std::string json = Array({
       Msg("system", "You are an on-call assistant."),
-      Msg("user", "The billing worker crashed overnight. Find out why from "
-                  "its log."),
+      Msg("user",
+          "The billing worker crashed overnight. Find out why from "
+          "its log."),
       Call("c1", "bash", R"({"command":"cat /var/log/billing-worker.log"})"),
       Result("c1", log),
   });
@@ -760,8 +786,9 @@ std::string LongSession(int messages) {
   std::mt19937 rng(61);
   std::vector<std::string> m;
   m.push_back(Msg("system", "You are a data engineering assistant."));
-  m.push_back(Msg("user", "Help me migrate the analytics warehouse from "
-                          "Redshift to BigQuery, table by table."));
+  m.push_back(Msg("user",
+                  "Help me migrate the analytics warehouse from "
+                  "Redshift to BigQuery, table by table."));
   int call = 0;
   while (static_cast<int>(m.size()) < messages - 1) {
     const int table = static_cast<int>(rng() % 300);
@@ -846,20 +873,22 @@ TEST_CASE("many short dropped runs get few summaries within a fifth") {
 std::string ThinkingBlock(int turn) {
   internal::JsonWriter w;
   w.BeginObject().Key("type").String("thinking");
-  w.Key("thinking").String(
-      "Turn " + std::to_string(turn) +
-      ": the failing case is the leap week; I should check how the ISO "
-      "calendar counts week 53 before touching the parser again.");
-  w.Key("signature").String("EqQBCkYIBxgCKkBsig" + std::to_string(turn * 7919) +
-                            "Zm9vYmFyYmF6cXV4");
+  w.Key("thinking")
+      .String("Turn " + std::to_string(turn) +
+              ": the failing case is the leap week; I should check how the ISO "
+              "calendar counts week 53 before touching the parser again.");
+  w.Key("signature")
+      .String("EqQBCkYIBxgCKkBsig" + std::to_string(turn * 7919) +
+              "Zm9vYmFyYmF6cXV4");
   w.EndObject();
   return *std::move(w).Finish();
 }
 
 std::string AnthropicThinkingHistory(int turns) {
   std::vector<std::string> m;
-  m.push_back(Msg("user", "Fix ISO week parsing for week 53 in src/dates.py "
-                          "and keep the tests green."));
+  m.push_back(Msg("user",
+                  "Fix ISO week parsing for week 53 in src/dates.py "
+                  "and keep the tests green."));
   for (int t = 0; t < turns; ++t) {
     const std::string id = "toolu_" + std::to_string(t);
     internal::JsonWriter text;
@@ -875,11 +904,13 @@ std::string AnthropicThinkingHistory(int turns) {
       output += "    week_" + std::to_string(l) + " = iso_week(year, " +
                 std::to_string(l) + ")\\n";
     }
-    m.push_back(R"({"role":"user","content":[{"type":"tool_result","tool_use_id":")" +
-                id + R"(","content":")" + output + R"("}]})");
+    m.push_back(
+        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":")" +
+        id + R"(","content":")" + output + R"("}]})");
   }
-  m.push_back(R"({"role":"assistant","content":[)" + ThinkingBlock(turns) +
-              R"(,{"type":"text","text":"Week 53 parses now; all tests pass."}]})");
+  m.push_back(
+      R"({"role":"assistant","content":[)" + ThinkingBlock(turns) +
+      R"(,{"type":"text","text":"Week 53 parses now; all tests pass."}]})");
   return Array(m);
 }
 
@@ -901,7 +932,8 @@ TEST_CASE("Anthropic: signed thinking blocks stay first and intact") {
   simdjson::dom::array input;
   REQUIRE(p.parse(json).get(input) == simdjson::SUCCESS);
   std::vector<std::string> input_json;
-  for (simdjson::dom::element e : input) input_json.push_back(simdjson::minify(e));
+  for (simdjson::dom::element e : input)
+    input_json.push_back(simdjson::minify(e));
 
   Compactor c;
   size_t folded = 0;
@@ -936,9 +968,8 @@ TEST_CASE("Anthropic: signed thinking blocks stay first and intact") {
 // 8. Determinism.
 
 TEST_CASE("the same input and options give the same bytes") {
-  const std::string histories[] = {SweAgentHistory(),
-                                   AnthropicThinkingHistory(12),
-                                   LargePromptHistory()};
+  const std::string histories[] = {
+      SweAgentHistory(), AnthropicThinkingHistory(12), LargePromptHistory()};
   for (const std::string& json : histories) {
     CompactionOptions o;
     o.max_tokens = 2000;

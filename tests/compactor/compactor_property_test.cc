@@ -267,7 +267,8 @@ size_t TextBytes(const Msg& m) {
   } else if (simdjson::dom::array parts;
              content.get_array().get(parts) == simdjson::SUCCESS) {
     for (simdjson::dom::element part : parts) {
-      if (part["type"].get_string().get(s) != simdjson::SUCCESS || s != "text") {
+      if (part["type"].get_string().get(s) != simdjson::SUCCESS ||
+          s != "text") {
         continue;
       }
       if (part["text"].get_string().get(s) != simdjson::SUCCESS) continue;

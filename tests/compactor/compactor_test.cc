@@ -4,6 +4,8 @@
 // conversations. compactor_property_test.cc checks the same guarantees on
 // thousands of generated histories.
 
+#include "ctxkit/compactor.h"
+
 #include <doctest/doctest.h>
 
 #include <memory>
@@ -13,14 +15,13 @@
 
 #include "ctxkit/analytics.h"
 #include "ctxkit/cache.h"
-#include "ctxkit/compactor.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/message_count.h"
 #include "ctxkit/store.h"
 #include "lib/json/json_writer.h"
 #include "simdjson.h"
-#include "tests/unit/test_util.h"
 #include "tests/compactor/history_builders.h"
+#include "tests/unit/test_util.h"
 
 namespace ctxkit {
 namespace {

@@ -145,7 +145,8 @@ TEST_CASE("latest request: the newest user words, not an acknowledgement") {
   CHECK(*needs.latest_request == 2);
 }
 
-TEST_CASE("latest request: text beside tool results counts, results alone do not") {
+TEST_CASE(
+    "latest request: text beside tool results counts, results alone do not") {
   // Anthropic: a user turn answering a call may carry the next request.
   const ChatHistory h = MustParse(
       R"([{"role":"user","content":"List the failing tests in this repository."},)"
@@ -159,7 +160,8 @@ TEST_CASE("latest request: text beside tool results counts, results alone do not
   CHECK(*needs.latest_request == 2);
 }
 
-TEST_CASE("latest request: command output and demonstrations are not requests") {
+TEST_CASE(
+    "latest request: command output and demonstrations are not requests") {
   const std::string json = Array({
       Msg("system", "You are an autonomous programmer."),
       R"({"role":"user","content":"ISSUE: a demo issue about demo_module.py","is_demo":true})",
@@ -197,8 +199,9 @@ TEST_CASE("last result: the last test run, not a later file view or search") {
       Result("c2", "def parse(s):\n    return s"),
       Call("c3", "bash", R"({"command":"grep -rn parse_date src"})"),
       Result("c3", "src/parser.py:10: def parse_date(s):"),
-      Call("c4", "str_replace_editor",
-           R"({"command":"str_replace","path":"src/parser.py","old_str":"a","new_str":"b"})"),
+      Call(
+          "c4", "str_replace_editor",
+          R"({"command":"str_replace","path":"src/parser.py","old_str":"a","new_str":"b"})"),
       Result("c4", "The file src/parser.py has been edited."),
   }));
   const NextTurnNeeds needs = FindNextTurnNeeds(h);
@@ -223,8 +226,7 @@ TEST_CASE("last result: a program run counts as a run") {
 // (each a bash command), with plain outputs: which one is the last result
 // (kNone for neither).
 constexpr size_t kNone = 99;
-size_t LastResultOf(std::string_view first,
-                                   std::string_view second) {
+size_t LastResultOf(std::string_view first, std::string_view second) {
   JsonWriter a;
   a.BeginObject().Key("command").String(first).EndObject();
   JsonWriter b;
@@ -330,9 +332,9 @@ TEST_CASE("TurnCommand: the first line of a ``` or <command> block") {
 
 TEST_CASE("LooksLikeTestCommand: test runners, not other commands") {
   for (std::string_view command :
-       {"pytest -q tests/", "python -m pytest -x", "python -m unittest discover",
-        "go test ./...", "cargo test --all", "npm test", "npx jest src",
-        "ctest --output-on-failure", "make test",
+       {"pytest -q tests/", "python -m pytest -x",
+        "python -m unittest discover", "go test ./...", "cargo test --all",
+        "npm test", "npx jest src", "ctest --output-on-failure", "make test",
         R"({"command":"cd /repo && pytest tests/test_a.py"})"}) {
     CAPTURE(command);
     CHECK(LooksLikeTestCommand(command));
@@ -349,8 +351,8 @@ TEST_CASE("LooksLikeTestCommand: commands that only name a runner") {
   // "Whether a shell command line ... runs tests": reading a runner's
   // configuration, searching for its name or installing it runs no tests.
   for (std::string_view command :
-       {"cat pytest.ini", "grep -rn pytest setup.cfg",
-        "pip install pytest", "cat jest.config.js"}) {
+       {"cat pytest.ini", "grep -rn pytest setup.cfg", "pip install pytest",
+        "cat jest.config.js"}) {
     CAPTURE(command);
     CHECK_FALSE(LooksLikeTestCommand(command));
   }

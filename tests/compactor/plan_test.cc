@@ -54,8 +54,8 @@ int64_t Allowance(int64_t reserve, int64_t placeholder, int64_t w,
                   size_t messages) {
   int64_t cost = 0;
   if (reserve > 0) {
-    cost = std::min({reserve, w, std::max(kBaseSummaryTokens,
-                                          w / kSummaryDivisor)});
+    cost = std::min(
+        {reserve, w, std::max(kBaseSummaryTokens, w / kSummaryDivisor)});
     if (cost < kMinSummaryTokens) cost = 0;  // not written
   }
   if (messages % 2 == 1) cost = std::max(cost, placeholder);
@@ -63,7 +63,8 @@ int64_t Allowance(int64_t reserve, int64_t placeholder, int64_t w,
 }
 
 // The maximal runs of `dropped`, as [begin, end) pairs.
-std::vector<std::pair<size_t, size_t>> RunsOf(const std::vector<char>& dropped) {
+std::vector<std::pair<size_t, size_t>> RunsOf(
+    const std::vector<char>& dropped) {
   std::vector<std::pair<size_t, size_t>> out;
   for (size_t k = 0; k < dropped.size();) {
     if (!dropped[k]) {
@@ -97,7 +98,8 @@ Runs DropAll(const std::vector<Item>& items, const std::vector<char>& which,
 
 // Estimate() written from the header: priming, kept units' costs, and the
 // runs' allowances capped by the share.
-int64_t ExpectedEstimate(const PlanInput& input, const std::vector<char>& dropped) {
+int64_t ExpectedEstimate(const PlanInput& input,
+                         const std::vector<char>& dropped) {
   const std::vector<Item>& items = *input.items;
   int64_t total = input.priming;
   for (size_t k = 0; k < items.size(); ++k) {
@@ -245,9 +247,8 @@ void CheckGroups(const std::vector<Item>& items, const Runs& runs,
   for (size_t k = 0; k < items.size(); ++k) {
     if (!runs.dropped(k)) kept_messages += items[k].messages();
   }
-  const size_t cap =
-      std::max(kMinSummaryCap,
-               (kept_messages + kKeptPerSummary - 1) / kKeptPerSummary);
+  const size_t cap = std::max(
+      kMinSummaryCap, (kept_messages + kKeptPerSummary - 1) / kKeptPerSummary);
   CAPTURE(kept_messages);
   CHECK(groups.size() <= cap);
   std::vector<std::pair<size_t, size_t>> flat;
@@ -453,7 +454,8 @@ TEST_CASE("Plan never drops must-keep units and always drops forced ones") {
   CHECK(estimate == Estimate(input, runs));
 }
 
-TEST_CASE("Estimate: kept costs, merged units at their merged size, share cap") {
+TEST_CASE(
+    "Estimate: kept costs, merged units at their merged size, share cap") {
   std::vector<Item> items = Units({1000, 1000, 1000, 1000, 1000, 1000, 1000});
   items[1].merged_json = R"({"role":"user","content":"merged"})";
   items[1].merged_tokens = 40;
@@ -480,9 +482,9 @@ TEST_CASE("Plan on random units: the contract holds") {
     CAPTURE(round);
     const size_t n = 1 + rng() % 60;
     const bool exact = round % 4 == 0;  // no summaries, no transients
-    const CompactionStrategy strategy =
-        round % 5 == 1 ? CompactionStrategy::kRemoveOld
-                       : CompactionStrategy::kSmart;
+    const CompactionStrategy strategy = round % 5 == 1
+                                            ? CompactionStrategy::kRemoveOld
+                                            : CompactionStrategy::kSmart;
     std::vector<Item> items;
     size_t at = 0;
     for (size_t k = 0; k < n; ++k) {

@@ -250,8 +250,8 @@ TEST_CASE("ctxkit agrees with seed 001's classifier tests, or says why not") {
     CompactionOptions options;
     options.explain = true;
     options.preserve_tool_results = c.preserve_tool_results;
-    StatusOr<CompactionResult> result = compactor.Compact(history.json,
-                                                          options);
+    StatusOr<CompactionResult> result =
+        compactor.Compact(history.json, options);
     REQUIRE_MESSAGE(result.ok(), result.status().message());
     REQUIRE(result->decisions.size() > history.index);
     const MessageDecision& decision = result->decisions[history.index];
@@ -266,10 +266,10 @@ TEST_CASE("ctxkit agrees with seed 001's classifier tests, or says why not") {
     CHECK(agrees == because.empty());
     if (agrees) ++agreeing;
 
-    std::string shown = c.tool != nullptr
-                            ? std::string(c.tool) + " {\"query\": \"" +
-                                  c.content + "\"}"
-                            : std::string("\"") + c.content + "\"";
+    std::string shown =
+        c.tool != nullptr
+            ? std::string(c.tool) + " {\"query\": \"" + c.content + "\"}"
+            : std::string("\"") + c.content + "\"";
     table += "| " + std::to_string(i + 1) + " | " + c.seed_test + ": " +
              c.role + " " + shown + " | " + SeedTiers(c) + " | " +
              TierName(decision.tier) + " | " + decision.rule + " | " +
@@ -278,7 +278,8 @@ TEST_CASE("ctxkit agrees with seed 001's classifier tests, or says why not") {
              " |\n";
   }
   table += "\nAgreement: " + std::to_string(agreeing) + " of " +
-           std::to_string(cases.size()) + " (every other row differs "
+           std::to_string(cases.size()) +
+           " (every other row differs "
            "deliberately).\n";
   std::fputs(table.c_str(), stdout);
   std::fflush(stdout);

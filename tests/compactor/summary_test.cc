@@ -89,8 +89,8 @@ TEST_CASE("a SQL conversation gives seed 001's summary") {
   CHECK(SummaryText(digest, false) ==
         "[Compressed context: Tables: users, Tools used: query_database, 5 "
         "messages compressed]");
-  CHECK(digest.calls ==
-        std::vector<std::string>{"query_database(SELECT * FROM users LIMIT 10)"});
+  CHECK(digest.calls == std::vector<std::string>{
+                            "query_database(SELECT * FROM users LIMIT 10)"});
   CHECK(digest.requests ==
         std::vector<std::string>{"Show me the users table",
                                  "How many signed up last week?"});
@@ -217,9 +217,8 @@ TEST_CASE("an agent span: names, errors, edits, calls, decisions") {
   CHECK(digest.errors ==
         std::vector<std::string>{"ZeroDivisionError: division by zero"});
   // One file, named absolutely and relatively: the longer name stays.
-  CHECK(digest.edits ==
-        std::vector<std::string>{
-            "/SWE-agent__test-repo/tests/missing_colon.py"});
+  CHECK(digest.edits == std::vector<std::string>{
+                            "/SWE-agent__test-repo/tests/missing_colon.py"});
   CHECK(digest.calls ==
         std::vector<std::string>{
             "find_file(missing_colon.py)",
@@ -257,8 +256,7 @@ TEST_CASE("errors come from command output, never from prose") {
        "FAILED tests/test_a.py::test_x - assert 1 == 2"},
       {"npm ERR! code E404", "npm ERR! code E404"},
       {"  ValueError: bad precision", "ValueError: bad precision"},
-      {"gcc -c x.c\nmake: *** [all] Error 2",
-       "make: *** [all] Error 2"},
+      {"gcc -c x.c\nmake: *** [all] Error 2", "make: *** [all] Error 2"},
       {"Process exited with code 2", "Process exited with code 2"},
       {"Process exited with code 0", ""},
       // Code in a file view.
@@ -307,8 +305,9 @@ TEST_CASE("errors per message are capped; is_error results without a marker") {
   CHECK(capped.errors.back() ==
         "KeyError: k" + std::to_string(kMaxErrorsPerMessage - 1));
   const SpanDigest digest = Digest({
-      Result("bash", "TypeError: a\nValueError: b\nKeyError: c\nOSError: "
-                     "d"),
+      Result("bash",
+             "TypeError: a\nValueError: b\nKeyError: c\nOSError: "
+             "d"),
       [] {
         ChatMessage m = Result("bash", "\n  warning only\nstderr empty");
         m.is_error = true;
@@ -320,10 +319,9 @@ TEST_CASE("errors per message are capped; is_error results without a marker") {
         return m;
       }(),
   });
-  CHECK(digest.errors ==
-        std::vector<std::string>{"TypeError: a", "ValueError: b",
-                                 "KeyError: c", "OSError: d", "warning only",
-                                 "deploy failed"});
+  CHECK(digest.errors == std::vector<std::string>{
+                             "TypeError: a", "ValueError: b", "KeyError: c",
+                             "OSError: d", "warning only", "deploy failed"});
 }
 
 TEST_CASE("requests: the user's own words, not command output") {
@@ -341,7 +339,8 @@ TEST_CASE("requests: the user's own words, not command output") {
                                  "Now add a security review task."});
 }
 
-TEST_CASE("decisions: prefixes, markers, the newest kept, not in tool results") {
+TEST_CASE(
+    "decisions: prefixes, markers, the newest kept, not in tool results") {
   const SpanDigest digest = Digest({
       Text("assistant",
            "Looking at it.\n"
@@ -409,9 +408,8 @@ TEST_CASE("calls and edits: editors, patches, shell writes, escapes") {
   INFO(Join(digest.calls));
   INFO(Join(digest.edits));
   CHECK(digest.edits ==
-        std::vector<std::string>{"/repo/src/b.py", "/repo/NOTES.md",
-                                 "lib/c.cc", "src/gen.py", "setup.cfg",
-                                 "reproduce.py"});
+        std::vector<std::string>{"/repo/src/b.py", "/repo/NOTES.md", "lib/c.cc",
+                                 "src/gen.py", "setup.cfg", "reproduce.py"});
   CHECK(digest.calls ==
         std::vector<std::string>{
             "str_replace_editor(view, /repo/src/a.py)",  // not an edit
@@ -443,12 +441,13 @@ TEST_CASE("caps and deduplication keep first-seen order") {
   for (size_t i = 0; i < kMaxDigestErrors + 10; ++i) {
     const std::string n = std::to_string(i);
     span.push_back(Call("", "tool_" + n, "{\"q\":\"" + n + "\"}", "c" + n));
-    span.push_back(Result("run_sql",
-                          "Error: failure " + n + "\nsrc/file_" + n +
-                              ".py\nSELECT 1 FROM t" + n,
-                          "c" + n));
+    span.push_back(Result(
+        "run_sql",
+        "Error: failure " + n + "\nsrc/file_" + n + ".py\nSELECT 1 FROM t" + n,
+        "c" + n));
     span.push_back(Call("", "tool_0", "{\"q\":\"0\"}", "d" + n));  // repeats
-    span.push_back(Call("", "edit_file", "{\"path\":\"f" + n + ".py\"}", "e" + n));
+    span.push_back(
+        Call("", "edit_file", "{\"path\":\"f" + n + ".py\"}", "e" + n));
   }
   const SpanDigest digest = Digest(span);
   CHECK(digest.message_count == 4 * (kMaxDigestErrors + 10));
@@ -515,8 +514,8 @@ TEST_CASE("UTF-8: cuts at the item limit never split a character") {
       while (line.size() < 400) line += c;
       CAPTURE(pad);
       CAPTURE(c);
-      const SpanDigest digest =
-          Digest({Result("bash", line), Text("assistant", "Decision: " + line)});
+      const SpanDigest digest = Digest(
+          {Result("bash", line), Text("assistant", "Decision: " + line)});
       REQUIRE(!digest.errors.empty());
       const std::string& error = digest.errors[0];
       CHECK(error.size() <= kMaxDigestItemBytes);
@@ -550,7 +549,8 @@ TEST_CASE("invalid UTF-8 in a hand-filled digest is repaired") {
   CHECK(IsValidUtf8(SummaryText(from_text, true)));
 }
 
-TEST_CASE("transient messages only count and name tools; demonstrations count") {
+TEST_CASE(
+    "transient messages only count and name tools; demonstrations count") {
   SpanDigester digester;
   digester.Add(Text("user", "ok thanks, Error: none; SELECT x FROM t"),
                Tier::kTransient);

@@ -96,10 +96,10 @@ TEST_CASE("demonstration turns flagged is_demo do not end the opening") {
 }
 
 TEST_CASE("with no request before the first assistant turn, the first one") {
-  const TaskFinding f = FindTask(MustParse(
-      R"([{"role":"assistant","content":"How can I help?"},)"
-      R"({"role":"user","content":"Rename the config module."},)"
-      R"({"role":"user","content":"thanks"}])"));
+  const TaskFinding f = FindTask(
+      MustParse(R"([{"role":"assistant","content":"How can I help?"},)"
+                R"({"role":"user","content":"Rename the config module."},)"
+                R"({"role":"user","content":"thanks"}])"));
   CHECK(f.task == 1);
   CHECK(f.details[1].find("first user request") != std::string::npos);
 }

@@ -240,8 +240,7 @@ TEST_CASE("FitPrefix: the longest prefix within the count") {
   absl::StatusOr<std::string> none = FitPrefix(*counter, text, 0);
   REQUIRE(none.ok());
   CHECK(none->empty());
-  absl::StatusOr<std::string> all =
-      FitPrefix(*counter, "a short line", 1000);
+  absl::StatusOr<std::string> all = FitPrefix(*counter, "a short line", 1000);
   REQUIRE(all.ok());
   CHECK(*all == "a short line");
 }
@@ -290,7 +289,8 @@ TEST_CASE("kInstructions: the floor keeps the first and last paragraphs") {
   REQUIRE(cutter.tokens() > 4 * FloorCap(TextKind::kInstructions));
   const std::string cut = MustCut(cutter, cutter.floor_tokens());
   CHECK(Count(*counter, cut) <= cutter.floor_tokens());
-  for (std::string_view line : Lines(kFirstParagraph)) CHECK(HasLine(cut, line));
+  for (std::string_view line : Lines(kFirstParagraph))
+    CHECK(HasLine(cut, line));
   for (std::string_view line : Lines(kLastParagraph)) CHECK(HasLine(cut, line));
   CHECK(cut.starts_with(kFirstParagraph));
   CHECK(std::string_view(cut).ends_with(kLastParagraph));
@@ -319,8 +319,8 @@ TEST_CASE("kInstructions: the head gets two thirds of the remaining room") {
   REQUIRE(tail_lines > last_lines);
   // Beyond the protected paragraphs, the head took about twice the tail.
   const int64_t head = LineTokens(*counter, in, first_lines, head_lines);
-  const int64_t tail = LineTokens(*counter, in, in.size() - tail_lines,
-                                  in.size() - last_lines);
+  const int64_t tail =
+      LineTokens(*counter, in, in.size() - tail_lines, in.size() - last_lines);
   CAPTURE(head);
   CAPTURE(tail);
   CHECK(head * 2 >= tail * 3);  // at least 1.5 : 1
@@ -382,7 +382,8 @@ TEST_CASE("kRequest: the floor keeps the issue, its code block and errors") {
   const std::string cut = MustCut(cutter, cutter.floor_tokens());
   CHECK(Count(*counter, cut) <= cutter.floor_tokens());
   CAPTURE(cut);
-  for (std::string_view line : Lines(kIssueParagraph)) CHECK(HasLine(cut, line));
+  for (std::string_view line : Lines(kIssueParagraph))
+    CHECK(HasLine(cut, line));
   for (std::string_view line : Lines(kIssueCode)) CHECK(HasLine(cut, line));
   CHECK(HasLine(cut, kIssueError));
   CheckGaps(*counter, issue, cut, /*whole_lines=*/true);
@@ -396,7 +397,8 @@ TEST_CASE("kRequest: a larger cut fills from the head after the floor") {
   const std::string cut = MustCut(cutter, keep);
   CHECK(Count(*counter, cut) <= keep);
   CheckGaps(*counter, issue, cut, /*whole_lines=*/true);
-  for (std::string_view line : Lines(kIssueParagraph)) CHECK(HasLine(cut, line));
+  for (std::string_view line : Lines(kIssueParagraph))
+    CHECK(HasLine(cut, line));
   CHECK(HasLine(cut, kIssueError));
   // Head first: the text's opening line is kept before its closing one.
   CHECK(cut.starts_with("Here is a demonstration"));
@@ -416,8 +418,8 @@ constexpr std::string_view kSummary =
     "===== 3 failed, 197 passed, 2 warnings in 12.31s =====";
 
 std::string LogLine(int i) {
-  return "2024-05-01 12:" + std::to_string(10 + i % 50) +
-         " INFO worker-" + std::to_string(i % 8) + " processed batch " +
+  return "2024-05-01 12:" + std::to_string(10 + i % 50) + " INFO worker-" +
+         std::to_string(i % 8) + " processed batch " +
          std::to_string(1000 + i) + " in " + std::to_string(i % 97) + " ms";
 }
 
@@ -439,8 +441,9 @@ std::string TestLog(int lines) {
   return out;
 }
 
-TEST_CASE("kOutput: the floor keeps the last frame, the exception, errors "
-          "and the last line") {
+TEST_CASE(
+    "kOutput: the floor keeps the last frame, the exception, errors "
+    "and the last line") {
   auto counter = Gpt4oCounter();
   const std::string log = TestLog(600);
   TextCutter cutter = MustMake(*counter, log, TextKind::kOutput);
@@ -460,7 +463,8 @@ TEST_CASE("kOutput: below the floor the traceback comes first") {
   const std::string log = TestLog(600);
   TextCutter cutter = MustMake(*counter, log, TextKind::kOutput);
   // Room for a few lines and their markers, not the whole floor.
-  const int64_t marker = Count(*counter, "[... ctxkit cut 999 lines (99999 tokens) ...]");
+  const int64_t marker =
+      Count(*counter, "[... ctxkit cut 999 lines (99999 tokens) ...]");
   const int64_t keep = 3 * marker + Count(*counter, kException) + 4;
   REQUIRE(keep < cutter.floor_tokens());
   const std::string cut = MustCut(cutter, keep);
@@ -660,8 +664,7 @@ TEST_CASE("a one-line prompt larger than its head's share keeps a prefix") {
   for (int i = 0; i < 600; ++i) {
     prompt += "Rule " + std::to_string(i) + " says to be precise. ";
   }
-  TextCutter instructions =
-      MustMake(*counter, prompt, TextKind::kInstructions);
+  TextCutter instructions = MustMake(*counter, prompt, TextKind::kInstructions);
   REQUIRE(instructions.tokens() > 3000);
   const std::string head = MustCut(instructions, 1000);
   CHECK(Count(*counter, head) <= 1000);
@@ -720,14 +723,15 @@ TEST_CASE("cuts never split a UTF-8 character") {
   // One giant line and many short ones, in scripts whose characters take
   // several bytes and often several tokens.
   std::string giant;
-  for (int i = 0; i < 60; ++i) giant += "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 日本語のテキスト 🧪 ";
+  for (int i = 0; i < 60; ++i)
+    giant += "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 日本語のテキスト 🧪 ";
   std::string text = giant + "\n";
   for (int i = 0; i < 40; ++i) {
     text += "Ligne " + std::to_string(i) + " : café, crème brûlée, 東京 🚀\n";
   }
   text += giant;
-  for (TextKind kind : {TextKind::kInstructions, TextKind::kOutput,
-                        TextKind::kProse}) {
+  for (TextKind kind :
+       {TextKind::kInstructions, TextKind::kOutput, TextKind::kProse}) {
     TextCutter cutter = MustMake(*counter, text, kind);
     for (int64_t keep = 0; keep < cutter.tokens();
          keep += 1 + cutter.tokens() / 23) {

@@ -864,10 +864,11 @@ void HttpServer::Impl::McpStateless(const std::string& body,
   if (kind == InputKind::kInvalid ||
       (kind == InputKind::kNoRequests && !collector.messages().empty())) {
     // Unparseable or invalid input: the session's error reply, as 400.
-    SendJson(res, 400,
-             collector.messages().empty()
-                 ? mcp::ErrorReply("null", mcp::kInvalidRequest, "Invalid Request")
-                 : collector.messages().back());
+    SendJson(
+        res, 400,
+        collector.messages().empty()
+            ? mcp::ErrorReply("null", mcp::kInvalidRequest, "Invalid Request")
+            : collector.messages().back());
     return;
   }
   const std::vector<std::string> replies = collector.Replies();
@@ -886,8 +887,8 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
                 version) == std::end(kProtocolVersions)) {
     SendJson(res, 400,
              mcp::ErrorReply("null", mcp::kInvalidRequest,
-                          "Bad Request: unsupported MCP-Protocol-Version '" +
-                              version + "'"));
+                             "Bad Request: unsupported MCP-Protocol-Version '" +
+                                 version + "'"));
     DrainBody(req, res, reader);
     return;
   }
@@ -908,8 +909,8 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
   if (!wants_sse && !accepts_json) {
     SendJson(res, 406,
              mcp::ErrorReply("null", mcp::kInvalidRequest,
-                          "Not Acceptable: Accept must include "
-                          "application/json or text/event-stream"));
+                             "Not Acceptable: Accept must include "
+                             "application/json or text/event-stream"));
     DrainBody(req, res, reader);
     return;
   }
@@ -924,8 +925,8 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     if (kind != InputKind::kInitialize) {
       SendJson(res, 400,
                mcp::ErrorReply("null", mcp::kInvalidRequest,
-                            "Bad Request: Mcp-Session-Id header is required "
-                            "(send initialize first)"));
+                               "Bad Request: Mcp-Session-Id header is required "
+                               "(send initialize first)"));
       return;
     }
     session = std::make_shared<mcp::Session>(services_);
@@ -934,8 +935,9 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     session = sessions_.Find(session_id);
     if (session == nullptr) {
       SendJson(res, 404,
-               mcp::ErrorReply("null", -32001, "Session not found: initialize a new "
-                                    "session"));
+               mcp::ErrorReply("null", -32001,
+                               "Session not found: initialize a new "
+                               "session"));
       return;
     }
   }
@@ -960,10 +962,11 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
   session->Handle(body, collector);
   if (kind == InputKind::kInvalid ||
       (kind == InputKind::kNoRequests && !collector.messages().empty())) {
-    SendJson(res, 400,
-             collector.messages().empty()
-                 ? mcp::ErrorReply("null", mcp::kInvalidRequest, "Invalid Request")
-                 : collector.messages().back());
+    SendJson(
+        res, 400,
+        collector.messages().empty()
+            ? mcp::ErrorReply("null", mcp::kInvalidRequest, "Invalid Request")
+            : collector.messages().back());
     return;
   }
   if (new_session) {
@@ -972,7 +975,8 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     if (session->protocol_version().empty()) {
       SendJson(res, 400,
                collector.messages().empty()
-                   ? mcp::ErrorReply("null", mcp::kInvalidRequest, "initialize failed")
+                   ? mcp::ErrorReply("null", mcp::kInvalidRequest,
+                                     "initialize failed")
                    : collector.messages().back());
       return;
     }
@@ -1012,7 +1016,7 @@ void HttpServer::Impl::McpDelete(const httplib::Request& req,
   if (session_id.empty()) {
     SendJson(res, 400,
              mcp::ErrorReply("null", mcp::kInvalidRequest,
-                          "Bad Request: Mcp-Session-Id header is required"));
+                             "Bad Request: Mcp-Session-Id header is required"));
     return;
   }
   if (!sessions_.Remove(session_id)) {

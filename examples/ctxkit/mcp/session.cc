@@ -242,16 +242,20 @@ std::string ErrorReply(std::string_view id_json, int code,
                        std::string_view message, std::string_view data_json) {
   JsonOut json;
   json.BeginObject()
-      .Key("jsonrpc").String("2.0")
-      .Key("id").Raw(id_json)
-      .Key("error").BeginObject()
-      .Key("code").Int(code)
-      .Key("message").String(message);
+      .Key("jsonrpc")
+      .String("2.0")
+      .Key("id")
+      .Raw(id_json)
+      .Key("error")
+      .BeginObject()
+      .Key("code")
+      .Int(code)
+      .Key("message")
+      .String(message);
   if (!data_json.empty()) json.Key("data").Raw(data_json);
   json.EndObject().EndObject();
   return json.str();
 }
-
 
 // ---- One request ------------------------------------------------------------
 

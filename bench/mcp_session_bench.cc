@@ -34,9 +34,9 @@
 #include "bench/bench_inputs.h"
 #include "ctxkit/store.h"
 #include "ctxkit/tokenizer.h"
-#include "examples/ctxkit/host/config.h"
-#include "examples/ctxkit/host/services.h"
-#include "examples/ctxkit/mcp/session.h"
+#include "programs/ctxkit/host/config.h"
+#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/mcp/session.h"
 
 namespace {
 

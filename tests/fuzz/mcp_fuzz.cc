@@ -69,11 +69,11 @@
 #include <vector>
 
 #include "ctxkit/store.h"
-#include "examples/ctxkit/host/config.h"
-#include "examples/ctxkit/host/services.h"
-#include "examples/ctxkit/mcp/catalog.h"
-#include "examples/ctxkit/mcp/schema.h"
-#include "examples/ctxkit/mcp/session.h"
+#include "programs/ctxkit/host/config.h"
+#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/mcp/schema.h"
+#include "programs/ctxkit/mcp/session.h"
 #include "simdjson.h"
 
 namespace {

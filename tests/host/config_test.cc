@@ -13,9 +13,9 @@
 #include <string>
 #include <utility>
 
-#include "examples/ctxkit/cli.h"
-#include "examples/ctxkit/host/config.h"
-#include "examples/ctxkit/http/http_server.h"
+#include "programs/ctxkit/cli/cli.h"
+#include "programs/ctxkit/host/config.h"
+#include "programs/ctxkit/http/http_server.h"
 
 namespace ctxkit::host {
 namespace {

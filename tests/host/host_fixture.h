@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "doctest/doctest.h"
-#include "examples/ctxkit/host/services.h"
-#include "examples/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/mcp/catalog.h"
 
 namespace ctxkit::testing {
 

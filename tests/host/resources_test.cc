@@ -1,5 +1,5 @@
 // Seed 000's resources, resource templates, prompts and completion
-// candidates (examples/ctxkit/tools/{resources,prompts,completions}.cc),
+// candidates (programs/ctxkit/tools/{resources,prompts,completions}.cc),
 // called through their catalog rows over a temporary store holding real
 // conversations, messages, references and cache entries.
 
@@ -25,9 +25,9 @@
 #include "ctxkit/model_registry.h"
 #include "ctxkit/references.h"
 #include "doctest/doctest.h"
-#include "examples/ctxkit/host/services.h"
-#include "examples/ctxkit/mcp/catalog.h"
-#include "examples/ctxkit/tools/adapters.h"
+#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/tools/adapters.h"
 #include "tests/host/host_fixture.h"
 #include "simdjson.h"
 

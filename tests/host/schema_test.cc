@@ -1,6 +1,6 @@
-// The validator of tool arguments (examples/ctxkit/mcp/schema.h).
+// The validator of tool arguments (programs/ctxkit/mcp/schema.h).
 
-#include "examples/ctxkit/mcp/schema.h"
+#include "programs/ctxkit/mcp/schema.h"
 
 #include <memory>
 #include <string>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "doctest/doctest.h"
-#include "examples/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/mcp/catalog.h"
 
 namespace ctxkit::mcp {
 namespace {

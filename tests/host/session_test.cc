@@ -1,7 +1,7 @@
-// The MCP session (examples/ctxkit/mcp/session.h): the protocol around the
+// The MCP session (programs/ctxkit/mcp/session.h): the protocol around the
 // tools, driven through Handle as a transport would.
 
-#include "examples/ctxkit/mcp/session.h"
+#include "programs/ctxkit/mcp/session.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "doctest/doctest.h"
-#include "examples/ctxkit/host/services.h"
+#include "programs/ctxkit/host/services.h"
 #include "tests/host/host_fixture.h"
 #include "simdjson.h"
 

@@ -1,4 +1,4 @@
-// The MCP tool adapters (examples/ctxkit/tools/*_tool.cc) called directly,
+// The MCP tool adapters (programs/ctxkit/tools/*_tool.cc) called directly,
 // as the session calls them, over a temporary store: the documents they
 // return (fields and values, checked against the library's own figures),
 // their errors in seed 000's form, progress and cancellation. Every
@@ -24,12 +24,12 @@
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/store.h"
-#include "examples/ctxkit/host/services.h"
-#include "examples/ctxkit/json_text.h"
-#include "examples/ctxkit/mcp/catalog.h"
-#include "examples/ctxkit/mcp/schema.h"
-#include "examples/ctxkit/record_common.h"
-#include "examples/ctxkit/tools/adapters.h"
+#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/host/json_text.h"
+#include "programs/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/mcp/schema.h"
+#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/tools/adapters.h"
 #include "tests/host/host_fixture.h"
 #include "simdjson.h"
 

@@ -1,0 +1,509 @@
+// The command table: every command of the ctxkit program is one row here.
+
+#include "programs/ctxkit/cli/commands.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/c.h"
+#include "ctxkit/version.h"
+#include "programs/ctxkit/host/config.h"
+#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/store_location.h"
+
+namespace ctxkit::program {
+
+const Flag kJsonFlag{"--json", "",
+                     "print one JSON document (one line) instead of text"};
+
+namespace {
+
+// Said by the help of every record command (conv, ref, cache, stats).
+#define CTXKIT_RECORD_OUTPUT                                                 \
+  "Prints one JSON document on one line. Opens the store read-write,\n"     \
+  "creating it if missing. Bad field values are INVALID_ARGUMENT errors\n"  \
+  "naming the field, unknown ids NOT_FOUND (exit status 1).\n"
+
+std::string VersionLine() {
+  // The library actually loaded, which is what --version is asked about
+  // when a shared library and a program disagree.
+  const std::string_view loaded = ctxkit_version_string();
+  std::string line = "ctxkit " + std::string(loaded) + " (on-disk format " +
+                     std::to_string(Store::kFormatVersion) + ")";
+  if (loaded != CTXKIT_VERSION_STRING) {
+    line += "; program built against " CTXKIT_VERSION_STRING;
+  }
+  return line;
+}
+
+}  // namespace
+
+const Program& CtxkitProgram() {
+  // Built once and never destroyed, so no destructor runs at exit.
+  static const std::vector<Command>* const kCommands = new std::vector<Command>{
+      {
+          .name = "cache check",
+          .summary = "say whether a content is cached, and under which key",
+          .args_usage = "[-]",
+          .max_args = 1,
+          .flags = {&kContentFlag, &kFileFlag, &kCacheCheckPrefixFlag,
+                    &kDbFlag},
+          .description =
+              "Looks the content (--content, --file or - for standard\n"
+              "input) up by its hash and compares the stored bytes. Prints\n"
+              "{\"exists\",\"key\",\"tokens_saved\"}; found counts as a hit,\n"
+              "not found as a miss.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheCheck,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "cache clear",
+          .summary = "remove every cache entry, or those of one prefix",
+          .flags = {&kCacheClearPrefixFlag, &kDbFlag},
+          .description =
+              "Prints {\"cleared\":N,\"prefix\":...}. Lifetime statistics\n"
+              "(hits, misses, tokens saved) are kept.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheClear,
+      },
+      {
+          .name = "cache get",
+          .summary = "print a cached entry by its key",
+          .args_usage = "KEY",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description =
+              "KEY is what 'cache put' printed: PREFIX:<32 hex digits>.\n"
+              "Prints the entry with its content, tokens, hit count (this\n"
+              "retrieval included), times and model. An absent or expired\n"
+              "entry is NOT_FOUND and counts as a miss.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheGet,
+      },
+      {
+          .name = "cache put",
+          .summary = "store a content in the cache and print its key",
+          .args_usage = "[-]",
+          .max_args = 1,
+          .flags = {&kContentFlag, &kFileFlag, &kCachePrefixFlag,
+                    &kCacheTtlFlag, &kCacheModelFlag, &kEstimateFlag,
+                    &kCacheConversationFlag, &kDbFlag},
+          .description =
+              "Stores the content (--content, --file or - for standard\n"
+              "input) under the key PREFIX:<XXH3-128 of the content>.\n"
+              "Storing the same content under the same prefix again finds\n"
+              "the same entry (\"already_cached\":true) and restarts its TTL.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCachePut,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "cache stats",
+          .summary = "show the cache's statistics",
+          .flags = {&kCacheTopFlag, &kDbFlag},
+          .description =
+              "Prints seed 000's cache-stats document: overview (entries,\n"
+              "hits, misses, hit rate, tokens saved), performance, top\n"
+              "entries, figures by prefix and by model, lifetime counters and\n"
+              "recommendations.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheStats,
+      },
+      {
+          .name = "cache sweep",
+          .summary = "remove the expired cache entries",
+          .flags = {&kDbFlag},
+          .description = "Prints {\"expired_removed\":N}.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCacheSweep,
+      },
+      {
+          .name = "compact",
+          .summary = "fit a chat history into a token budget",
+          .args_usage = "FILE|-",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kCompactMaxTokensFlag, &kCompactStrategyFlag,
+                    &kCompactModelFlag, &kEstimateFlag, &kCompactExplainFlag,
+                    &kCompactFormatFlag, &kCompactRecentWindowFlag,
+                    &kCompactTargetRatioFlag, &kCompactRulesFlag},
+          .description =
+              "Reads a chat history from FILE (standard input for -): an\n"
+              "array of messages in OpenAI, Anthropic or plain {role,\n"
+              "content} format, or a whole request object as seed 001's\n"
+              "POST /api/chat/compact takes it ({\"messages\",\n"
+              "\"max_tokens\",\"options\":{...},...}). Flags override the\n"
+              "request's members of the same name. Keeps what matters\n"
+              "(system prompts, the task, corrections, errors, recent\n"
+              "messages), summarizes or drops the rest, never separates a\n"
+              "tool call from its result, and prints the response on one\n"
+              "line: {\"messages\",\"summary\",\"token_estimate\",\n"
+              "\"compaction_info\",\"budget\",...}, the messages in the\n"
+              "input's format. Token counts are exact, with the tokenizer\n"
+              "of --model, else of the request's token_counter_type (the\n"
+              "response's \"encoding\" names it). An unknown --model is a\n"
+              "usage error naming the closest known ones; with --estimate\n"
+              "its tokens are estimated instead (\"counting\":\"estimate\").\n"
+              "--rules FILE (a JSON array of rules, see\n"
+              "ctxkit/classifier.h) replaces the request's \"rules\".\n"
+              "--explain adds \"decisions\": each input message's tier, the\n"
+              "rule that chose it, and what happened to it and why. Uses no\n"
+              "store.\n"
+              "\n"
+              "Exit status: 0 when the result fits the budget; 3 when it\n"
+              "cannot (the messages that must be kept do not fit even\n"
+              "truncated): the best-effort result is printed and stderr\n"
+              "says by how much (ctxkit: OUT_OF_RANGE: budget: ...); 1 for\n"
+              "bad input, an INVALID_ARGUMENT naming the field, e.g.\n"
+              "messages[3].role; 2 for a usage error, such as a flag value\n"
+              "out of its range or an unknown --model.\n",
+          .handler = RunCompact,
+          .partial_result_code = StatusCode::kOutOfRange,
+      },
+      {
+          .name = "conv add",
+          .summary = "add a message to a conversation",
+          .args_usage = "ID [-]",
+          .min_args = 1,
+          .max_args = 2,
+          .flags = {&kRoleFlag, &kContentFlag, &kFileFlag, &kNameFlag,
+                    &kToolCallIdFlag, &kToolCallsFlag, &kCompressedFlag,
+                    &kDbFlag},
+          .description =
+              "The content comes from --content, --file or - (standard\n"
+              "input); an assistant message with --tool-calls may have none.\n"
+              "Its tokens are counted with the conversation's model. Prints\n"
+              "{\"message\":{...},\"conversation\":{...}} with the totals\n"
+              "after the addition.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvAdd,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "conv create",
+          .summary = "create a conversation and print it",
+          .flags = {&kConvTitleFlag, &kConvModelFlag, &kEstimateFlag,
+                    &kConvMetadataFlag, &kDbFlag},
+          .description =
+              "--title is required. Prints {\"conversation\":{...}} with its\n"
+              "new id (a UUID), which the other conv commands take.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvCreate,
+      },
+      {
+          .name = "conv delete",
+          .summary = "delete a conversation and all that belongs to it",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description =
+              "Everything goes in one transaction. Prints how many messages\n"
+              "and dependent records (references, cache entries) went.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvDelete,
+      },
+      {
+          .name = "conv get",
+          .summary = "print a conversation with its messages",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kNoMessagesFlag, &kDbFlag},
+          .description =
+              "Prints {\"conversation\",\"messages\",\"actual_tokens\"}:\n"
+              "actual_tokens is the whole history as a chat request for the\n"
+              "conversation's model, chat framing included.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvGet,
+      },
+      {
+          .name = "conv list",
+          .summary = "list conversations, newest first",
+          .flags = {&kListLimitFlag, &kCursorFlag, &kDbFlag},
+          .description =
+              "Prints {\"conversations\",\"total\",\"showing\",\n"
+              "\"next_cursor\"}; pass next_cursor to --cursor for the next\n"
+              "page (null on the last page).\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvList,
+      },
+      {
+          .name = "conv stats",
+          .summary = "show token statistics of one conversation or of all",
+          .args_usage = "[ID]",
+          .max_args = 1,
+          .flags = {&kTimelinePointsFlag, &kDbFlag},
+          .description =
+              "With ID: seed 000's token-stats of that conversation (totals,\n"
+              "timeline, context-window status) and its optimization tips.\n"
+              "Without: the store-wide totals by model and by day, and\n"
+              "general tips. 'ctxkit stats' adds the cache and references.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvStats,
+      },
+      {
+          .name = "conv update",
+          .summary = "change a conversation's title or metadata",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kConvTitleFlag, &kConvMetadataFlag, &kDbFlag},
+          .description = "Prints {\"conversation\":{...}} after the change.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunConvUpdate,
+      },
+      {
+          .name = "count",
+          .summary = "count the tokens of a text or of a chat request",
+          .args_usage = "[FILE|-]",
+          .max_args = 1,
+          .flags = {&kModelFlag, &kEstimateFlag, &kEncodingFlag, &kSpecialFlag,
+                    &kMessagesFlag, &kChunkSizeFlag, &kJsonFlag},
+          .description =
+              "Prints the number of tokens of FILE (standard input for - or\n"
+              "no FILE) in the encoding of --encoding (default o200k_base)\n"
+              "or of the model --model names. Counts are exact: the ids are\n"
+              "those of OpenAI's tiktoken. An unknown model is a usage error\n"
+              "naming the closest known ones; with --estimate it is counted\n"
+              "with a heuristic estimate instead, as is a known model whose\n"
+              "tokenizer is not available (Llama 3), said so on stderr;\n"
+              "--json then shows \"method\":\"heuristic\".\n"
+              "\n"
+              "Input of any size is read in chunks and never held whole:\n"
+              "a chunk ends only between an ASCII letter or digit and\n"
+              "whitespace, where cutting cannot change the tokens, so the\n"
+              "count equals that of the whole text. Chunks are counted on\n"
+              "every core. Inputs over 100 MB show progress on stderr when\n"
+              "it is a terminal.\n"
+              "\n"
+              "With --messages the input is a chat request as JSON: an\n"
+              "array of messages or {\"messages\":[...],\"system\":...,\n"
+              "\"tools\":[...]}, in OpenAI or Anthropic shape. The count\n"
+              "includes the tokens the model's chat format adds (3 per\n"
+              "message and 3 for the reply in OpenAI's layout); --json\n"
+              "shows the count of each message.\n",
+          .handler = RunCount,
+          .exclusive = {{&kModelFlag, &kEncodingFlag}},
+      },
+      {
+          .name = "demo",
+          .summary = "store, count, compact, and serve an MCP session",
+          .flags = {&kDemoDbFlag},
+          .description =
+              "Writes the records note:0001 .. note:1000 to the\n"
+              "sub-database \"demo\" in one write transaction, reads some\n"
+              "back with Get and a Cursor, and prints the figures of the\n"
+              "store as 'store info' does. Without --db the store lives\n"
+              "in a fresh directory under $TMPDIR (or /tmp) that is\n"
+              "removed when the demo ends; the default store location is\n"
+              "not touched. With --db the store is created if missing and\n"
+              "kept; a second run rewrites the same records.\n"
+              "\n"
+              "Then it compacts a built-in agent session to 25 % of its\n"
+              "tokens, and starts 'ctxkit mcp' on the same store as a child\n"
+              "process to run a scripted MCP session over stdio: create a\n"
+              "conversation, add messages, count, compress, read its\n"
+              "statistics and get a prompt, one line per exchange.\n",
+          .handler = RunDemo,
+      },
+      {
+          .name = "encodings",
+          .summary = "list the built-in encodings",
+          .description = "Prints the names that --encoding accepts, one per "
+                         "line.\n",
+          .handler = RunEncodings,
+      },
+      {
+          .name = "mcp",
+          .summary = "serve the tools over MCP on standard input and output",
+          .flags = {&kDbFlag, &host::kConfigFlag, &host::kPrintConfigFlag},
+          .description =
+              "A Model Context Protocol server: one JSON-RPC message per\n"
+              "line on standard input, one per line on standard output, logs\n"
+              "on standard error. Tools: manage_conversation,\n"
+              "compress_context, count_tokens, smart_cache,\n"
+              "track_references, optimize_query (seed 000) and compact_chat\n"
+              "(seed 001); five resources with templates and three prompts.\n"
+              "Ends at end of input (answering what it read) or on SIGTERM\n"
+              "(finishing the message being written).\n"
+              "\n"
+              "Configuration, later sources winning: defaults, --config\n"
+              "(a JSON object, or @FILE), environment (CTXKIT_DB,\n"
+              "CTXKIT_PAGE_SIZE, ...), flags. --print-config prints the\n"
+              "result as JSON and exits.\n",
+          .handler = RunMcp,
+      },
+      {
+          .name = "optimize",
+          .summary = "make a prompt shorter and more direct",
+          .args_usage = "[QUERY|-]",
+          .max_args = 1,
+          .flags = {&kQueryFileFlag, &kGoalFlag, &kOptimizeModelFlag,
+                    &kEstimateFlag, &kMaxTokensFlag, &kContextFlag},
+          .description =
+              "Finds filler words, hedges, redundant phrases and politeness\n"
+              "padding in QUERY (or the file of --file, or standard input\n"
+              "for -) and rewrites it, keeping every content word, number,\n"
+              "identifier, code span, quoted string and URL. Prints seed\n"
+              "000's optimize_query document (original, optimized,\n"
+              "analysis) on one line. Uses no store.\n",
+          .handler = RunOptimize,
+      },
+      {
+          .name = "ref add",
+          .summary = "add a reference (file, url, code, note, document)",
+          .args_usage = "[-]",
+          .max_args = 1,
+          .flags = {&kRefTypeFlag, &kRefTitleFlag, &kContentFlag, &kFileFlag,
+                    &kRefConversationFlag, &kRefMetadataFlag, &kDbFlag},
+          .description =
+              "--type and --title are required; the content comes from\n"
+              "--content, --file or - (standard input). The reference is\n"
+              "indexed for 'ref search' and its content's tokens counted.\n"
+              "Prints it, with a preview instead of the content.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefAdd,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "ref delete",
+          .summary = "delete a reference",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description = "Prints {\"deleted\":true,\"id\":...}.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefDelete,
+      },
+      {
+          .name = "ref get",
+          .summary = "print a reference with its content",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description = CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefGet,
+      },
+      {
+          .name = "ref list",
+          .summary = "list references, all or one conversation's",
+          .flags = {&kRefConversationFlag, &kRefWithContentFlag, &kDbFlag},
+          .description =
+              "Prints {\"references\":[...],\"stats\":{\"total_references\",\n"
+              "\"total_tokens\",\"by_type\"}} in order of addition.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefList,
+      },
+      {
+          .name = "ref search",
+          .summary = "search references by relevance (BM25)",
+          .args_usage = "QUERY",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kSearchLimitFlag, &kRefConversationFlag, &kDbFlag},
+          .description =
+              "Ranks references by BM25 over title (weighted 3x) and\n"
+              "content. Prints {\"results\":[{\"id\",\"type\",\"title\",\n"
+              "\"preview\",\"tokens\",\"relevance\"}],\"total\",\n"
+              "\"total_matches\"}, best first; relevance is in [0, 1].\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunRefSearch,
+      },
+      {
+          .name = "serve",
+          .summary = "serve the REST API and MCP over HTTP",
+          .flags = {&kDbFlag, &host::kListenFlag, &host::kTokenFileFlag,
+                    &host::kConfigFlag, &host::kPrintConfigFlag},
+          .description =
+              "An HTTP server: POST /api/chat/compact (seed 001), GET\n"
+              "/health, GET /api/user/info, MCP at POST /mcp/v1 (one\n"
+              "JSON-RPC message per request) and /mcp (Streamable HTTP).\n"
+              "With --token-file every endpoint but /health requires\n"
+              "'Authorization: Bearer TOKEN'; a non-loopback --listen\n"
+              "requires --token-file. Port 0 picks a free port; the address\n"
+              "is printed on standard error. Stops on SIGTERM or SIGINT.\n"
+              "Configuration as for 'mcp'.\n",
+          .handler = RunServe,
+      },
+      {
+          .name = "stats",
+          .summary = "show the statistics of a store: tokens, cache, "
+                     "references",
+          .flags = {&kDbFlag},
+          .description =
+              "Prints seed 000's aggregate token-stats (overview, by_model,\n"
+              "cache_efficiency, trends) plus the days with messages, the\n"
+              "cache-stats document as \"cache\", the references' totals as\n"
+              "\"references\" and general optimization tips. Every figure\n"
+              "comes from totals kept with each write: no scan.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunStats,
+      },
+      {
+          .name = "store info",
+          .summary = "show the figures and sub-databases of a store",
+          .flags = {&kDbFlag, &kJsonFlag},
+          .description =
+              "Opens the store read-only and prints its path, on-disk\n"
+              "format, map size and ceiling, page size, pages in use,\n"
+              "last transaction id and readers, then every sub-database\n"
+              "with its entries, pages and B-tree depth. It never creates\n"
+              "anything: a missing store is a NOT_FOUND error (exit\n"
+              "status 1).\n",
+          .handler = RunStoreInfo,
+      },
+      {
+          .name = "store init",
+          .summary = "create a store if it is missing and show its figures",
+          .flags = {&kDbFlag, &kJsonFlag},
+          .description =
+              "Opens the store read-write, creating it if it does not\n"
+              "exist (and, for a default location, its missing parent\n"
+              "directories), then prints its figures as 'store info'\n"
+              "does. Commands that write create their store themselves;\n"
+              "this one prepares and checks a location ahead of time.\n",
+          .handler = RunStoreInit,
+      },
+      {
+          .name = "tokenize",
+          .summary = "print the token ids of a text",
+          .args_usage = "[FILE|-]",
+          .max_args = 1,
+          .flags = {&kEncodingFlag, &kModelFlag, &kSpecialFlag, &kJsonlFlag,
+                    &kChunkSizeFlag},
+          .description =
+              "Prints the token ids of FILE (standard input for - or no\n"
+              "FILE) on one line, separated by spaces, in the encoding of\n"
+              "--encoding (default o200k_base) or of --model. The ids are\n"
+              "those of OpenAI's tiktoken. Special-token text such as\n"
+              "<|endoftext|> is ordinary text unless --special all.\n"
+              "\n"
+              "With --jsonl every input line is a JSON string or an object\n"
+              "with a string member \"text\" (other members are ignored),\n"
+              "and every output line is the JSON array of that text's ids.\n",
+          .handler = RunTokenize,
+          .exclusive = {{&kEncodingFlag, &kModelFlag}},
+      },
+  };
+  static const FlagNote kNotes[] = {{&kDbFlag, kStoreLocationHelp}};
+  static const Program* const kProgram = new Program{
+      .name = "ctxkit",
+      .description =
+          "ctxkit manages the context windows of LLM agents and keeps what\n"
+          "they need to remember in one local store (an LMDB environment).",
+      .commands = *kCommands,
+      .notes = kNotes,
+      .version = VersionLine(),
+  };
+  return *kProgram;
+}
+
+#undef CTXKIT_RECORD_OUTPUT
+
+}  // namespace ctxkit::program

@@ -1,0 +1,131 @@
+// The ctxkit program's commands: the table (commands.cc) and the handlers
+// it points to, one file per command family.
+
+#ifndef CTXKIT_PROGRAMS_CTXKIT_CLI_COMMANDS_H_
+#define CTXKIT_PROGRAMS_CTXKIT_CLI_COMMANDS_H_
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+#include "programs/ctxkit/cli/cli.h"
+
+namespace ctxkit::program {
+
+// The program: its name, help text, version line and command table.
+const Program& CtxkitProgram();
+
+// --json, for commands that can print a JSON document instead of text.
+extern const Flag kJsonFlag;
+
+// store_commands.cc
+Status RunStoreInfo(const Args& args, std::ostream& out);
+Status RunStoreInit(const Args& args, std::ostream& out);
+// The text of `store info` for `info`.
+void PrintStoreInfoText(const StoreInfo& info, std::ostream& out);
+
+// demo.cc
+extern const Flag kDemoDbFlag;
+Status RunDemo(const Args& args, std::ostream& out);
+
+// tokenizer_commands.cc
+extern const Flag kModelFlag;
+// Lets the commands that count tokens (not tokenize) go on with an unknown
+// model, estimating its tokens; without it the model is a usage error.
+extern const Flag kEstimateFlag;
+// Flag::check of every --model flag: the name must resolve in
+// ModelRegistry::Default(), unless the command accepts kEstimateFlag and it
+// was given. The error names the closest known models (Suggest()).
+std::string CheckModelFlag(std::string_view value, const Command& command,
+                           const Args& args);
+extern const Flag kEncodingFlag;
+extern const Flag kSpecialFlag;
+extern const Flag kMessagesFlag;
+extern const Flag kChunkSizeFlag;
+extern const Flag kJsonlFlag;
+Status RunCount(const Args& args, std::ostream& out);
+Status RunTokenize(const Args& args, std::ostream& out);
+Status RunEncodings(const Args& args, std::ostream& out);
+
+// conversation_commands.cc
+extern const Flag kConvTitleFlag;
+extern const Flag kConvModelFlag;
+extern const Flag kConvMetadataFlag;
+extern const Flag kRoleFlag;
+extern const Flag kNameFlag;
+extern const Flag kToolCallIdFlag;
+extern const Flag kToolCallsFlag;
+extern const Flag kCompressedFlag;
+extern const Flag kNoMessagesFlag;
+extern const Flag kListLimitFlag;
+extern const Flag kCursorFlag;
+Status RunConvCreate(const Args& args, std::ostream& out);
+Status RunConvAdd(const Args& args, std::ostream& out);
+Status RunConvGet(const Args& args, std::ostream& out);
+Status RunConvList(const Args& args, std::ostream& out);
+Status RunConvUpdate(const Args& args, std::ostream& out);
+Status RunConvDelete(const Args& args, std::ostream& out);
+
+// stats_command.cc
+extern const Flag kTimelinePointsFlag;
+Status RunConvStats(const Args& args, std::ostream& out);
+Status RunStats(const Args& args, std::ostream& out);
+
+// reference_commands.cc
+extern const Flag kRefTypeFlag;
+extern const Flag kRefTitleFlag;
+extern const Flag kRefConversationFlag;
+extern const Flag kRefMetadataFlag;
+extern const Flag kRefWithContentFlag;
+extern const Flag kSearchLimitFlag;
+Status RunRefAdd(const Args& args, std::ostream& out);
+Status RunRefGet(const Args& args, std::ostream& out);
+Status RunRefList(const Args& args, std::ostream& out);
+Status RunRefDelete(const Args& args, std::ostream& out);
+Status RunRefSearch(const Args& args, std::ostream& out);
+
+// cache_commands.cc
+extern const Flag kCachePrefixFlag;
+extern const Flag kCacheCheckPrefixFlag;
+extern const Flag kCacheClearPrefixFlag;
+extern const Flag kCacheTtlFlag;
+extern const Flag kCacheModelFlag;
+extern const Flag kCacheConversationFlag;
+extern const Flag kCacheTopFlag;
+Status RunCachePut(const Args& args, std::ostream& out);
+Status RunCacheGet(const Args& args, std::ostream& out);
+Status RunCacheCheck(const Args& args, std::ostream& out);
+Status RunCacheStats(const Args& args, std::ostream& out);
+Status RunCacheClear(const Args& args, std::ostream& out);
+Status RunCacheSweep(const Args& args, std::ostream& out);
+
+// optimize_command.cc
+extern const Flag kGoalFlag;
+extern const Flag kOptimizeModelFlag;
+extern const Flag kMaxTokensFlag;
+extern const Flag kContextFlag;
+extern const Flag kQueryFileFlag;
+Status RunOptimize(const Args& args, std::ostream& out);
+
+// compact_command.cc
+extern const Flag kCompactMaxTokensFlag;
+extern const Flag kCompactStrategyFlag;
+extern const Flag kCompactModelFlag;
+extern const Flag kCompactExplainFlag;
+extern const Flag kCompactFormatFlag;
+extern const Flag kCompactRecentWindowFlag;
+extern const Flag kCompactTargetRatioFlag;
+extern const Flag kCompactRulesFlag;
+Status RunCompact(const Args& args, std::ostream& out);
+
+// mcp/mcp_command.cc
+Status RunMcp(const Args& args, std::ostream& out);
+
+// http/serve_command.cc
+Status RunServe(const Args& args, std::ostream& out);
+
+}  // namespace ctxkit::program
+
+#endif  // CTXKIT_PROGRAMS_CTXKIT_CLI_COMMANDS_H_

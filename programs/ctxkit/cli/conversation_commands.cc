@@ -1,0 +1,214 @@
+// `conv create|add|get|list|update|delete`: conversations and their
+// messages (ctxkit::ConversationStore). Every command prints one JSON
+// document on one line, in the shapes of seed 000's manage_conversation
+// responses (without "success"), plus the figures the library keeps.
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ctxkit/conversations.h"
+#include "programs/ctxkit/cli/commands.h"
+#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/tools/record_json.h"
+
+namespace ctxkit::program {
+
+const Flag kConvTitleFlag{"--title", "TEXT", "the conversation's title"};
+const Flag kConvModelFlag{
+    .name = "--model",
+    .value_name = "MODEL",
+    .help =
+        "the model whose tokenizer counts its messages (default "
+        "claude-3-5-sonnet); fixed for the conversation's life",
+    .check = CheckModelFlag};
+const Flag kConvMetadataFlag{"--metadata", "JSON",
+                             "a JSON object stored with it (default {})"};
+const Flag kRoleFlag{"--role", "ROLE", "user, assistant, system or tool"};
+const Flag kNameFlag{"--name", "NAME", "the participant's name"};
+const Flag kToolCallIdFlag{"--tool-call-id", "ID",
+                           "the call a tool message answers"};
+const Flag kToolCallsFlag{"--tool-calls", "JSON",
+                          "an assistant message's OpenAI tool calls (a JSON "
+                          "array)"};
+const Flag kCompressedFlag{"--compressed", "",
+                           "mark the message as a compressed one"};
+const Flag kNoMessagesFlag{"--no-messages", "",
+                           "leave the messages out (actual_tokens stays)"};
+const Flag kListLimitFlag{"--limit", "N",
+                          "conversations per page, 1..1000 (default 20)",
+                          {},
+                          true};
+const Flag kCursorFlag{"--cursor", "CURSOR",
+                       "continue after an earlier page (its next_cursor)"};
+
+namespace {
+
+struct OpenedConversations {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<ConversationStore> conversations;
+};
+
+StatusOr<OpenedConversations> OpenConversations(const Args& args) {
+  auto location = ResolveStoreLocation(args);
+  if (!location.ok()) return location.status();
+  auto store = OpenStoreForWriting(*location);
+  if (!store.ok()) return store.status();
+  OpenedConversations opened;
+  opened.store = *std::move(store);
+  auto conversations = ConversationStore::Open(*opened.store);
+  if (!conversations.ok()) return conversations.status();
+  opened.conversations = *std::move(conversations);
+  return opened;
+}
+
+// The one positional ID of a command; the parser guarantees it is there.
+const std::string& IdArgument(const Args& args) { return args.positional()[0]; }
+
+}  // namespace
+
+Status RunConvCreate(const Args& args, std::ostream& out) {
+  NewConversation request;
+  if (const std::string* title = args.Value(kConvTitleFlag.name)) {
+    request.title = *title;
+  }
+  if (const std::string* model = args.Value(kConvModelFlag.name)) {
+    request.model = *model;
+  }
+  if (const std::string* metadata = args.Value(kConvMetadataFlag.name)) {
+    request.metadata = *metadata;
+  }
+  auto opened = OpenConversations(args);
+  if (!opened.ok()) return opened.status();
+  auto created = opened->conversations->Create(request);
+  if (!created.ok()) return created.status();
+  JsonOut json;
+  json.BeginObject().Key("conversation");
+  WriteConversationJson(json, *created);
+  json.EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+Status RunConvAdd(const Args& args, std::ostream& out) {
+  NewMessage message;
+  const std::string* role = args.Value(kRoleFlag.name);
+  if (role == nullptr) {
+    return Status(StatusCode::kInvalidArgument,
+                  "role: missing; give --role user|assistant|system|tool");
+  }
+  auto parsed_role = ParseMessageRole(*role);
+  if (!parsed_role.ok()) return parsed_role.status();
+  message.role = *parsed_role;
+  if (const std::string* name = args.Value(kNameFlag.name)) {
+    message.name = *name;
+  }
+  if (const std::string* id = args.Value(kToolCallIdFlag.name)) {
+    message.tool_call_id = *id;
+  }
+  if (const std::string* calls = args.Value(kToolCallsFlag.name)) {
+    message.tool_calls = *calls;
+  }
+  message.is_compressed = args.Has(kCompressedFlag.name);
+  // An assistant turn may consist of tool calls alone.
+  auto content = ReadContent(args, 1, "content",
+                             ConversationLimits::kMaxContentBytes,
+                             message.tool_calls.has_value());
+  if (!content.ok()) return content.status();
+  if (content->has_value()) message.content = **std::move(content);
+
+  auto opened = OpenConversations(args);
+  if (!opened.ok()) return opened.status();
+  auto added = opened->conversations->AddMessage(IdArgument(args), message);
+  if (!added.ok()) return added.status();
+  JsonOut json;
+  json.BeginObject().Key("message");
+  WriteMessageJson(json, added->message);
+  json.Key("conversation");
+  WriteConversationJson(json, added->conversation);
+  json.EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+Status RunConvGet(const Args& args, std::ostream& out) {
+  auto opened = OpenConversations(args);
+  if (!opened.ok()) return opened.status();
+  const bool with_messages = !args.Has(kNoMessagesFlag.name);
+  auto detail = opened->conversations->Get(IdArgument(args), with_messages);
+  if (!detail.ok()) return detail.status();
+  JsonOut json;
+  json.BeginObject();
+  WriteConversationDetailMembers(json, *detail, with_messages);
+  json.EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+Status RunConvList(const Args& args, std::ostream& out) {
+  auto limit = NumberFlag(args, kListLimitFlag, "limit");
+  if (!limit.ok()) return limit.status();
+  uint32_t page_size = ConversationLimits::kDefaultListLimit;
+  if (limit->has_value()) {
+    if (**limit > std::numeric_limits<uint32_t>::max()) {
+      // The library's own wording, for a value it cannot even be given.
+      return Status(StatusCode::kInvalidArgument,
+                    "limit is " + std::to_string(**limit) +
+                        "; it must be between 1 and " +
+                        std::to_string(ConversationLimits::kMaxListLimit));
+    }
+    page_size = static_cast<uint32_t>(**limit);
+  }
+  const std::string* cursor = args.Value(kCursorFlag.name);
+  auto opened = OpenConversations(args);
+  if (!opened.ok()) return opened.status();
+  auto page = opened->conversations->List(
+      page_size, cursor == nullptr ? std::string_view() : *cursor);
+  if (!page.ok()) return page.status();
+  JsonOut json;
+  json.BeginObject();
+  WriteConversationPageMembers(json, *page);
+  json.EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+Status RunConvUpdate(const Args& args, std::ostream& out) {
+  ConversationUpdate update;
+  if (const std::string* title = args.Value(kConvTitleFlag.name)) {
+    update.title = *title;
+  }
+  if (const std::string* metadata = args.Value(kConvMetadataFlag.name)) {
+    update.metadata = *metadata;
+  }
+  auto opened = OpenConversations(args);
+  if (!opened.ok()) return opened.status();
+  auto updated = opened->conversations->Update(IdArgument(args), update);
+  if (!updated.ok()) return updated.status();
+  JsonOut json;
+  json.BeginObject().Key("conversation");
+  WriteConversationJson(json, *updated);
+  json.EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+Status RunConvDelete(const Args& args, std::ostream& out) {
+  auto opened = OpenConversations(args);
+  if (!opened.ok()) return opened.status();
+  auto deleted = opened->conversations->Delete(IdArgument(args));
+  if (!deleted.ok()) return deleted.status();
+  JsonOut json;
+  json.BeginObject();
+  WriteDeletedConversationMembers(json, *deleted);
+  json.EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+}  // namespace ctxkit::program

@@ -1,0 +1,157 @@
+// `ref add|get|list|delete|search`: reference material kept beside
+// conversations (ctxkit::ReferenceStore), with BM25 search. Every command
+// prints one JSON document on one line, made by the library's
+// Reference...ToJson() functions.
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ctxkit/references.h"
+#include "programs/ctxkit/cli/commands.h"
+#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/tools/record_json.h"
+
+namespace ctxkit::program {
+
+// Not a choices flag: a wrong type is the library's INVALID_ARGUMENT naming
+// "type", like every other bad field value.
+const Flag kRefTypeFlag{"--type", "TYPE", "file, url, code, note or document"};
+const Flag kRefTitleFlag{"--title", "TEXT", "the reference's title"};
+const Flag kRefConversationFlag{"--conversation", "ID",
+                                "the conversation it belongs to"};
+const Flag kRefMetadataFlag{"--metadata", "JSON",
+                            "a JSON object stored with it (default {})"};
+const Flag kRefWithContentFlag{"--content", "",
+                               "include each reference's content and "
+                               "metadata"};
+const Flag kSearchLimitFlag{"--limit", "N",
+                            "at most N results, 1..100 (default 10)",
+                            {},
+                            true};
+
+namespace {
+
+struct OpenedReferences {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<ReferenceStore> references;
+};
+
+StatusOr<OpenedReferences> OpenReferences(const Args& args) {
+  auto location = ResolveStoreLocation(args);
+  if (!location.ok()) return location.status();
+  auto store = OpenStoreForWriting(*location);
+  if (!store.ok()) return store.status();
+  OpenedReferences opened;
+  opened.store = *std::move(store);
+  auto references = ReferenceStore::Open(*opened.store);
+  if (!references.ok()) return references.status();
+  opened.references = *std::move(references);
+  return opened;
+}
+
+// A list: {"references":[...],"stats":{...}} (seed 000's
+// reference-library shape).
+StatusOr<std::string> ListJson(const ReferenceList& list, bool with_content) {
+  JsonOut json;
+  json.BeginObject();
+  if (Status written = WriteReferenceListMembers(json, list, with_content);
+      !written.ok()) {
+    return written;
+  }
+  json.EndObject();
+  return json.str();
+}
+
+}  // namespace
+
+Status RunRefAdd(const Args& args, std::ostream& out) {
+  NewReference reference;
+  if (const std::string* type = args.Value(kRefTypeFlag.name)) {
+    reference.type = *type;
+  }
+  if (const std::string* title = args.Value(kRefTitleFlag.name)) {
+    reference.title = *title;
+  }
+  if (const std::string* id = args.Value(kRefConversationFlag.name)) {
+    reference.conversation_id = *id;
+  }
+  if (const std::string* metadata = args.Value(kRefMetadataFlag.name)) {
+    reference.metadata = *metadata;
+  }
+  auto content =
+      ReadContent(args, 0, "content", ReferenceLimits::kMaxContentBytes);
+  if (!content.ok()) return content.status();
+  reference.content = **std::move(content);
+  auto opened = OpenReferences(args);
+  if (!opened.ok()) return opened.status();
+  auto added = opened->references->Add(reference);
+  if (!added.ok()) return added.status();
+  // Without the content: it was just given, echoing it back is noise.
+  return PrintDocument(ReferenceToJson(*added, false), out);
+}
+
+Status RunRefGet(const Args& args, std::ostream& out) {
+  auto opened = OpenReferences(args);
+  if (!opened.ok()) return opened.status();
+  auto reference = opened->references->Get(args.positional()[0]);
+  if (!reference.ok()) return reference.status();
+  return PrintDocument(ReferenceToJson(*reference, true), out);
+}
+
+Status RunRefList(const Args& args, std::ostream& out) {
+  ListReferencesOptions options;
+  if (const std::string* id = args.Value(kRefConversationFlag.name)) {
+    options.conversation_id = *id;
+  }
+  options.include_content = args.Has(kRefWithContentFlag.name);
+  auto opened = OpenReferences(args);
+  if (!opened.ok()) return opened.status();
+  auto list = opened->references->List(options);
+  if (!list.ok()) return list.status();
+  return PrintDocument(ListJson(*list, options.include_content), out);
+}
+
+Status RunRefDelete(const Args& args, std::ostream& out) {
+  auto opened = OpenReferences(args);
+  if (!opened.ok()) return opened.status();
+  const std::string& id = args.positional()[0];
+  if (Status deleted = opened->references->Delete(id); !deleted.ok()) {
+    return deleted;
+  }
+  JsonOut json;
+  json.BeginObject().Key("deleted").Bool(true).Key("id").String(id).EndObject();
+  out << json.str() << "\n";
+  return Status::Ok();
+}
+
+Status RunRefSearch(const Args& args, std::ostream& out) {
+  SearchReferencesOptions options;
+  options.query = args.positional()[0];
+  auto limit = NumberFlag(args, kSearchLimitFlag, "limit");
+  if (!limit.ok()) return limit.status();
+  if (limit->has_value()) {
+    if (**limit > std::numeric_limits<uint32_t>::max()) {
+      // The library's own wording, for a value it cannot even be given.
+      return Status(StatusCode::kInvalidArgument,
+                    "limit is " + std::to_string(**limit) +
+                        "; it must be between 1 and " +
+                        std::to_string(ReferenceLimits::kMaxSearchLimit));
+    }
+    options.limit = static_cast<uint32_t>(**limit);
+  }
+  if (const std::string* id = args.Value(kRefConversationFlag.name)) {
+    options.conversation_id = *id;
+  }
+  auto opened = OpenReferences(args);
+  if (!opened.ok()) return opened.status();
+  auto results = opened->references->Search(options);
+  if (!results.ok()) return results.status();
+  return PrintDocument(ReferenceSearchJson(*results), out);
+}
+
+}  // namespace ctxkit::program

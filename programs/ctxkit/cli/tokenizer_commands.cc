@@ -1,0 +1,629 @@
+// `count`, `tokenize` and `encodings`: the tokenizer from the command line.
+//
+// Inputs of any size are read in chunks and never held whole (except by
+// `count --messages`, whose JSON document must be parsed as one). A chunk
+// ends only where cutting cannot change the tokens; see SafeBoundary().
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "ctxkit/message_count.h"
+#include "ctxkit/model_registry.h"
+#include "ctxkit/tokenizer.h"
+#include "programs/ctxkit/cli/commands.h"
+#include "programs/ctxkit/host/files.h"
+#include "programs/ctxkit/host/json_text.h"
+#include "programs/ctxkit/host/text.h"
+
+namespace ctxkit::program {
+
+namespace {
+
+constexpr std::string_view kSpecialChoices[] = {"none", "all"};
+constexpr std::string_view kDefaultEncoding = "o200k_base";
+constexpr size_t kDefaultChunkSize = size_t{1} << 20;
+// Inputs larger than this get a progress bar when stderr is a terminal.
+constexpr uint64_t kProgressThreshold = 100'000'000;
+constexpr size_t kReadSize = size_t{1} << 20;
+
+}  // namespace
+
+const Flag kModelFlag{.name = "--model",
+                      .value_name = "MODEL",
+                      .help =
+                          "use this model's encoding (gpt-4o, "
+                          "claude-opus-4, ...)",
+                      .check = CheckModelFlag};
+const Flag kEstimateFlag{.name = "--estimate",
+                         .value_name = "",
+                         .help =
+                             "estimate the tokens of an unknown --model "
+                             "instead of refusing it"};
+const Flag kEncodingFlag{"--encoding", "NAME",
+                         "use this encoding (default o200k_base)"};
+const Flag kSpecialFlag{"--special", "all|none",
+                        "<|endoftext|> etc.: special tokens, or text (none, "
+                        "the default)",
+                        kSpecialChoices};
+const Flag kMessagesFlag{"--messages", "",
+                         "the input is a chat request (JSON): count its "
+                         "messages"};
+const Flag kChunkSizeFlag{"--chunk-size",
+                          "BYTES",
+                          "read in pieces of about BYTES (default 1048576; "
+                          "0: whole)",
+                          {},
+                          true};
+const Flag kJsonlFlag{"--jsonl", "",
+                      "input lines are JSON strings or {\"text\":...}; "
+                      "print an id array per line"};
+
+std::string CheckModelFlag(std::string_view value, const Command& command,
+                           const Args& args) {
+  const ModelRegistry& registry = ModelRegistry::Default();
+  if (registry.Resolve(value).match != ModelMatch::kUnknown) return "";
+  const bool can_estimate =
+      std::find(command.flags.begin(), command.flags.end(), &kEstimateFlag) !=
+      command.flags.end();
+  if (can_estimate && args.Has(kEstimateFlag.name)) return "";
+  std::string problem = "unknown model";
+  const std::vector<std::string> close = registry.Suggest(value, 3);
+  for (size_t i = 0; i < close.size(); ++i) {
+    problem += i == 0                  ? "; did you mean "
+               : i + 1 == close.size() ? " or "
+                                       : ", ";
+    problem += Printable(close[i]);
+  }
+  problem += close.empty() ? ", and no known model is close" : "?";
+  if (can_estimate) problem += " (--estimate: estimate its tokens instead)";
+  return problem;
+}
+
+namespace {
+
+// ---- input ----
+
+// The input named on the command line: a file, or standard input for "-"
+// or no argument. Reads with read(2), so nothing is buffered twice.
+class Input {
+ public:
+  static StatusOr<std::unique_ptr<Input>> Open(const Args& args) {
+    std::unique_ptr<Input> input(new Input);
+    const auto& positional = args.positional();
+    if (positional.empty() || positional[0] == "-") {
+      input->fd_ = STDIN_FILENO;
+      input->name_ = "standard input";
+    } else {
+      input->name_ = "'" + Printable(positional[0]) + "'";
+      input->fd_ = ::open(positional[0].c_str(), O_RDONLY | O_CLOEXEC);
+      if (input->fd_ < 0) {
+        return ErrnoStatus(errno, "cannot open " + input->name_);
+      }
+      input->owned_ = true;
+    }
+    struct stat info;
+    if (::fstat(input->fd_, &info) == 0) {
+      if (S_ISDIR(info.st_mode)) {
+        return Status(StatusCode::kFailedPrecondition,
+                      input->name_ + " is a directory");
+      }
+      if (S_ISREG(info.st_mode))
+        input->size_ = static_cast<uint64_t>(info.st_size);
+    }
+    return input;
+  }
+
+  ~Input() {
+    if (owned_) ::close(fd_);
+  }
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  // Appends up to `max` bytes to `buffer`; 0 at the end of the input.
+  StatusOr<size_t> ReadInto(std::string& buffer, size_t max) {
+    const size_t old = buffer.size();
+    buffer.resize(old + max);
+    ssize_t n;
+    do {
+      n = ::read(fd_, buffer.data() + old, max);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      const int error = errno;
+      buffer.resize(old);
+      return ErrnoStatus(error, "cannot read " + name_);
+    }
+    buffer.resize(old + static_cast<size_t>(n));
+    bytes_read_ += static_cast<uint64_t>(n);
+    return static_cast<size_t>(n);
+  }
+
+  // The whole rest of the input.
+  StatusOr<std::string> ReadAll() {
+    std::string all;
+    while (true) {
+      auto n = ReadInto(all, kReadSize);
+      if (!n.ok()) return n.status();
+      if (*n == 0) return all;
+    }
+  }
+
+  const std::string& name() const { return name_; }
+  // The size of a regular file; nullopt for pipes and terminals.
+  std::optional<uint64_t> size() const { return size_; }
+  uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  Input() = default;
+
+  int fd_ = -1;
+  bool owned_ = false;
+  std::string name_;
+  std::optional<uint64_t> size_;
+  uint64_t bytes_read_ = 0;
+};
+
+bool IsAsciiAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+bool IsAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+         c == '\f';
+}
+
+// Whether the text may be cut before byte `b` (0 < b < text.size()) without
+// changing its tokens: tokens(text) == tokens(text[:b]) + tokens(text[b:]).
+//
+// The rule: text[b-1] is an ASCII letter or digit and text[b] is ASCII
+// whitespace. Why it holds for every built-in encoding:
+//  - BPE runs within the pieces the pre-tokenizer's pattern splits the text
+//    into, so equal pieces give equal tokens. Special tokens contain no
+//    whitespace, so none can span the cut.
+//  - The piece holding text[b-1] ends at b. In the GPT-2 pattern (r50k,
+//    p50k, claude) a letter or digit lies only in ` ?\p{L}+`, ` ?\p{N}+` or a
+//    contraction, none of which takes whitespace. In cl100k (and Llama 3)
+//    and o200k it lies only in the letter alternatives (an optional leading
+//    non-letter, letters, an optional contraction 's 't ...) or \p{N}{1,3},
+//    none of which takes whitespace either. (Punctuation could not serve:
+//    cl100k's ` ?[^\s\p{L}\p{N}]+[\r\n]*` takes the line breaks after it.)
+//  - The patterns have no look-behind, so the pieces from b on depend only
+//    on text[b:].
+//  - The pieces before b are found by the same attempts in text[:b], since
+//    none of them reads past b: the only look-ahead, `\s+(?!\S)`, would look
+//    at b only after a whitespace run ending at b, and text[b-1] is not
+//    whitespace; and at the end of text[:b] a greedy run stops exactly where
+//    it stopped at text[b] in the whole text.
+//  - claude normalizes its input to NFKC first. ASCII whitespace composes
+//    with nothing before it and is left as it is, so NFKC(text) ==
+//    NFKC(text[:b]) + NFKC(text[b:]), the first part still ending in
+//    text[b-1] and the second starting with text[b]: the argument above
+//    holds for the normalized parts.
+// A cut chunk starts with the same bytes around its own later cuts, so the
+// argument applies again to each chunk. Being ASCII on both sides, the cut
+// never splits a UTF-8 character.
+bool SafeBoundary(std::string_view text, size_t b) {
+  return b > 0 && b < text.size() && IsAsciiAlnum(text[b - 1]) &&
+         IsAsciiSpace(text[b]);
+}
+
+// Splits the input into chunks at safe boundaries: each chunk ends at the
+// last safe boundary within `chunk_size` bytes, or, if there is none, at the
+// first one after (0: the whole input is one chunk). The input is read in
+// blocks of kReadSize, so memory stays near chunk_size + kReadSize for text
+// and is the whole input only for input without a single "letter or digit,
+// then whitespace" pair.
+class Chunker {
+ public:
+  Chunker(Input& input, size_t chunk_size)
+      : input_(input),
+        target_(chunk_size == 0 ? std::numeric_limits<size_t>::max()
+                                : chunk_size) {}
+
+  // The next chunk in `chunk`; false once the input is exhausted.
+  StatusOr<bool> Next(std::string& chunk) {
+    chunk.clear();
+    offset_ = next_offset_;
+    while (!eof_ && buffer_.size() <= target_) {
+      if (Status s = Fill(); !s.ok()) return s;
+    }
+    size_t cut = 0;
+    if (buffer_.size() > target_) {
+      for (size_t b = target_; b > 0 && cut == 0; --b) {
+        if (SafeBoundary(buffer_, b)) cut = b;
+      }
+      // SafeBoundary needs the byte after b, hence the fill at size - 1.
+      for (size_t b = target_ + 1; cut == 0;) {
+        if (b + 1 > buffer_.size()) {
+          if (eof_) break;
+          if (Status s = Fill(); !s.ok()) return s;
+          continue;
+        }
+        if (SafeBoundary(buffer_, b)) cut = b;
+        ++b;
+      }
+    }
+    if (cut == 0) {  // the rest of the input, which has ended
+      chunk.swap(buffer_);
+      buffer_.clear();
+    } else {
+      chunk.assign(buffer_, 0, cut);
+      buffer_.erase(0, cut);
+    }
+    next_offset_ = offset_ + chunk.size();
+    return !chunk.empty();
+  }
+
+  // Byte offset of the last chunk in the input.
+  uint64_t offset() const { return offset_; }
+
+ private:
+  Status Fill() {
+    auto n = input_.ReadInto(buffer_, kReadSize);
+    if (!n.ok()) return n.status();
+    if (*n == 0) eof_ = true;
+    return Status::Ok();
+  }
+
+  Input& input_;
+  const size_t target_;
+  std::string buffer_;
+  bool eof_ = false;
+  uint64_t offset_ = 0;
+  uint64_t next_offset_ = 0;
+};
+
+// A progress line on stderr for long inputs, when stderr is a terminal.
+class Progress {
+ public:
+  explicit Progress(const Input& input)
+      : input_(input),
+        enabled_(::isatty(STDERR_FILENO) == 1 &&
+                 (!input.size().has_value() ||
+                  *input.size() > kProgressThreshold)) {}
+
+  ~Progress() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+  }
+
+  void Update() {
+    if (!enabled_) return;
+    const uint64_t done = input_.bytes_read();
+    // A pipe gets a line only once it has turned out to be long.
+    if (!input_.size().has_value() && done <= kProgressThreshold) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    std::string line = "\rcounting " + input_.name() + ": ";
+    if (input_.size().has_value() && *input_.size() > 0) {
+      const uint64_t total = *input_.size();
+      const int percent =
+          static_cast<int>(std::min<uint64_t>(100, done * 100 / total));
+      constexpr int kWidth = 30;
+      const int filled = percent * kWidth / 100;
+      line += "[" + std::string(filled, '#') +
+              std::string(kWidth - filled, ' ') + "] " +
+              std::to_string(percent) + "% of " + FormatBytes(total);
+    } else {
+      line += FormatBytes(done);
+    }
+    std::cerr << line << "\033[K" << std::flush;
+  }
+
+ private:
+  const Input& input_;
+  const bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// ---- what counts ----
+
+struct Counter {
+  std::shared_ptr<const Tokenizer> tokenizer;  // null: EstimateTokens()
+  std::string encoding;  // the encoding used or, when estimating, named
+  bool exact = true;
+};
+
+EncodeOptions OptionsFromArgs(const Args& args) {
+  EncodeOptions options;
+  const std::string* special = args.Value(kSpecialFlag.name);
+  if (special != nullptr && *special == "all") {
+    options.allowed_special = SpecialTokenSet::All();
+  } else {
+    // Counted or tokenized text is content: special-token text in it is
+    // ordinary text, as ModelRegistry::CountTokens treats it.
+    options.disallowed_special = SpecialTokenSet::None();
+  }
+  return options;
+}
+
+void Note(std::string_view text) {
+  std::cerr << "ctxkit: note: " << text << "\n";
+}
+
+// The tokenizer of --encoding or --model (default o200k_base). With
+// `allow_estimate`, a model that is unknown or whose encoding is not
+// available is counted by EstimateTokens(), with a note on stderr; without,
+// that is an error.
+StatusOr<Counter> ResolveCounter(const Args& args, bool allow_estimate) {
+  Counter counter;
+  if (const std::string* model = args.Value(kModelFlag.name)) {
+    const ModelRegistry& registry = ModelRegistry::Default();
+    const ResolvedModel resolved = registry.Resolve(*model);
+    counter.encoding = resolved.info.encoding;
+    if (resolved.match == ModelMatch::kUnknown) {
+      if (!allow_estimate) return registry.Find(*model).status();
+      Note("unknown model '" + Printable(*model) +
+           "': the count is an estimate");
+      counter.exact = false;
+      return counter;
+    }
+    auto tokenizer = registry.TokenizerForEncoding(resolved.info.encoding);
+    if (!tokenizer.ok()) {
+      if (!allow_estimate ||
+          tokenizer.status().code() != StatusCode::kFailedPrecondition) {
+        return tokenizer.status();
+      }
+      Note("the tokenizer of model '" + Printable(*model) +
+           "' is not available: the count is an estimate");
+      counter.exact = false;
+      return counter;
+    }
+    counter.tokenizer = *std::move(tokenizer);
+    counter.exact = resolved.info.exact;
+    if (!counter.exact) {
+      Note("encoding " + counter.encoding + " approximates the tokenizer of '" +
+           Printable(*model) + "'");
+    }
+    return counter;
+  }
+  const std::string* name = args.Value(kEncodingFlag.name);
+  auto tokenizer = Tokenizer::ForEncoding(
+      name != nullptr ? std::string_view(*name) : kDefaultEncoding);
+  if (!tokenizer.ok()) return tokenizer.status();
+  counter.tokenizer = *std::move(tokenizer);
+  counter.encoding = counter.tokenizer->name();
+  return counter;
+}
+
+size_t ChunkSize(const Args& args) {
+  const std::string* value = args.Value(kChunkSizeFlag.name);
+  if (value == nullptr) return kDefaultChunkSize;
+  uint64_t n = 0;
+  std::from_chars(value->data(), value->data() + value->size(), n);
+  return static_cast<size_t>(n);
+}
+
+// `status` of the chunk at `offset` of `input`, saying where it was.
+Status InChunk(const Status& status, const Input& input, uint64_t offset) {
+  return Status(status.code(), input.name() + ", in the chunk at byte " +
+                                   std::to_string(offset) + ": " +
+                                   status.message());
+}
+
+// ---- count ----
+
+Status CountMessagesCommand(const Args& args, Input& input, std::ostream& out) {
+  auto json = input.ReadAll();
+  if (!json.ok()) return json.status();
+  StatusOr<MessageCount> count = Status(StatusCode::kInternal, "not counted");
+  const std::string* model = args.Value(kModelFlag.name);
+  if (model != nullptr) {
+    count = CountMessagesForModel(*model, *json);
+  } else {
+    auto counter = ResolveCounter(args, /*allow_estimate=*/false);
+    if (!counter.ok()) return counter.status();
+    count = CountMessages(*counter->tokenizer, *json);
+  }
+  if (!count.ok()) {
+    return Status(count.status().code(),
+                  input.name() + ": " + count.status().message());
+  }
+  if (model != nullptr && count->method == CountMethod::kHeuristic) {
+    Note("no tokenizer for model '" + Printable(*model) +
+         "': the count is an estimate");
+  }
+  if (!args.Has(kJsonFlag.name)) {
+    out << count->total << "\n";
+    return Status::Ok();
+  }
+  std::string doc = "{\"schema_version\":1";
+  if (model != nullptr) doc += ",\"model\":" + JsonQuote(*model);
+  doc += ",\"total\":" + std::to_string(count->total) + ",\"messages\":[";
+  for (size_t i = 0; i < count->messages.size(); ++i) {
+    doc += (i == 0 ? "" : ",") + std::to_string(count->messages[i]);
+  }
+  doc +=
+      "],\"system\":" + std::to_string(count->system) +
+      ",\"tools\":" + std::to_string(count->tools) +
+      ",\"reply_priming\":" + std::to_string(count->reply_priming) +
+      ",\"encoding\":" + JsonQuote(count->encoding) + ",\"method\":\"" +
+      (count->method == CountMethod::kTokenizer ? "tokenizer" : "heuristic") +
+      "\",\"exact\":" + (count->exact ? "true" : "false") + "}";
+  out << doc << "\n";
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunCount(const Args& args, std::ostream& out) {
+  auto input = Input::Open(args);
+  if (!input.ok()) return input.status();
+  if (args.Has(kMessagesFlag.name)) {
+    return CountMessagesCommand(args, **input, out);
+  }
+  auto counter = ResolveCounter(args, /*allow_estimate=*/true);
+  if (!counter.ok()) return counter.status();
+  const EncodeOptions options = OptionsFromArgs(args);
+
+  // Chunks are counted a batch at a time on every core.
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  Chunker chunker(**input, ChunkSize(args));
+  Progress progress(**input);
+  std::vector<std::string> batch(threads);
+  std::vector<uint64_t> offsets(threads);
+  uint64_t total = 0;
+  bool more = true;
+  while (more) {
+    size_t filled = 0;
+    while (filled < batch.size()) {
+      auto got = chunker.Next(batch[filled]);
+      if (!got.ok()) return got.status();
+      if (!*got) {
+        more = false;
+        break;
+      }
+      offsets[filled++] = chunker.offset();
+      progress.Update();
+    }
+    if (filled == 0) break;
+    if (counter->tokenizer == nullptr) {
+      for (size_t i = 0; i < filled; ++i) total += EstimateTokens(batch[i]);
+      continue;
+    }
+    std::vector<std::string_view> views(batch.begin(), batch.begin() + filled);
+    auto counts = counter->tokenizer->CountMany(views, threads, options);
+    if (!counts.ok()) {
+      // Say where: the first chunk that fails on its own.
+      for (size_t i = 0; i < filled; ++i) {
+        auto one = counter->tokenizer->Count(views[i], options);
+        if (!one.ok()) return InChunk(one.status(), **input, offsets[i]);
+      }
+      return counts.status();
+    }
+    for (size_t n : *counts) total += n;
+  }
+
+  if (!args.Has(kJsonFlag.name)) {
+    out << total << "\n";
+    return Status::Ok();
+  }
+  std::string doc = "{\"schema_version\":1";
+  if (const std::string* model = args.Value(kModelFlag.name)) {
+    doc += ",\"model\":" + JsonQuote(*model);
+  }
+  doc += ",\"tokens\":" + std::to_string(total) +
+         ",\"bytes\":" + std::to_string((*input)->bytes_read()) +
+         ",\"encoding\":" + JsonQuote(counter->encoding) + ",\"method\":\"" +
+         (counter->tokenizer != nullptr ? "tokenizer" : "heuristic") +
+         "\",\"exact\":" +
+         (counter->tokenizer != nullptr && counter->exact ? "true" : "false") +
+         "}";
+  out << doc << "\n";
+  return Status::Ok();
+}
+
+// ---- tokenize ----
+
+namespace {
+
+void AppendIds(const std::vector<uint32_t>& ids, char separator, bool first,
+               std::string& line) {
+  char number[16];
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!(first && i == 0)) line.push_back(separator);
+    const auto end = std::to_chars(number, number + sizeof number, ids[i]).ptr;
+    line.append(number, end);
+  }
+}
+
+Status TokenizeJsonl(const Tokenizer& tokenizer, const EncodeOptions& options,
+                     Input& input, std::ostream& out) {
+  std::string buffer;
+  size_t start = 0;
+  uint64_t line_number = 0;
+  bool eof = false;
+  std::string line_out;
+  while (true) {
+    size_t newline = buffer.find('\n', start);
+    if (newline == std::string::npos && !eof) {
+      buffer.erase(0, start);
+      start = 0;
+      auto n = input.ReadInto(buffer, kReadSize);
+      if (!n.ok()) return n.status();
+      if (*n == 0) eof = true;
+      continue;
+    }
+    if (newline == std::string::npos) {
+      if (start == buffer.size()) break;  // no final unterminated line
+      newline = buffer.size();
+    }
+    const std::string_view line(buffer.data() + start, newline - start);
+    start = newline + (newline < buffer.size() ? 1 : 0);
+    ++line_number;
+    const auto where = [&](const Status& status) {
+      return Status(status.code(), input.name() + ", line " +
+                                       std::to_string(line_number) + ": " +
+                                       status.message());
+    };
+    auto text = ParseJsonLineText(line);
+    if (!text.ok()) return where(text.status());
+    auto ids = tokenizer.Encode(*text, options);
+    if (!ids.ok()) return where(ids.status());
+    line_out = "[";
+    AppendIds(*ids, ',', true, line_out);
+    line_out += "]\n";
+    out << line_out;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunTokenize(const Args& args, std::ostream& out) {
+  auto input = Input::Open(args);
+  if (!input.ok()) return input.status();
+  auto counter = ResolveCounter(args, /*allow_estimate=*/false);
+  if (!counter.ok()) return counter.status();
+  const Tokenizer& tokenizer = *counter->tokenizer;
+  const EncodeOptions options = OptionsFromArgs(args);
+  if (args.Has(kJsonlFlag.name)) {
+    return TokenizeJsonl(tokenizer, options, **input, out);
+  }
+  Chunker chunker(**input, ChunkSize(args));
+  std::string chunk;
+  std::string line;
+  bool first = true;
+  while (true) {
+    auto got = chunker.Next(chunk);
+    if (!got.ok()) return got.status();
+    if (!*got) break;
+    auto ids = tokenizer.Encode(chunk, options);
+    if (!ids.ok()) return InChunk(ids.status(), **input, chunker.offset());
+    line.clear();
+    AppendIds(*ids, ' ', first, line);
+    if (!ids->empty()) first = false;
+    out << line;
+  }
+  out << "\n";
+  return Status::Ok();
+}
+
+// ---- encodings ----
+
+Status RunEncodings(const Args& /*args*/, std::ostream& out) {
+  for (const std::string& name : Tokenizer::EncodingNames()) {
+    out << name << "\n";
+  }
+  return Status::Ok();
+}
+
+}  // namespace ctxkit::program

@@ -1,0 +1,87 @@
+// The host's configuration (`ctxkit mcp`, `ctxkit serve`): defaults, then a
+// --config JSON object, then environment variables, then flags; each later
+// source overrides the earlier ones for the settings it names.
+//
+//   setting            flag            environment            --config key
+//   db_path            --db            CTXKIT_DB              "db"
+//   listen             --listen        CTXKIT_LISTEN          "listen"
+//   port (of listen)                   CTXKIT_PORT            "port"
+//   token_file         --token-file    CTXKIT_TOKEN_FILE      "token_file"
+//   max_body_bytes                     CTXKIT_MAX_BODY_BYTES  "max_body_bytes"
+//   max_message_bytes                  CTXKIT_MAX_MESSAGE_BYTES "max_message_bytes"
+//   timeout_seconds                    CTXKIT_TIMEOUT_SECONDS "timeout_seconds"
+//   threads                            CTXKIT_THREADS         "threads"
+//   page_size                          CTXKIT_PAGE_SIZE       "page_size"
+//   default_model                      CTXKIT_DEFAULT_MODEL   "default_model"
+//   log_level                          CTXKIT_LOG_LEVEL       "log_level"
+//
+// CTXKIT_PORT (or "port") replaces only the port of the listen address in
+// effect at that point, so --listen still wins over it.
+
+#ifndef CTXKIT_PROGRAMS_CTXKIT_HOST_CONFIG_H_
+#define CTXKIT_PROGRAMS_CTXKIT_HOST_CONFIG_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ctxkit/status.h"
+#include "programs/ctxkit/cli/cli.h"
+
+namespace ctxkit::host {
+
+struct HostConfig {
+  // The LMDB environment; empty = the program's default location (see
+  // store_location.h), resolved by the command.
+  std::string db_path;
+  // HTTP: host:port to bind. A non-loopback host needs token_file.
+  std::string listen = "127.0.0.1:6789";
+  // HTTP: a file whose first line is the bearer token; empty = no auth.
+  std::string token_file;
+  // HTTP: largest request body accepted (413 beyond).
+  size_t max_body_bytes = size_t{8} << 20;  // 8 MiB
+  // stdio: longest JSON-RPC line accepted (an error reply beyond, and the
+  // line is skipped).
+  size_t max_message_bytes = size_t{64} << 20;  // 64 MiB
+  // HTTP: read and write timeout of a connection.
+  int timeout_seconds = 30;
+  // HTTP: worker threads (0 = eight per hardware thread, at least 16: each
+  // open keep-alive connection holds one).
+  int threads = 0;
+  // Items per page of tools/list, resources/list, resources/templates/list
+  // and prompts/list (1..1000).
+  size_t page_size = 50;
+  // The model of tools whose `model` argument is absent (seed 000's).
+  std::string default_model = "claude-3-5-sonnet";
+  // Least severe MCP log level sent before a client's logging/setLevel:
+  // debug, info, notice, warning, error, critical, alert, emergency.
+  std::string log_level = "warning";
+};
+
+// The flags of `ctxkit mcp` and `ctxkit serve` that LoadHostConfig reads
+// (--db is store_location.h's kDbFlag).
+extern const program::Flag kConfigFlag;      // --config JSON|@FILE
+extern const program::Flag kListenFlag;      // --listen HOST:PORT
+extern const program::Flag kTokenFileFlag;   // --token-file FILE
+extern const program::Flag kPrintConfigFlag; // --print-config
+
+// Looks an environment variable up (std::getenv, or a table in tests);
+// returns nullptr when unset.
+using GetenvFn = const char* (*)(const char* name);
+
+// The effective configuration for a command line, in the order of
+// precedence above. --config takes a JSON object, or @FILE naming a file
+// holding one. Errors: INVALID_ARGUMENT naming the source and the setting
+// ("--config: page_size must be 1..1000", "CTXKIT_PORT: not a port
+// number"), unknown --config keys included, so a typo is never ignored;
+// NOT_FOUND / PERMISSION_DENIED for an unreadable @FILE.
+StatusOr<HostConfig> LoadHostConfig(const program::Args& args,
+                                    GetenvFn getenv_fn);
+
+// The configuration as one JSON object with the --config keys above (what
+// --print-config prints), so that its output is itself a valid --config.
+std::string HostConfigToJson(const HostConfig& config);
+
+}  // namespace ctxkit::host
+
+#endif  // CTXKIT_PROGRAMS_CTXKIT_HOST_CONFIG_H_

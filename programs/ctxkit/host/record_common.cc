@@ -1,0 +1,224 @@
+#include "programs/ctxkit/host/record_common.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+#include <utility>
+
+#include "programs/ctxkit/host/files.h"
+#include "programs/ctxkit/host/json_text.h"
+#include "programs/ctxkit/host/text.h"
+
+namespace ctxkit::program {
+
+const Flag kContentFlag{"--content", "TEXT", "the content, given inline"};
+const Flag kFileFlag{"--file", "PATH", "read the content from this file"};
+
+void JsonOut::Separate() {
+  if (need_comma_) text_.push_back(',');
+  need_comma_ = true;
+}
+
+JsonOut& JsonOut::BeginObject() {
+  Separate();
+  text_.push_back('{');
+  need_comma_ = false;
+  return *this;
+}
+
+JsonOut& JsonOut::EndObject() {
+  text_.push_back('}');
+  need_comma_ = true;
+  return *this;
+}
+
+JsonOut& JsonOut::BeginArray() {
+  Separate();
+  text_.push_back('[');
+  need_comma_ = false;
+  return *this;
+}
+
+JsonOut& JsonOut::EndArray() {
+  text_.push_back(']');
+  need_comma_ = true;
+  return *this;
+}
+
+JsonOut& JsonOut::Key(std::string_view key) {
+  Separate();
+  text_.append(JsonQuote(key)).push_back(':');
+  // The value follows the key without a comma.
+  need_comma_ = false;
+  return *this;
+}
+
+JsonOut& JsonOut::String(std::string_view value) {
+  Separate();
+  text_.append(JsonQuote(value));
+  return *this;
+}
+
+JsonOut& JsonOut::Uint(uint64_t value) {
+  Separate();
+  text_.append(std::to_string(value));
+  return *this;
+}
+
+JsonOut& JsonOut::Int(int64_t value) {
+  Separate();
+  text_.append(std::to_string(value));
+  return *this;
+}
+
+JsonOut& JsonOut::Double(double value) {
+  Separate();
+  if (!std::isfinite(value)) {
+    text_.append("null");
+    return *this;
+  }
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  text_.append(buffer, result.ptr);
+  return *this;
+}
+
+JsonOut& JsonOut::Bool(bool value) {
+  Separate();
+  text_.append(value ? "true" : "false");
+  return *this;
+}
+
+JsonOut& JsonOut::Null() {
+  Separate();
+  text_.append("null");
+  return *this;
+}
+
+JsonOut& JsonOut::Raw(std::string_view json) {
+  Separate();
+  text_.append(MinifyJson(json));
+  return *this;
+}
+
+std::string MinifyJson(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < json.size()) {
+        out.push_back(json[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Reads at most `max` bytes of `fd` (named `name` in errors).
+StatusOr<std::string> ReadAtMost(int fd, const std::string& name,
+                                 size_t max) {
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    return Status(StatusCode::kFailedPrecondition, name + " is a directory");
+  }
+  std::string data;
+  constexpr size_t kBlock = size_t{1} << 20;
+  while (data.size() < max) {
+    const size_t want = std::min(kBlock, max - data.size());
+    const size_t old = data.size();
+    data.resize(old + want);
+    ssize_t n;
+    do {
+      n = ::read(fd, data.data() + old, want);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      const int error = errno;
+      return ErrnoStatus(error, "cannot read " + name);
+    }
+    data.resize(old + static_cast<size_t>(n));
+    if (n == 0) break;
+  }
+  return data;
+}
+
+}  // namespace
+
+StatusOr<std::optional<std::string>> ReadContent(const Args& args,
+                                                 size_t stdin_index,
+                                                 std::string_view field,
+                                                 size_t max_bytes,
+                                                 bool optional) {
+  const std::string* inline_text = args.Value(kContentFlag.name);
+  const std::string* file = args.Value(kFileFlag.name);
+  const bool from_stdin = args.positional().size() > stdin_index &&
+                          args.positional()[stdin_index] == "-";
+  const int given = (inline_text != nullptr) + (file != nullptr) + from_stdin;
+  if (given > 1) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(field) +
+                      ": give only one of --content, --file and - "
+                      "(standard input)");
+  }
+  if (given == 0) {
+    if (optional) return std::optional<std::string>();
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(field) +
+                      ": missing; give --content TEXT, --file PATH or - "
+                      "(standard input)");
+  }
+  if (inline_text != nullptr) return std::optional<std::string>(*inline_text);
+  // One byte over the limit is enough for the library to refuse it.
+  const size_t cap = max_bytes + 1;
+  if (from_stdin) {
+    auto data = ReadAtMost(STDIN_FILENO, "standard input", cap);
+    if (!data.ok()) return data.status();
+    return std::optional<std::string>(*std::move(data));
+  }
+  const std::string name = "'" + Printable(*file) + "'";
+  const int fd = ::open(file->c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "cannot open " + name);
+  auto data = ReadAtMost(fd, name, cap);
+  ::close(fd);
+  if (!data.ok()) return data.status();
+  return std::optional<std::string>(*std::move(data));
+}
+
+StatusOr<std::optional<int64_t>> NumberFlag(const Args& args,
+                                            const Flag& flag,
+                                            std::string_view field) {
+  const std::string* text = args.Value(flag.name);
+  if (text == nullptr) return std::optional<int64_t>();
+  int64_t value = 0;
+  const auto result =
+      std::from_chars(text->data(), text->data() + text->size(), value);
+  if (result.ec != std::errc() || result.ptr != text->data() + text->size()) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(field) + ": " + *text + " is out of range");
+  }
+  return std::optional<int64_t>(value);
+}
+
+Status PrintDocument(const StatusOr<std::string>& document, std::ostream& out) {
+  if (!document.ok()) return document.status();
+  out << *document << "\n";
+  return Status::Ok();
+}
+
+}  // namespace ctxkit::program

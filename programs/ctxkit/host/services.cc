@@ -1,0 +1,96 @@
+#include "programs/ctxkit/host/services.h"
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+
+namespace ctxkit::host {
+
+namespace {
+
+Status Prefixed(const Status& status, std::string_view part) {
+  return Status(status.code(),
+                "opening the " + std::string(part) + ": " + status.message());
+}
+
+}  // namespace
+
+Services::~Services() {
+  // The destructors flush too, but drop the errors; a flush here at least
+  // runs while every part is still open.
+  if (cache != nullptr) (void)cache->Flush();
+  if (analytics != nullptr) (void)analytics->Flush();
+}
+
+StatusOr<std::unique_ptr<Services>> OpenServices(
+    const HostConfig& config, std::unique_ptr<Store> store) {
+  auto services = std::make_unique<Services>();
+  services->config = config;
+  services->store = std::move(store);
+  Store& s = *services->store;
+
+  auto conversations = ConversationStore::Open(s);
+  if (!conversations.ok()) {
+    return Prefixed(conversations.status(), "conversation store");
+  }
+  services->conversations = *std::move(conversations);
+
+  auto references = ReferenceStore::Open(s);
+  if (!references.ok()) {
+    return Prefixed(references.status(), "reference store");
+  }
+  services->references = *std::move(references);
+
+  auto cache = Cache::Open(s);
+  if (!cache.ok()) return Prefixed(cache.status(), "cache");
+  services->cache = *std::move(cache);
+
+  auto analytics = Analytics::Open(s);
+  if (!analytics.ok()) return Prefixed(analytics.status(), "analytics");
+  services->analytics = *std::move(analytics);
+
+  auto optimizer = QueryOptimizer::Create();
+  if (!optimizer.ok()) return Prefixed(optimizer.status(), "query optimizer");
+  services->optimizer = *std::move(optimizer);
+
+  CompactorServices compactor_services;
+  compactor_services.cache = services->cache.get();
+  compactor_services.analytics = services->analytics.get();
+  services->compactor = std::make_unique<Compactor>(compactor_services);
+  return services;
+}
+
+StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
+                                                  const program::Args& args) {
+  if (config.db_path.empty()) return program::ResolveStoreLocation(args);
+  program::StoreLocation location;
+  location.path = config.db_path;
+  return location;
+}
+
+StatusOr<std::optional<HostConfig>> CommandConfig(const program::Args& args,
+                                                  std::ostream& out) {
+  auto config = LoadHostConfig(
+      args, [](const char* name) -> const char* { return std::getenv(name); });
+  if (!config.ok()) return config.status();
+  if (!args.Has(kPrintConfigFlag.name)) return std::optional(*std::move(config));
+  auto location = StoreLocationFor(*config, args);
+  if (!location.ok()) return location.status();
+  config->db_path = location->path;
+  out << HostConfigToJson(*config) << "\n";
+  return std::optional<HostConfig>();
+}
+
+StatusOr<std::unique_ptr<Services>> OpenServicesForCommand(
+    const HostConfig& config, const program::Args& args) {
+  auto location = StoreLocationFor(config, args);
+  if (!location.ok()) return location.status();
+  auto store = program::OpenStoreForWriting(*location);
+  if (!store.ok()) return store.status();
+  return OpenServices(config, *std::move(store));
+}
+
+}  // namespace ctxkit::host

@@ -1,0 +1,64 @@
+// Where the ctxkit program's store lives: --db, or a default taken from the
+// environment, and opening the store there.
+
+#ifndef CTXKIT_PROGRAMS_CTXKIT_HOST_STORE_LOCATION_H_
+#define CTXKIT_PROGRAMS_CTXKIT_HOST_STORE_LOCATION_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+#include "programs/ctxkit/cli/cli.h"
+
+namespace ctxkit::program {
+
+// The --db flag, shared by every command that uses a store.
+extern const Flag kDbFlag;
+// The help paragraph explaining where --db defaults to.
+extern const std::string_view kStoreLocationHelp;
+
+struct StoreLocation {
+  enum class Source {
+    kFlag,         // --db PATH
+    kCtxkitDb,     // $CTXKIT_DB
+    kXdgDataHome,  // $XDG_DATA_HOME/ctxkit
+    kHome,         // $HOME/.local/share/ctxkit
+  };
+
+  std::string path;
+  Source source = Source::kFlag;
+  // For kXdgDataHome and kHome: the directory that must already exist and
+  // below which the store's missing parents may be created ("/" for
+  // XDG_DATA_HOME, which the XDG spec says to create when missing; $HOME for
+  // kHome, because a missing home directory is a misconfiguration to report,
+  // not to paper over).
+  std::string creatable_below;
+
+  // True for the defaults whose parents we create; false for a path the user
+  // spelled out (--db, $CTXKIT_DB), so that a mistyped parent is reported
+  // rather than silently created.
+  bool is_default() const {
+    return source == Source::kXdgDataHome || source == Source::kHome;
+  }
+};
+
+// The store location for `args`: --db if given, else $CTXKIT_DB if set and
+// non-empty, else $XDG_DATA_HOME/ctxkit if XDG_DATA_HOME is an absolute path,
+// else $HOME/.local/share/ctxkit. FAILED_PRECONDITION if none applies.
+StatusOr<StoreLocation> ResolveStoreLocation(const Args& args);
+
+// Opens the store read-only: never creates anything; NOT_FOUND if it does not
+// exist. Errors name where the path came from when it was not --db.
+StatusOr<std::unique_ptr<Store>> OpenStoreForReading(
+    const StoreLocation& location);
+
+// Opens the store read-write, creating it if missing; for a default location
+// its missing parent directories are created first (mode 0700).
+StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
+    const StoreLocation& location);
+
+}  // namespace ctxkit::program
+
+#endif  // CTXKIT_PROGRAMS_CTXKIT_HOST_STORE_LOCATION_H_

@@ -1,0 +1,38 @@
+// The catalog: every tool, resource and prompt the host offers, in the order
+// clients list them. Seeds 002 (recall) and 003 (context graph) add their
+// rows here.
+
+#include <span>
+#include <vector>
+
+#include "programs/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/tools/adapters.h"
+
+namespace ctxkit::mcp {
+
+std::span<const ToolSpec> Tools() {
+  // Built once and never destroyed, so no destructor runs at exit while a
+  // worker may still read it.
+  static const std::vector<ToolSpec>* const kTools = new std::vector<ToolSpec>{
+      // Seed 000, the token optimizer.
+      tools::ManageConversationTool(),
+      tools::CompressContextTool(),
+      tools::CountTokensTool(),
+      tools::SmartCacheTool(),
+      tools::TrackReferencesTool(),
+      tools::OptimizeQueryTool(),
+      // Seed 001, the chat compactor (POST /api/chat/compact).
+      tools::CompactChatTool(),
+  };
+  return *kTools;
+}
+
+std::span<const ResourceSpec> Resources() { return tools::SeedResources(); }
+
+std::span<const ResourceTemplateSpec> ResourceTemplates() {
+  return tools::SeedResourceTemplates();
+}
+
+std::span<const PromptSpec> Prompts() { return tools::SeedPrompts(); }
+
+}  // namespace ctxkit::mcp

@@ -1,8 +1,12 @@
 #include "lib/tokenizer/bpe.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <queue>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -299,12 +303,297 @@ class RunMerger {
 };
 
 template <typename Emit>
-void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
+void MergeRuns(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
   RunMerger merger(vocab, piece);
   merger.Merge();
   merger.Each([&](uint32_t token, uint32_t count) {
     for (uint32_t k = 0; k < count; ++k) emit(token);
   });
+}
+
+// Appends the merge of `bytes` (not empty) to `out`: the array method when
+// it is short enough, else the run heap.
+void MergeAny(const Vocabulary& vocab, std::string_view bytes,
+              std::vector<uint32_t>* out) {
+  auto emit = [&](uint32_t token) { out->push_back(token); };
+  if (bytes.size() < kBpeHeapThreshold) {
+    MergeSmall(vocab, bytes, emit);
+  } else {
+    MergeRuns(vocab, bytes, emit);
+  }
+}
+
+// ---- Merging a long piece segment by segment ----
+//
+// Why it is exact. Call two tokens a, b "compatible" when merging the bytes
+// of a then b (on their own, from single bytes) gives exactly a, b. Then a
+// sequence of tokens is the merge of its bytes if and only if every two
+// neighbours are compatible (and, for a single token, it merges to itself):
+//  - If: suppose the merge of the whole text made a merge across the
+//    boundary between neighbours t[i] and t[i+1], and look at the first such
+//    merge. Until then each token's bytes only merged within themselves, and
+//    each merge there was the lowest-ranked (leftmost on a tie) pair of the
+//    whole text, so also of the bytes of t[i] t[i+1] alone, boundary pair
+//    included. So merging t[i] t[i+1] alone makes the same merges in the same
+//    order, up to and including the one across the boundary: the pair is not
+//    compatible. Hence no merge crosses a boundary, each token's bytes merge
+//    as they would alone, and alone they give that token (a compatible pair
+//    shows it for both of its tokens).
+//  - Only if: in the merge of the whole text no merge crosses between
+//    neighbours; every merge within t[i] t[i+1] had a rank below the pair
+//    across their boundary at the time (else that pair would have merged),
+//    so merging the two alone makes the same merges and stops at t[i], t[i+1].
+//
+// So a long piece is cut into short segments, each merged alone with the
+// cheap array method (and remembered, since long pieces repeat themselves:
+// blank lines, rules of '-=', runs of one character), and where the last
+// token of one and the first of the next are not compatible, a few tokens
+// around the cut are merged again until both ends of the redone stretch are
+// compatible with what surrounds it. Every check is of the rule above, so
+// the result is the merge of the whole piece, whatever the cut points;
+// these are only chosen where a cut is likely to be a token boundary (the
+// byte pair that would merge last), so that few stretches need redoing.
+
+// Segments are this long, except the last one of a piece.
+constexpr size_t kMinSegment = 8;
+constexpr size_t kMaxSegment = 24;
+// Past this much redone text at one cut, or this much in all beyond the
+// piece's length, the piece goes to the run heap instead (a very long token
+// that the segments keep cutting, such as in a run of one letter).
+constexpr size_t kMaxRedo = 2048;
+constexpr size_t kRedoAllowance = 4096;
+
+// Per-thread memory of segments merged and pairs checked, keyed by the
+// vocabulary's cache tag as well as the bytes or ids, so an entry never
+// serves another vocabulary, and a hit compares the full key, so it is
+// exact. Per thread, so Encode from any number of threads needs no lock;
+// about 150 KB a thread, allocated on its first long piece and freed when
+// the thread ends.
+constexpr size_t kSegmentCacheSize = 1024;  // entries, a power of two
+constexpr size_t kMaxCachedSegmentIds = 12;
+constexpr size_t kPairCacheSize = 4096;  // entries, a power of two
+
+struct SegmentCacheEntry {
+  uint64_t hash;
+  uint32_t tag;  // 0: empty
+  uint8_t length;
+  uint8_t count;
+  char bytes[kMaxSegment];
+  uint32_t ids[kMaxCachedSegmentIds];
+};
+
+struct PairCacheEntry {
+  uint32_t tag;  // 0: empty
+  uint32_t left;
+  uint32_t right;
+  uint32_t compatible;
+};
+
+struct SegmentCaches {
+  SegmentCacheEntry segments[kSegmentCacheSize] = {};
+  PairCacheEntry pairs[kPairCacheSize] = {};
+};
+
+SegmentCaches& ThreadSegmentCaches() {
+  thread_local std::unique_ptr<SegmentCaches> caches;
+  if (caches == nullptr) caches = std::make_unique<SegmentCaches>();
+  return *caches;
+}
+
+uint64_t Mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ull;
+  return h ^ (h >> 33);
+}
+
+uint64_t HashBytes(std::string_view bytes) {
+  uint64_t h = bytes.size();
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    h = Mix(h ^ word);
+  }
+  if (i < bytes.size()) {
+    uint64_t word = 0;
+    std::memcpy(&word, bytes.data() + i, bytes.size() - i);
+    h = Mix(h ^ word ^ 0x9E3779B97F4A7C15ull);
+  }
+  return h;
+}
+
+class SegmentMerger {
+ public:
+  SegmentMerger(const Vocabulary& vocab, std::string_view piece)
+      : vocab_(vocab),
+        piece_(piece),
+        bytes_(reinterpret_cast<const unsigned char*>(piece.data())),
+        caches_(ThreadSegmentCaches()),
+        redo_budget_(piece.size() + kRedoAllowance) {}
+
+  // Merges the whole piece; false if it gave up (see kMaxRedo), leaving
+  // ids() unspecified.
+  bool Merge() {
+    ids_.reserve(piece_.size() / 2 + 1);
+    ends_.reserve(piece_.size() / 2 + 1);
+    uint32_t segment[kMaxSegment];
+    for (size_t begin = 0; begin < piece_.size();) {
+      const size_t end = NextCut(begin);
+      const size_t m = MergeSegment(begin, end, segment);
+      if (!Stitch(begin, segment, m)) return false;
+      begin = end;
+    }
+    return true;
+  }
+
+  const std::vector<uint32_t>& ids() const { return ids_; }
+
+ private:
+  // Where the segment starting at `begin` ends: at the byte pair between
+  // kMinSegment and kMaxSegment bytes on whose merge the vocabulary puts the
+  // highest rank (none: higher than any), the last of equals, so that a
+  // cut usually falls between two tokens and repeated text is cut the same
+  // way each time.
+  size_t NextCut(size_t begin) const {
+    if (piece_.size() - begin <= kMaxSegment) return piece_.size();
+    size_t best = begin + kMinSegment;
+    uint32_t best_rank = 0;
+    for (size_t cut = best; cut <= begin + kMaxSegment; ++cut) {
+      const uint32_t rank = vocab_.PairRank(bytes_[cut - 1], bytes_[cut]);
+      if (rank >= best_rank) {
+        best_rank = rank;
+        best = cut;
+      }
+    }
+    return best;
+  }
+
+  // The ids of piece_[begin, end) merged alone, into `out`; returns how many.
+  size_t MergeSegment(size_t begin, size_t end, uint32_t* out) {
+    const std::string_view bytes = piece_.substr(begin, end - begin);
+    const uint64_t hash = HashBytes(bytes);
+    SegmentCacheEntry& entry = caches_.segments[hash & (kSegmentCacheSize - 1)];
+    if (entry.tag == vocab_.cache_tag() && entry.hash == hash &&
+        entry.length == bytes.size() &&
+        std::memcmp(entry.bytes, bytes.data(), bytes.size()) == 0) {
+      std::copy_n(entry.ids, entry.count, out);
+      return entry.count;
+    }
+    size_t n = 0;
+    MergeSmall(vocab_, bytes, [&](uint32_t token) { out[n++] = token; });
+    if (n <= kMaxCachedSegmentIds) {
+      entry.tag = vocab_.cache_tag();
+      entry.hash = hash;
+      entry.length = static_cast<uint8_t>(bytes.size());
+      entry.count = static_cast<uint8_t>(n);
+      std::memcpy(entry.bytes, bytes.data(), bytes.size());
+      std::copy_n(out, n, entry.ids);
+    }
+    return n;
+  }
+
+  // Whether tokens `left` then `right` merge back into themselves.
+  bool Compatible(uint32_t left, uint32_t right) {
+    const uint64_t key = uint64_t{left} << 32 | right;
+    PairCacheEntry& entry = caches_.pairs[Mix(key) & (kPairCacheSize - 1)];
+    if (entry.tag == vocab_.cache_tag() && entry.left == left &&
+        entry.right == right) {
+      return entry.compatible != 0;
+    }
+    const std::string_view a = vocab_.Bytes(left);
+    const std::string_view b = vocab_.Bytes(right);
+    scratch_bytes_.assign(a);
+    scratch_bytes_.append(b);
+    scratch_ids_.clear();
+    MergeAny(vocab_, scratch_bytes_, &scratch_ids_);
+    const bool compatible = scratch_ids_.size() == 2 &&
+                            scratch_ids_[0] == left && scratch_ids_[1] == right;
+    entry = PairCacheEntry{vocab_.cache_tag(), left, right, compatible};
+    return compatible;
+  }
+
+  void Append(uint32_t id, size_t end) {
+    ids_.push_back(id);
+    ends_.push_back(static_cast<uint32_t>(end));
+  }
+
+  // Appends the m ids of the segment that starts at `begin`, redoing the
+  // tokens around the cut when the two sides are not compatible.
+  bool Stitch(size_t begin, const uint32_t* segment, size_t m) {
+    const size_t t = ids_.size();
+    if (t == 0 || Compatible(ids_[t - 1], segment[0])) {
+      size_t end = begin;
+      for (size_t i = 0; i < m; ++i) {
+        end += vocab_.Bytes(segment[i]).size();
+        Append(segment[i], end);
+      }
+      return true;
+    }
+    // Redo the last k tokens before the cut and the first j after it.
+    size_t k = 1;
+    size_t j = 1;
+    for (;;) {
+      k = std::min(k, t);
+      j = std::min(j, m);
+      const size_t from = k == t ? 0 : ends_[t - k - 1];
+      size_t to = begin;
+      for (size_t i = 0; i < j; ++i) to += vocab_.Bytes(segment[i]).size();
+      if (to - from > kMaxRedo || to - from > redo_budget_) return false;
+      redo_budget_ -= to - from;
+      redo_.clear();
+      MergeAny(vocab_, piece_.substr(from, to - from), &redo_);
+      // Where the redone stretch begins (ends) with the token that was
+      // there, its neighbour pair is one that was already compatible.
+      const bool left_ok = k == t || redo_.front() == ids_[t - k] ||
+                           Compatible(ids_[t - k - 1], redo_.front());
+      const bool right_ok = j == m || redo_.back() == segment[j - 1] ||
+                            Compatible(redo_.back(), segment[j]);
+      if (left_ok && right_ok) {
+        ids_.resize(t - k);
+        ends_.resize(t - k);
+        size_t end = from;
+        for (uint32_t id : redo_) {
+          end += vocab_.Bytes(id).size();
+          Append(id, end);
+        }
+        for (size_t i = j; i < m; ++i) {
+          end += vocab_.Bytes(segment[i]).size();
+          Append(segment[i], end);
+        }
+        return true;
+      }
+      if (!left_ok) k *= 2;
+      if (!right_ok) j *= 2;
+    }
+  }
+
+  const Vocabulary& vocab_;
+  std::string_view piece_;
+  const unsigned char* bytes_;
+  SegmentCaches& caches_;
+  size_t redo_budget_;
+  std::vector<uint32_t> ids_;
+  std::vector<uint32_t> ends_;  // ends_[i]: where ids_[i] ends in the piece
+  std::vector<uint32_t> redo_;
+  std::vector<uint32_t> scratch_ids_;
+  std::string scratch_bytes_;
+};
+
+template <typename Emit>
+void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
+  // The segment merger keeps token ends as 32-bit offsets.
+  if (piece.size() > UINT32_MAX) {
+    MergeRuns(vocab, piece, emit);
+    return;
+  }
+  SegmentMerger segments(vocab, piece);
+  if (segments.Merge()) {
+    for (uint32_t id : segments.ids()) emit(id);
+    return;
+  }
+  MergeRuns(vocab, piece, emit);
 }
 
 }  // namespace
@@ -338,10 +627,16 @@ size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out) {
   auto emit = [&](uint32_t token) { out->push_back(token); };
-  if (method == BpeMethod::kArray) {
-    MergeSmall(vocab, piece, emit);
-  } else {
-    MergeLarge(vocab, piece, emit);
+  switch (method) {
+    case BpeMethod::kArray:
+      MergeSmall(vocab, piece, emit);
+      return;
+    case BpeMethod::kRuns:
+      MergeRuns(vocab, piece, emit);
+      return;
+    case BpeMethod::kSegments:
+      MergeLarge(vocab, piece, emit);
+      return;
   }
 }
 
@@ -351,10 +646,8 @@ size_t BytePairCount(const Vocabulary& vocab, std::string_view piece) {
     return BytePairEncodeShort(vocab, piece, ids);
   }
   if (vocab.Rank(piece)) return 1;
-  RunMerger merger(vocab, piece);
-  merger.Merge();
   size_t count = 0;
-  merger.Each([&](uint32_t, uint32_t n) { count += n; });
+  MergeLarge(vocab, piece, [&](uint32_t) { ++count; });
   return count;
 }
 

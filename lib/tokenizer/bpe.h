@@ -4,11 +4,16 @@
 // tie, until no adjacent pair is a token.
 //
 // Short pieces use tiktoken's array scan (quadratic, but fastest for the few
-// bytes most pieces have). Long ones use a heap over runs of equal tokens:
-// the same merges in O(n log n), where a run of one token (1 MB of spaces,
-// of '=' or of one letter) merges all its pairs in one step whenever
-// tiktoken's order would merge them one after another, so such a piece
-// costs O(log n) steps instead of n.
+// bytes most pieces have). Long ones are cut into segments of 8 to 24 bytes,
+// each merged alone by the array scan (and remembered per thread, since a
+// long piece repeats itself: blank lines, rules of "-=", runs of one
+// character), and checked at each cut: the tokens are the merge of the
+// whole piece exactly when every two neighbours merge back into themselves
+// (bpe.cc proves it), and where two do not, the tokens around the cut are
+// merged again. A piece that keeps defeating the cuts (one very long token,
+// as in a run of one letter) goes to a heap over runs of equal tokens: the
+// same merges in O(n log n), where a run of one token merges all its pairs
+// in one step whenever tiktoken's order would merge them one after another.
 
 #ifndef CTXKIT_LIB_TOKENIZER_BPE_H_
 #define CTXKIT_LIB_TOKENIZER_BPE_H_
@@ -41,9 +46,11 @@ size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
 size_t BytePairCount(const Vocabulary& vocab, std::string_view piece);
 
 // BytePairEncode with a chosen method, without the whole-token shortcut, so
-// tests can check that both methods merge alike on any piece. kArray needs
-// piece.size() < kBpeHeapThreshold.
-enum class BpeMethod { kArray, kRuns };
+// tests can check that the methods merge alike on any piece. kArray needs
+// piece.size() < kBpeHeapThreshold; kRuns is the run heap alone; kSegments
+// is what BytePairEncode uses for long pieces (segments, the run heap when
+// they give up).
+enum class BpeMethod { kArray, kRuns, kSegments };
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <utility>
@@ -247,10 +248,24 @@ uint32_t CompactChecksum(std::string_view payload) {
   return h;
 }
 
-Vocabulary::Vocabulary() = default;
+namespace {
+
+uint32_t NewCacheTag() {
+  // Wrapping around would take four billion vocabularies; 0 stays free for
+  // "empty" in the caches.
+  static std::atomic<uint32_t> next{1};
+  uint32_t tag = next.fetch_add(1, std::memory_order_relaxed);
+  if (tag == 0) tag = next.fetch_add(1, std::memory_order_relaxed);
+  return tag;
+}
+
+}  // namespace
+
+Vocabulary::Vocabulary() : cache_tag_(NewCacheTag()) {}
 // Moves leave the source empty (size() == 0, every lookup misses) rather
 // than with counts that no longer match its moved-away arrays.
-Vocabulary::Vocabulary(Vocabulary&& other) noexcept {
+Vocabulary::Vocabulary(Vocabulary&& other) noexcept
+    : cache_tag_(NewCacheTag()) {
   *this = std::move(other);
 }
 
@@ -267,6 +282,8 @@ Vocabulary& Vocabulary::operator=(Vocabulary&& other) noexcept {
   pattern_ = std::exchange(other.pattern_, {});
   special_tokens_ = std::exchange(other.special_tokens_, {});
   explicit_n_vocab_ = std::exchange(other.explicit_n_vocab_, std::nullopt);
+  // The tag goes with the tokens; the emptied source must not share it.
+  cache_tag_ = std::exchange(other.cache_tag_, NewCacheTag());
   return *this;
 }
 Vocabulary::~Vocabulary() = default;

@@ -137,6 +137,12 @@ class Vocabulary {
   // Approximate number of heap bytes this vocabulary holds.
   size_t MemoryUsage() const;
 
+  // A number no other Vocabulary of this process has had (a moved-from one
+  // gets a new one), for caches that outlive a single call: keyed by it, an
+  // entry can never be taken for one of a later vocabulary at the same
+  // address. Never 0.
+  uint32_t cache_tag() const { return cache_tag_; }
+
   // The encoding's pre-tokenization regular expression as published by the
   // vocabulary's source, or empty (always empty after FromTiktoken).
   const std::string& pattern() const { return pattern_; }
@@ -190,6 +196,7 @@ class Vocabulary {
   token_index::Index long_index_;   // tokens of 5 bytes or more
   uint32_t size_ = 0;
   uint32_t token_count_ = 0;
+  uint32_t cache_tag_;
   std::string pattern_;
   std::vector<SpecialToken> special_tokens_;
   std::optional<uint32_t> explicit_n_vocab_;

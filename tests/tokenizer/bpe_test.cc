@@ -4,6 +4,8 @@
 // vocabularies where it must not), every piece decodes back to itself, and
 // counting agrees with encoding.
 
+#include "lib/tokenizer/bpe.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
@@ -11,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/tokenizer/bpe.h"
 #include "lib/tokenizer/embedded_vocabularies.h"
 #include "lib/tokenizer/vocabulary.h"
 
@@ -55,7 +56,8 @@ std::vector<uint32_t> ReferenceMerge(const Vocabulary& vocab,
   }
   std::vector<uint32_t> ids;
   for (size_t i = 0; i + 1 < bounds.size(); ++i) {
-    ids.push_back(*vocab.Rank(piece.substr(bounds[i], bounds[i + 1] - bounds[i])));
+    ids.push_back(
+        *vocab.Rank(piece.substr(bounds[i], bounds[i + 1] - bounds[i])));
   }
   return ids;
 }
@@ -63,7 +65,8 @@ std::vector<uint32_t> ReferenceMerge(const Vocabulary& vocab,
 // Long pieces with the repetition the run heap exploits: runs of one byte of
 // random lengths, repeated short units, whitespace mixes.
 std::string RepetitivePiece(std::mt19937& rng, size_t length) {
-  static const std::string units[] = {"a", " ", "=", "-", "ab", "\n ", "\t", "0",
+  static const std::string units[] = {"a",   " ",    "=",        "-",
+                                      "ab",  "\n ",  "\t",       "0",
                                       "xyz", "  \n", "\xc3\xa9", "aaab"};
   std::string piece;
   while (piece.size() < length) {
@@ -84,8 +87,11 @@ std::string Join(const Vocabulary& vocab, const std::vector<uint32_t>& ids) {
 // multi-byte characters, random bytes, and base64-like runs.
 std::string RandomPiece(std::mt19937& rng, size_t length) {
   static const std::string alphabets[] = {
-      "abcdefghijklmnopqrstuvwxyz", "aaaaaaab", " \t\n",
-      "0123456789", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+      "abcdefghijklmnopqrstuvwxyz",
+      "aaaaaaab",
+      " \t\n",
+      "0123456789",
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
       "\xe4\xbd\xa0\xe5\xa5\xbd\xf0\x9f\x98\x80\xc3\xa9"};
   const std::string& alphabet = alphabets[rng() % std::size(alphabets)];
   std::string piece;
@@ -162,11 +168,12 @@ TEST_CASE("the run heap merges long repetitive pieces exactly as tiktoken") {
 TEST_CASE("the run heap stops batching when a new pair outranks the run") {
   // Ranks: a b c, then "aaa" before "aa" (m+t outranks t+t), "aaaa" before
   // "aa" (m+m), "caa" before "aa" (previous token + m).
-  const char* lines[][2] = {{"YQ==", "0"},    {"Yg==", "1"},  {"Yw==", "2"},
-                            {"YWFh", "3"},    {"YWFhYQ==", "4"}, {"Y2Fh", "5"},
-                            {"YWE=", "6"},    {"YmI=", "7"}};
+  const char* lines[][2] = {{"YQ==", "0"}, {"Yg==", "1"},     {"Yw==", "2"},
+                            {"YWFh", "3"}, {"YWFhYQ==", "4"}, {"Y2Fh", "5"},
+                            {"YWE=", "6"}, {"YmI=", "7"}};
   std::string text;
-  for (const auto& line : lines) text += std::string(line[0]) + " " + line[1] + "\n";
+  for (const auto& line : lines)
+    text += std::string(line[0]) + " " + line[1] + "\n";
   auto vocab = Vocabulary::FromTiktoken(text);
   REQUIRE(vocab.ok());
   std::mt19937 rng(5);
@@ -178,6 +185,98 @@ TEST_CASE("the run heap stops batching when a new pair outranks the run") {
     }
     std::vector<uint32_t> ids;
     BytePairEncodeWith(BpeMethod::kRuns, *vocab, piece, &ids);
+    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
+  }
+}
+
+// Long pieces made of what item 15 of issue 13 found slow: mixed runs of
+// whitespace (both line ends, tabs, indentation), of punctuation, of one
+// CJK character or several, and periodic units such as "-=" or "\r\n",
+// with now and then a long run of one byte or a stray letter.
+std::string MixedPiece(std::mt19937& rng, size_t length) {
+  static const std::string kUnits[] = {" ",
+                                       "\n",
+                                       "\r\n",
+                                       "\t",
+                                       "  ",
+                                       "    ",
+                                       "-=",
+                                       "=",
+                                       "-",
+                                       "*",
+                                       "#",
+                                       "~",
+                                       ".",
+                                       "!?",
+                                       "//",
+                                       "\xE7\x9A\x84",
+                                       "\xE6\x97\xA5",
+                                       "\xE3\x80\x82",
+                                       "\xF0\x9F\x99\x82",
+                                       "a",
+                                       "_",
+                                       "{}",
+                                       "\"",
+                                       "'"};
+  std::string piece;
+  // Each piece draws from a few units, as real runs do.
+  std::vector<std::string> units;
+  const size_t kinds = 1 + rng() % 4;
+  for (size_t k = 0; k < kinds; ++k)
+    units.push_back(kUnits[rng() % std::size(kUnits)]);
+  while (piece.size() < length) {
+    const std::string& unit = units[rng() % units.size()];
+    const size_t repeat = 1 + rng() % (rng() % 8 == 0 ? 300 : 6);
+    for (size_t k = 0; k < repeat && piece.size() < length; ++k) piece += unit;
+  }
+  return piece;
+}
+
+TEST_CASE("segment merging agrees with the run heap on long mixed pieces") {
+  std::mt19937 rng(20261126);
+  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    for (int round = 0; round < 400; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % 3000;
+      const std::string piece =
+          round % 2 == 0 ? MixedPiece(rng, length) : RandomPiece(rng, length);
+      std::vector<uint32_t> by_segments, by_runs;
+      BytePairEncodeWith(BpeMethod::kSegments, vocab, piece, &by_segments);
+      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_runs);
+      REQUIRE_MESSAGE(by_segments == by_runs, name << ", round " << round
+                                                   << ", " << length
+                                                   << " bytes");
+    }
+  }
+}
+
+TEST_CASE(
+    "segment merging agrees with tiktoken's loop on crafted vocabularies") {
+  // Ranks that make cuts go wrong: "aaa" before "aa", "caa" before "aa",
+  // and long tokens across every likely cut.
+  const char* lines[][2] = {
+      {"YQ==", "0"},      {"Yg==", "1"},     {"Yw==", "2"},  {"YWFh", "3"},
+      {"YWFhYQ==", "4"},  {"Y2Fh", "5"},     {"YWE=", "6"},  {"YmI=", "7"},
+      {"YWI=", "8"},      {"YmM=", "9"},     {"YWJj", "10"}, {"Y2E=", "11"},
+      {"YWJjYWJj", "12"}, {"YmNhYg==", "13"}};
+  std::string text;
+  for (const auto& line : lines)
+    text += std::string(line[0]) + " " + line[1] + "\n";
+  auto vocab = Vocabulary::FromTiktoken(text);
+  REQUIRE(vocab.ok());
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    std::string piece;
+    const size_t length = kBpeHeapThreshold + rng() % 400;
+    while (piece.size() < length) {
+      if (rng() % 3 == 0) {
+        piece += "abc";
+      } else {
+        piece.append(1 + rng() % 20, "abc"[rng() % 3]);
+      }
+    }
+    std::vector<uint32_t> ids;
+    BytePairEncodeWith(BpeMethod::kSegments, *vocab, piece, &ids);
     REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
   }
 }

@@ -65,6 +65,8 @@ inline constexpr std::string_view kGoldenTestPlansFile =
     "gpt_tokenizer_testplans.golden";
 // The corpus plus NFKC cases under "claude", from @anthropic-ai/tokenizer.
 inline constexpr std::string_view kGoldenClaudeFile = "claude_corpus.golden";
+// Long runs of whitespace, punctuation and repeated characters (mode 0).
+inline constexpr std::string_view kGoldenLongRunsFile = "long_runs.golden";
 
 // Returns the directory holding the golden files, as CMake passed it to this
 // library (CTXKIT_GOLDEN_DIR, the source directory's tests/tokenizer/golden),

@@ -19,7 +19,8 @@ namespace {
 
 std::string Preview(const std::vector<uint32_t>& ids, size_t from) {
   std::ostringstream out;
-  for (size_t i = from; i < ids.size() && i < from + 8; ++i) out << ids[i] << ' ';
+  for (size_t i = from; i < ids.size() && i < from + 8; ++i)
+    out << ids[i] << ' ';
   return out.str();
 }
 
@@ -37,32 +38,41 @@ size_t CheckFile(std::string_view file) {
     const bool special = c.mode == GoldenCase::Mode::kAllSpecial;
     auto ids = special ? (*tokenizer)->Encode(c.text, all)
                        : (*tokenizer)->EncodeOrdinary(c.text);
-    auto count = special ? (*tokenizer)->Count(c.text, all)
-                         : (*tokenizer)->Count(c.text, EncodeOptions{
-                               SpecialTokenSet::None(), SpecialTokenSet::None(),
-                               false});
+    auto count =
+        special ? (*tokenizer)->Count(c.text, all)
+                : (*tokenizer)
+                      ->Count(c.text,
+                              EncodeOptions{SpecialTokenSet::None(),
+                                            SpecialTokenSet::None(), false});
     // The caller-buffer path, into a buffer of exactly the right size.
     std::vector<uint32_t> buffer(c.ids.size());
     const EncodeOptions& options =
-        special ? all : EncodeOptions{SpecialTokenSet::None(), SpecialTokenSet::None(), false};
+        special ? all
+                : EncodeOptions{SpecialTokenSet::None(),
+                                SpecialTokenSet::None(), false};
     auto written = (*tokenizer)->EncodeInto(c.text, buffer, options);
-    const bool into_ok = written.ok() && *written == c.ids.size() && buffer == c.ids;
+    const bool into_ok =
+        written.ok() && *written == c.ids.size() && buffer == c.ids;
     ++checked_by_encoding[c.encoding];
-    if (ids.ok() && *ids == c.ids && count.ok() && *count == c.ids.size() && into_ok) {
+    if (ids.ok() && *ids == c.ids && count.ok() && *count == c.ids.size() &&
+        into_ok) {
       continue;
     }
     ++mismatches;
     if (mismatches > 10) continue;  // enough to diagnose
     size_t at = 0;
     if (ids.ok()) {
-      while (at < ids->size() && at < c.ids.size() && (*ids)[at] == c.ids[at]) ++at;
+      while (at < ids->size() && at < c.ids.size() && (*ids)[at] == c.ids[at])
+        ++at;
     }
-    FAIL_CHECK(c.encoding << " " << GoldenModeName(c.mode) << " " << c.label
-                          << ": first difference at id " << at << ": expected "
-                          << Preview(c.ids, at) << "got "
-                          << (ids.ok() ? Preview(*ids, at) : ids.status().ToString())
-                          << (count.ok() && *count != c.ids.size() ? " (count differs)" : "")
-                          << (into_ok ? "" : " (EncodeInto differs)"));
+    FAIL_CHECK(
+        c.encoding << " " << GoldenModeName(c.mode) << " " << c.label
+                   << ": first difference at id " << at << ": expected "
+                   << Preview(c.ids, at) << "got "
+                   << (ids.ok() ? Preview(*ids, at) : ids.status().ToString())
+                   << (count.ok() && *count != c.ids.size() ? " (count differs)"
+                                                            : "")
+                   << (into_ok ? "" : " (EncodeInto differs)"));
   }
   for (const auto& [encoding, n] : checked_by_encoding) {
     MESSAGE(file << ": " << encoding << ": " << n << " cases");
@@ -77,6 +87,14 @@ TEST_CASE("tiktoken golden corpus: 100% parity") {
 
 TEST_CASE("gpt-tokenizer TestPlans vectors: 100% parity") {
   CHECK(CheckFile(kGoldenTestPlansFile) == 313);
+}
+
+TEST_CASE("long runs of whitespace and punctuation: 100% parity") {
+  // 30 texts of 0.3 to 4 KB (blank CRLF lines, "-=" rules, one CJK
+  // character repeated, indentation, ...), each one long piece or a few,
+  // in r50k, p50k, cl100k and o200k (120 cases): the segment merger's
+  // worst cases.
+  CHECK(CheckFile(kGoldenLongRunsFile) == 120);
 }
 
 TEST_CASE("claude golden corpus (@anthropic-ai/tokenizer): 100% parity") {

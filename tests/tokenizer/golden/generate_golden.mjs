@@ -54,6 +54,10 @@ const kEncodings = ['r50k_base', 'p50k_base', 'p50k_edit', 'cl100k_base', 'o200k
 const kCorpusFile = 'tiktoken_corpus.golden';
 const kTestPlansFile = 'gpt_tokenizer_testplans.golden';
 const kClaudeFile = 'claude_corpus.golden';
+const kLongRunsFile = 'long_runs.golden';
+// The long-runs file holds only ordinary encodings (its texts have no
+// special-token text) of the encodings whose merges differ.
+const kLongRunsEncodings = ['r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base'];
 const kTiktokenVersion = '1.0.22';
 const kGptTokenizerVersion = '4.0.0';
 const kClaudeTokenizerVersion = '0.0.4';
@@ -603,6 +607,93 @@ function BuildCorpusFile() {
   return { bytes: Serialize(comments, records), records };
 }
 
+// Long pieces of whitespace, punctuation and repeated characters, the
+// shapes that issue 13's item 15 found slow (and which ctxkit merges by
+// segments): mixed whitespace with both line ends and indentation, blank
+// CRLF lines, "-=" rules, one CJK character repeated, spaces and newlines,
+// punctuation, periodic and random mixes of such units, and indented prose.
+// Each is 0.3 to 4 KB, so that pieces run far past the 128 bytes where the
+// long-piece merger starts, yet the file stays small.
+function BuildLongRuns() {
+  const cases = [];
+  const Add = (label, text) => cases.push([`long-runs/${label}`, text]);
+  const rng = new Rng(0x13151315);
+  const repeat = (unit, bytes) => unit.repeat(Math.max(1, Math.floor(bytes / Buffer.byteLength(unit))));
+  for (const bytes of [1024, 4096]) {
+    let ws = '';
+    while (ws.length < bytes) {
+      const k = rng.Below(6);
+      ws += k === 0 ? ' '.repeat(rng.Range(1, 12)) : k === 1 ? '\t'.repeat(rng.Range(1, 3)) : k === 2 ? '\r\n' : '\n'.repeat(rng.Range(1, 2));
+    }
+    Add(`whitespace-mix-${bytes}`, ws);
+    let nl = '';
+    for (let i = 0; i < bytes; ++i) nl += rng.Below(4) === 0 ? '\n' : ' ';
+    Add(`newlines-spaces-${bytes}`, nl);
+  }
+  Add('crlf-blank', repeat('\r\n', 2000));
+  Add('crlf-blank-with-blanks', repeat('  \r\n\r\n\t\r\n', 2000));
+  Add('dash-equals', repeat('-=', 3000));
+  Add('equals-dash-odd', '=' + repeat('-=', 1501));
+  Add('dash-equals-lines', repeat('-='.repeat(40) + '\n', 2000));
+  Add('cjk-repeat', repeat('\u7684', 3000));
+  Add('cjk-pair-repeat', repeat('\u65e5\u672c', 3000));
+  Add('cjk-full-stop-repeat', repeat('\u3002', 1500));
+  {
+    const punct = '-=*#~_.:;!?/+()[]{}&%$@^`\'",\\>';
+    let p = '';
+    for (let i = 0; i < 2048; ++i) p += punct[rng.Below(punct.length)];
+    Add('punct-mix', p);
+  }
+  {
+    const units = [' ', '\n', '\r\n', '\t', '  ', '    ', '-=', '=', '-', '*', '#', '~', '.', '!?', '//',
+                   '\u7684', '\u65e5', '\u3002', '\u{1F642}', '_', '{}', '"'];
+    for (let i = 0; i < 16; ++i) {
+      const kinds = [];
+      for (let k = rng.Range(1, 4); k > 0; --k) kinds.push(rng.Pick(units));
+      const bytes = rng.Range(300, 2500);
+      let t = '';
+      while (Buffer.byteLength(t) < bytes) {
+        const unit = rng.Pick(kinds);
+        t += unit.repeat(rng.Range(1, rng.Below(8) === 0 ? 300 : 6));
+      }
+      Add(`units-${i}`, t);
+    }
+  }
+  {
+    // Indented prose: paragraphs, tab- and space-indented quotations and
+    // code, blank lines holding blanks, a CRLF section.
+    const words = ['the', 'context', 'window', 'of', 'an', 'agent', 'keeps', 'what', 'it', 'needs,', 'and', 'drops', 'the', 'rest.', 'Tokens', 'are', 'counted', 'exactly;', 'it\'s', '42', 'times', '(often)'];
+    let t = '';
+    for (let para = 0; para < 30; ++para) {
+      const eol = para % 7 === 3 ? '\r\n' : '\n';
+      const indent = rng.Pick(['', '', '\t', '    ', '        ', '\t\t', '  - ', '\t* ']);
+      for (let line = rng.Range(1, 5); line > 0; --line) {
+        let l = indent;
+        for (let w = rng.Range(4, 12); w > 0; --w) l += rng.Pick(words) + (rng.Below(9) === 0 ? '  ' : ' ');
+        t += l.trimEnd() + (rng.Below(5) === 0 ? '   ' : '') + eol;
+      }
+      t += rng.Pick(['', '  ', '\t', '    ']) + eol + (rng.Below(3) === 0 ? eol : '');
+    }
+    Add('prose-indented', t);
+  }
+  return cases;
+}
+
+function BuildLongRunsFile() {
+  const records = BuildLongRuns().map(([label, text]) => ({
+    label,
+    text,
+    results: kLongRunsEncodings.map((e) => ({ encoding: e, mode: 0, ids: Array.from(encoders[e].encode_ordinary(text)) })),
+  }));
+  const comments = [
+    'Golden token ids of long runs of whitespace, punctuation and repeated characters, for ctxkit\'s parity tests.',
+    `Reference: npm tiktoken@${kTiktokenVersion} (WebAssembly build of OpenAI's Rust tiktoken core, MIT licence).`,
+    'mode 0 = encode_ordinary(text) only: the texts hold no special-token text.',
+    'Texts are generated (seeded PRNG) by generate_golden.mjs; regenerate or verify with it.',
+  ];
+  return { bytes: Serialize(comments, records, kLongRunsEncodings), records };
+}
+
 function BuildTestPlansFile() {
   const file = path.join(nodeModules, 'gpt-tokenizer', 'data', 'TestPlans.txt');
   const data = fs.readFileSync(file, 'utf8');
@@ -765,6 +856,7 @@ function PrintCoverage(records) {
 }
 
 const corpus = BuildCorpusFile();
+const longRuns = BuildLongRunsFile();
 const plans = BuildTestPlansFile();
 if (claudeTokenizer !== null && !['16.0', '17.0'].includes(process.versions.unicode)) {
   console.error(`node's ICU has Unicode ${process.versions.unicode}: recompute kNfkcUnicodeDiffers for it`);
@@ -786,6 +878,7 @@ if (stats) {
   PrintStats(kCorpusFile, corpus.records);
   PrintCoverage(corpus.records);
   PrintStats(kTestPlansFile, plans.records);
+  PrintStats(kLongRunsFile, longRuns.records);
   if (claude !== null) {
     console.log(`${kClaudeFile}: ${claude.excluded} corpus texts left out (NFKC differs between Unicode 16.0 ` +
                 `and node's Unicode ${process.versions.unicode})`);
@@ -796,7 +889,7 @@ if (plans.mismatches.length) {
   console.error(`TestPlans vectors that differ from tiktoken: ${plans.mismatches.join(' ')}`);
 }
 
-const outputs = [[kCorpusFile, corpus.bytes], [kTestPlansFile, plans.bytes]];
+const outputs = [[kCorpusFile, corpus.bytes], [kTestPlansFile, plans.bytes], [kLongRunsFile, longRuns.bytes]];
 if (claude !== null) outputs.push([kClaudeFile, claude.bytes]);
 else console.log(`${kClaudeFile}: skipped (no --claude)`);
 if (check) {

@@ -28,7 +28,6 @@
 #include "ctxkit/store.h"
 #include "lib/base/field_check.h"
 #include "lib/conversations/conversation_json.h"
-#include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 
 struct ctxkit_references {
@@ -45,7 +44,6 @@ using ctxkit::capi::View;
 
 using ctxkit::Status;
 using ctxkit::StatusCode;
-using ctxkit::internal::JsonWriter;
 using ctxkit::internal::ToPublic;
 
 int Report(const absl::Status& status, char** out_error) {
@@ -121,65 +119,6 @@ int ReturnResult(const StatusOrString& doc, char** out_json,
   return ReturnDoc(std::string_view(*doc), out_json, out_json_len, out_error);
 }
 
-int ReturnWriter(JsonWriter writer, char** out_json, size_t* out_json_len,
-                 char** out_error) {
-  return ReturnResult(std::move(writer).Finish(), out_json, out_json_len,
-                      out_error);
-}
-
-JsonWriter BeginDoc() {
-  JsonWriter writer;
-  writer.BeginObject().Key("schema_version").Int(1);
-  return writer;
-}
-
-// The members of `object_json` (a JSON object that a ctxkit ...ToJson
-// function wrote) without its braces, so it can be spliced into a document.
-std::string_view Members(std::string_view object_json) {
-  if (object_json.size() < 2) return {};
-  return object_json.substr(1, object_json.size() - 2);
-}
-
-// {"schema_version":1,<members of object_json>,<extra>}; `extra` is a list
-// of members or empty. A document that already begins with schema_version
-// keeps its own.
-std::string Envelope(std::string_view object_json,
-                     std::string_view extra = {}) {
-  std::string out;
-  const std::string_view members = Members(object_json);
-  const bool has_version = members.rfind("\"schema_version\":", 0) == 0;
-  out.reserve(object_json.size() + extra.size() + 24);
-  out += has_version ? "{" : "{\"schema_version\":1";
-  if (!members.empty()) {
-    if (!has_version) out += ',';
-    out += members;
-  }
-  if (!extra.empty()) {
-    out += ',';
-    out += extra;
-  }
-  out += '}';
-  return out;
-}
-
-// {"schema_version":1,"<key>":<value_json>}; `key` is a plain ASCII literal.
-std::string Wrap(std::string_view key, std::string_view value_json) {
-  std::string out = "{\"schema_version\":1,\"";
-  out += key;
-  out += "\":";
-  out += value_json;
-  out += '}';
-  return out;
-}
-
-void MillisOrNull(JsonWriter& writer, int64_t ms) {
-  if (ms == 0) {
-    writer.Null();
-  } else {
-    writer.Int(ms);
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -230,8 +169,8 @@ int ctxkit_conversations_create(ctxkit_conversations* convs, const char* title,
     }
     auto created = convs->conversations->Create(in);
     if (!created.ok()) return Report(created.status(), out_error);
-    return ReturnResult(ctxkit::internal::ConversationToJson(*created),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ConversationToJson(*created), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -274,8 +213,8 @@ int ctxkit_conversations_add_message(
     auto added = convs->conversations->AddMessage(
         View(conversation_id, conversation_id_len), message);
     if (!added.ok()) return Report(added.status(), out_error);
-    return ReturnResult(ctxkit::internal::AddMessageResultToJson(*added),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::AddMessageResultToJson(*added), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -303,8 +242,8 @@ int ctxkit_conversations_add_messages(ctxkit_conversations* convs,
     auto added = convs->conversations->AddMessages(
         View(conversation_id, conversation_id_len), *messages);
     if (!added.ok()) return Report(added.status(), out_error);
-    return ReturnResult(ctxkit::internal::AddMessagesResultToJson(*added),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::AddMessagesResultToJson(*added), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -321,9 +260,9 @@ int ctxkit_conversations_get(ctxkit_conversations* convs, const char* id,
     auto detail =
         convs->conversations->Get(View(id, id_len), include_messages != 0);
     if (!detail.ok()) return Report(detail.status(), out_error);
-    return ReturnResult(ctxkit::internal::ConversationDetailToJson(
-                            *detail, include_messages != 0),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(
+        ctxkit::ConversationDetailToJson(*detail, include_messages != 0),
+        out_json, out_json_len, out_error);
   });
 }
 
@@ -349,8 +288,8 @@ int ctxkit_conversations_list(ctxkit_conversations* convs, int64_t limit,
     auto page = convs->conversations->List(static_cast<uint32_t>(limit),
                                            View(cursor, cursor_len));
     if (!page.ok()) return Report(page.status(), out_error);
-    return ReturnResult(ctxkit::internal::ConversationPageToJson(*page),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ConversationPageToJson(*page), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -378,8 +317,8 @@ int ctxkit_conversations_update(ctxkit_conversations* convs, const char* id,
     }
     auto updated = convs->conversations->Update(View(id, id_len), update);
     if (!updated.ok()) return Report(updated.status(), out_error);
-    return ReturnResult(ctxkit::internal::ConversationToJson(*updated),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ConversationToJson(*updated), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -394,8 +333,8 @@ int ctxkit_conversations_delete(ctxkit_conversations* convs, const char* id,
   return Guard(out_error, [&] {
     auto deleted = convs->conversations->Delete(View(id, id_len));
     if (!deleted.ok()) return Report(deleted.status(), out_error);
-    return ReturnResult(ctxkit::internal::DeletedConversationToJson(*deleted),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::DeletedConversationToJson(*deleted), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -415,7 +354,7 @@ int ctxkit_conversations_stats(ctxkit_conversations* convs, ctxkit_cache* cache,
       if (!s.ok()) return Report(s.status(), out_error);
       cache_stats = *std::move(s);
     }
-    return ReturnResult(ctxkit::internal::AggregateStatsToJson(
+    return ReturnResult(ctxkit::AggregateStatsToJson(
                             *stats, cache_stats ? &*cache_stats : nullptr),
                         out_json, out_json_len, out_error);
   });
@@ -436,8 +375,8 @@ int ctxkit_conversations_conversation_stats(ctxkit_conversations* convs,
     auto stats = convs->conversations->ConversationStats(View(id, id_len),
                                                          max_timeline_points);
     if (!stats.ok()) return Report(stats.status(), out_error);
-    return ReturnResult(ctxkit::internal::ConversationStatsToJson(*stats),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ConversationStatsToJson(*stats), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -454,9 +393,8 @@ int ctxkit_conversations_tips(ctxkit_conversations* convs, const char* id,
     if (id != nullptr) {
       auto stats = convs->conversations->ConversationStats(View(id, id_len));
       if (!stats.ok()) return Report(stats.status(), out_error);
-      return ReturnResult(ctxkit::internal::ConversationTipsToJson(
-                              *stats, ctxkit::ConversationTips(*stats)),
-                          out_json, out_json_len, out_error);
+      return ReturnResult(ctxkit::ConversationTipsToJson(*stats), out_json,
+                          out_json_len, out_error);
     }
     std::optional<double> rate;
     if (has_cache_hit_rate != 0) {
@@ -469,9 +407,8 @@ int ctxkit_conversations_tips(ctxkit_conversations* convs, const char* id,
     }
     auto stats = convs->conversations->AggregateStats();
     if (!stats.ok()) return Report(stats.status(), out_error);
-    return ReturnResult(ctxkit::internal::GeneralTipsToJson(
-                            *stats, rate, ctxkit::GeneralTips(*stats, rate)),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::GeneralTipsToJson(*stats, rate), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -539,10 +476,9 @@ int ctxkit_references_add(ctxkit_references* refs, const char* conversation_id,
     in.metadata = std::string(View(metadata_json, metadata_json_len));
     auto added = refs->references->Add(in);
     if (!added.ok()) return Report(added.status(), out_error);
-    auto json = ctxkit::ReferenceToJson(*added, /*include_content=*/false);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(Wrap("reference", *json), out_json, out_json_len,
-                     out_error);
+    return ReturnResult(
+        ctxkit::ReferenceToJson(*added, /*include_content=*/false), out_json,
+        out_json_len, out_error);
   });
 }
 
@@ -557,10 +493,9 @@ int ctxkit_references_get(ctxkit_references* refs, const char* id,
   return Guard(out_error, [&] {
     auto reference = refs->references->Get(View(id, id_len));
     if (!reference.ok()) return Report(reference.status(), out_error);
-    auto json = ctxkit::ReferenceToJson(*reference, /*include_content=*/true);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(Wrap("reference", *json), out_json, out_json_len,
-                     out_error);
+    return ReturnResult(
+        ctxkit::ReferenceToJson(*reference, /*include_content=*/true), out_json,
+        out_json_len, out_error);
   });
 }
 
@@ -585,23 +520,9 @@ int ctxkit_references_list(ctxkit_references* refs, const char* conversation_id,
     options.include_content = include_content != 0;
     auto list = refs->references->List(options);
     if (!list.ok()) return Report(list.status(), out_error);
-    std::string doc = "{\"schema_version\":1,\"references\":[";
-    bool first = true;
-    for (const ctxkit::Reference& reference : list->references) {
-      auto json = ctxkit::ReferenceToJson(reference, include_content != 0);
-      if (!json.ok()) return Report(json.status(), out_error);
-      if (!first) doc += ',';
-      first = false;
-      doc += *json;
-    }
-    auto stats = ctxkit::ReferenceStatsToJson(list->stats);
-    if (!stats.ok()) return Report(stats.status(), out_error);
-    doc += "],\"total\":";
-    doc += std::to_string(list->references.size());
-    doc += ",\"statistics\":";
-    doc += *stats;
-    doc += '}';
-    return ReturnDoc(doc, out_json, out_json_len, out_error);
+    return ReturnResult(
+        ctxkit::ReferenceListToJson(*list, options.include_content), out_json,
+        out_json_len, out_error);
   });
 }
 
@@ -646,12 +567,8 @@ int ctxkit_references_search(ctxkit_references* refs, const char* query,
         std::string(View(conversation_id, conversation_id_len));
     auto results = refs->references->Search(options);
     if (!results.ok()) return Report(results.status(), out_error);
-    auto json = ctxkit::ReferenceSearchResultsToJson(*results);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(
-        Envelope(*json,
-                 "\"total_matches\":" + std::to_string(results->total_matches)),
-        out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ReferenceSearchResultsToJson(*results),
+                        out_json, out_json_len, out_error);
   });
 }
 
@@ -673,9 +590,8 @@ int ctxkit_references_stats(ctxkit_references* refs,
     auto stats =
         refs->references->Stats(View(conversation_id, conversation_id_len));
     if (!stats.ok()) return Report(stats.status(), out_error);
-    auto json = ctxkit::ReferenceStatsToJson(*stats);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(Envelope(*json), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ReferenceStatsToJson(*stats), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -733,19 +649,8 @@ int ctxkit_cache_put(ctxkit_cache* cache, const char* content,
         std::string(View(conversation_id, conversation_id_len));
     auto put = cache->cache->Put(View(content, content_len), options);
     if (!put.ok()) return Report(put.status(), out_error);
-    JsonWriter writer = BeginDoc();
-    writer.Key("key")
-        .String(put->key)
-        .Key("tokens")
-        .Uint(put->tokens)
-        .Key("expires_at");
-    MillisOrNull(writer, put->expires_at);
-    writer.Key("created_at")
-        .Int(put->created_at)
-        .Key("already_cached")
-        .Bool(put->already_cached)
-        .EndObject();
-    return ReturnWriter(std::move(writer), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::CachePutResultToJson(*put), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -761,29 +666,8 @@ int ctxkit_cache_get(ctxkit_cache* cache, const char* key, size_t key_len,
   return Guard(out_error, [&] {
     auto entry = cache->cache->Get(View(key, key_len));
     if (!entry.ok()) return Report(entry.status(), out_error);
-    JsonWriter writer = BeginDoc();
-    writer.Key("key")
-        .String(entry->key)
-        .Key("content")
-        .String(entry->content)
-        .Key("tokens")
-        .Uint(entry->tokens)
-        .Key("hit_count")
-        .Uint(entry->hit_count)
-        .Key("created_at")
-        .Int(entry->created_at)
-        .Key("last_accessed")
-        .Int(entry->last_accessed)
-        .Key("expires_at");
-    MillisOrNull(writer, entry->expires_at);
-    writer.Key("model").String(entry->model).Key("conversation_id");
-    if (entry->conversation_id.empty()) {
-      writer.Null();
-    } else {
-      writer.String(entry->conversation_id);
-    }
-    writer.EndObject();
-    return ReturnWriter(std::move(writer), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::CacheEntryToJson(*entry), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -805,15 +689,8 @@ int ctxkit_cache_check(ctxkit_cache* cache, const char* content,
     auto found = cache->cache->Check(View(content, content_len),
                                      Optional(prefix, prefix_len));
     if (!found.ok()) return Report(found.status(), out_error);
-    JsonWriter writer = BeginDoc();
-    writer.Key("exists").Bool(found->exists).Key("key");
-    if (found->exists) {
-      writer.String(found->key);
-    } else {
-      writer.Null();
-    }
-    writer.Key("tokens_saved").Uint(found->tokens_saved).EndObject();
-    return ReturnWriter(std::move(writer), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::CacheCheckResultToJson(*found), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -862,9 +739,8 @@ int ctxkit_cache_stats(ctxkit_cache* cache, int64_t top_n, char** out_json,
   return Guard(out_error, [&] {
     auto stats = cache->cache->Stats(top_n);
     if (!stats.ok()) return Report(stats.status(), out_error);
-    auto json = ctxkit::CacheStatsToJson(*stats);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(Envelope(*json), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::CacheStatsToJson(*stats), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -905,9 +781,8 @@ int ctxkit_optimize_query(const char* query, size_t query_len,
     auto result = ctxkit::QueryOptimizer::Default().Optimize(
         View(query, query_len), options);
     if (!result.ok()) return Report(result.status(), out_error);
-    auto json = ctxkit::ToJson(*result);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(Envelope(*json), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::ToJson(*result), out_json, out_json_len,
+                        out_error);
   });
 }
 
@@ -966,9 +841,8 @@ int ctxkit_analytics_query(ctxkit_analytics* analytics, int64_t from_ms,
   return Guard(out_error, [&] {
     auto report = analytics->analytics->Query(from_ms, to_ms);
     if (!report.ok()) return Report(report.status(), out_error);
-    auto json = ctxkit::AnalyticsReportToJson(*report);
-    if (!json.ok()) return Report(json.status(), out_error);
-    return ReturnDoc(Envelope(*json), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::AnalyticsReportToJson(*report), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -983,22 +857,8 @@ int ctxkit_analytics_calls(ctxkit_analytics* analytics, int64_t from_ms,
   return Guard(out_error, [&] {
     auto calls = analytics->analytics->CallsInRange(from_ms, to_ms, limit);
     if (!calls.ok()) return Report(calls.status(), out_error);
-    JsonWriter writer = BeginDoc();
-    writer.Key("calls").BeginArray();
-    for (const ctxkit::AnalyticsCall& call : *calls) {
-      writer.BeginObject()
-          .Key("type")
-          .String(call.type)
-          .Key("timestamp")
-          .Int(call.timestamp_ms)
-          .Key("duration_us")
-          .Int(call.duration_us)
-          .Key("ok")
-          .Bool(call.ok)
-          .EndObject();
-    }
-    writer.EndArray().EndObject();
-    return ReturnWriter(std::move(writer), out_json, out_json_len, out_error);
+    return ReturnResult(ctxkit::AnalyticsCallsToJson(*calls), out_json,
+                        out_json_len, out_error);
   });
 }
 

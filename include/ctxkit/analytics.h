@@ -116,6 +116,15 @@ struct AnalyticsReport {
 CTXKIT_EXPORT StatusOr<std::string> AnalyticsReportToJson(
     const AnalyticsReport& report);
 
+// Analytics::CallsInRange's calls, in its order, as the one document the C
+// ABI (ctxkit_analytics_calls) and any host write:
+//   {"schema_version":1,"calls":[{"type","timestamp" (ms),"duration_us",
+//    "ok"}]}
+// INVALID_ARGUMENT only if a type is not valid UTF-8 (never for calls
+// Analytics returned). Pure; thread-safe.
+CTXKIT_EXPORT StatusOr<std::string> AnalyticsCallsToJson(
+    const std::vector<AnalyticsCall>& calls);
+
 inline constexpr size_t kAnalyticsMaxCounterNameBytes = kAnalyticsMaxTypeBytes;
 
 // One delta for Analytics::AddCounts. `name` is only read during the call.
@@ -194,7 +203,8 @@ class CTXKIT_EXPORT Analytics {
       std::string_view prefix = "");
 
  private:
-  explicit Analytics(std::unique_ptr<internal::AnalyticsImpl> impl);
+  CTXKIT_NO_EXPORT explicit Analytics(
+      std::unique_ptr<internal::AnalyticsImpl> impl);
   std::unique_ptr<internal::AnalyticsImpl> impl_;
 };
 

@@ -188,9 +188,9 @@ inline constexpr double kCacheMediumEffectiveness = 30.0;
 struct CacheStats {
   // Live figures (entries present now).
   uint64_t total_entries = 0;
-  uint64_t total_hits = 0;    // sum of the entries' hit counts
-  uint64_t tokens_saved = 0;  // sum over entries of hit_count * tokens
-  uint64_t total_tokens = 0;  // sum of the entries' tokens
+  uint64_t total_hits = 0;            // sum of the entries' hit counts
+  uint64_t tokens_saved = 0;          // sum over entries of hit_count * tokens
+  uint64_t total_tokens = 0;          // sum of the entries' tokens
   uint64_t avg_tokens_per_entry = 0;  // rounded
   uint64_t size_bytes = 0;            // content bytes
   double avg_hit_count = 0;           // total_hits / total_entries, 0.1
@@ -213,6 +213,33 @@ struct CacheStats {
   std::vector<CacheTopEntry> top_entries;   // most hits first; hits > 0
   std::vector<CacheRecommendation> recommendations;  // at least one
 };
+
+// ---- JSON documents ----
+//
+// The one writer of each result's document: the C ABI returns these bytes,
+// the `ctxkit cache` commands print them and the smart_cache tool and the
+// cache-stats resource return them (the tool inside seed 000's envelope:
+// "success" first, "message" last), so no surface can drift from another.
+// Each is compact UTF-8 JSON whose first member is "schema_version":1, with
+// seed 000's field names; an absent optional value is null, never left out.
+// Errors: INVALID_ARGUMENT only if a string is not valid UTF-8 (never for
+// results the Cache returned). Pure functions; thread-safe; the caller owns
+// the result.
+
+// Put / PutKeyed: {"schema_version":1,"key","prefix" (the key's),"tokens",
+// "created_at","expires_at" (null = never),"already_cached"}.
+CTXKIT_EXPORT StatusOr<std::string> CachePutResultToJson(
+    const CachePutResult& put);
+
+// Get / GetKeyed: {"schema_version":1,"key","content","tokens","hit_count",
+// "created_at","last_accessed","expires_at" (null = never),"model",
+// "conversation_id" (null when tied to none)}.
+CTXKIT_EXPORT StatusOr<std::string> CacheEntryToJson(const CacheEntry& entry);
+
+// Check: {"schema_version":1,"exists","key" (null when it does not),
+// "tokens_saved"}.
+CTXKIT_EXPORT StatusOr<std::string> CacheCheckResultToJson(
+    const CacheCheckResult& check);
 
 // `stats` as seed 000's cache-stats document:
 //   {"schema_version":1,"overview":{total_entries,total_hits,total_misses,
@@ -314,7 +341,7 @@ class CTXKIT_EXPORT Cache {
 
  private:
   friend class internal::CacheTestPeer;
-  explicit Cache(std::unique_ptr<internal::CacheImpl> impl);
+  CTXKIT_NO_EXPORT explicit Cache(std::unique_ptr<internal::CacheImpl> impl);
   std::unique_ptr<internal::CacheImpl> impl_;
 };
 

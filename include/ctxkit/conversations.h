@@ -5,8 +5,9 @@
 //   auto store = ctxkit::Store::Open("/var/lib/agent");
 //   auto convs = ctxkit::ConversationStore::Open(**store);
 //   auto conv = (*convs)->Create({.title = "Code Review Session"});
-//   auto added = (*convs)->AddMessage(conv->id, {.role = ctxkit::MessageRole::kUser,
-//                                                .content = "Please review..."});
+//   auto added = (*convs)->AddMessage(
+//       conv->id, {.role = ctxkit::MessageRole::kUser,
+//                  .content = "Please review..."});
 //   // added->message.tokens, added->conversation.total_tokens
 //   auto stats = (*convs)->AggregateStats();   // O(models + days), no scan
 //
@@ -68,12 +69,12 @@ namespace ctxkit {
 // Byte limits of the fields callers give, checked before anything is
 // written (INVALID_ARGUMENT naming the field and the limit).
 struct ConversationLimits {
-  static constexpr size_t kMaxTitleBytes = 1024;             // 1 KiB
+  static constexpr size_t kMaxTitleBytes = 1024;  // 1 KiB
   static constexpr size_t kMaxModelBytes = 256;
-  static constexpr size_t kMaxMetadataBytes = 64 * 1024;     // 64 KiB
-  static constexpr size_t kMaxContentBytes = 16 << 20;       // 16 MiB
+  static constexpr size_t kMaxMetadataBytes = 64 * 1024;  // 64 KiB
+  static constexpr size_t kMaxContentBytes = 16 << 20;    // 16 MiB
   static constexpr size_t kMaxNameBytes = 256;
-  static constexpr size_t kMaxToolCallsBytes = 1 << 20;      // 1 MiB
+  static constexpr size_t kMaxToolCallsBytes = 1 << 20;  // 1 MiB
   static constexpr size_t kMaxToolCallIdBytes = 256;
   // Most messages in one AddMessages() call, and most ids in one
   // SetCompressed() or DeleteMessages() call.
@@ -92,7 +93,12 @@ struct ConversationLimits {
 inline constexpr std::string_view kDefaultConversationModel =
     "claude-3-5-sonnet";
 
-enum class MessageRole : uint8_t { kUser = 0, kAssistant = 1, kSystem = 2, kTool = 3 };
+enum class MessageRole : uint8_t {
+  kUser = 0,
+  kAssistant = 1,
+  kSystem = 2,
+  kTool = 3
+};
 
 // "user", "assistant", "system" or "tool"; static storage.
 CTXKIT_EXPORT const char* MessageRoleName(MessageRole role) noexcept;
@@ -102,10 +108,10 @@ CTXKIT_EXPORT StatusOr<MessageRole> ParseMessageRole(std::string_view name);
 
 // A conversation and its running totals.
 struct Conversation {
-  std::string id;        // lower-case UUID v4
+  std::string id;  // lower-case UUID v4
   std::string title;
   std::string model;
-  std::string metadata;  // a JSON object, as given (default "{}")
+  std::string metadata;    // a JSON object, as given (default "{}")
   int64_t created_at = 0;  // ms since the epoch
   int64_t updated_at = 0;  // last create, update or message change
   uint64_t message_count = 0;
@@ -122,7 +128,9 @@ struct Conversation {
   int64_t last_message_at = 0;  // its created_at; 0 with no messages
 
   // user + system + tool tokens.
-  uint64_t input_tokens() const { return user_tokens + system_tokens + tool_tokens; }
+  uint64_t input_tokens() const {
+    return user_tokens + system_tokens + tool_tokens;
+  }
   // assistant tokens.
   uint64_t output_tokens() const { return assistant_tokens; }
 };
@@ -148,15 +156,15 @@ struct NewMessage {
 
 // A stored message.
 struct Message {
-  std::string id;               // lower-case UUID v4
+  std::string id;  // lower-case UUID v4
   std::string conversation_id;
-  uint64_t seq = 0;             // 1, 2, ... in order of addition; never reused
+  uint64_t seq = 0;  // 1, 2, ... in order of addition; never reused
   MessageRole role = MessageRole::kUser;
   std::string content;
   std::optional<std::string> name;
   std::optional<std::string> tool_calls;
   std::optional<std::string> tool_call_id;
-  uint64_t tokens = 0;          // see "Token counts" above
+  uint64_t tokens = 0;  // see "Token counts" above
   bool is_compressed = false;
   int64_t created_at = 0;
 };
@@ -210,7 +218,7 @@ struct ConversationPage {
 };
 
 struct DeletedConversation {
-  Conversation conversation;    // as it was before deletion
+  Conversation conversation;  // as it was before deletion
   uint64_t messages_deleted = 0;
   // Compacted views, and references, cache entries, ... removed with it by
   // the other parts.
@@ -227,10 +235,10 @@ inline constexpr double kLimitWarningPercent = 75.0;
 inline constexpr double kLimitCriticalPercent = 90.0;
 
 struct TokenLimit {
-  uint64_t model_limit = 0;    // context window; 0 when unknown
+  uint64_t model_limit = 0;  // context window; 0 when unknown
   uint64_t current_usage = 0;
-  double percentage = 0;       // 100 * usage / limit, unrounded; 0 if unknown
-  std::string status;          // "safe" | "warning" | "critical" | "unknown"
+  double percentage = 0;  // 100 * usage / limit, unrounded; 0 if unknown
+  std::string status;     // "safe" | "warning" | "critical" | "unknown"
   // Seed 000's count_tokens "recommendation": what to do about it, and
   // whether compressing is advised (warning and critical).
   std::string action;
@@ -238,7 +246,8 @@ struct TokenLimit {
 };
 
 // `usage` against `model_limit` by the thresholds above. Pure; thread-safe.
-CTXKIT_EXPORT TokenLimit ComputeTokenLimit(uint64_t usage, uint64_t model_limit);
+CTXKIT_EXPORT TokenLimit ComputeTokenLimit(uint64_t usage,
+                                           uint64_t model_limit);
 
 // ComputeTokenLimit with the context window ModelRegistry::Default() gives
 // `model` (0, hence "unknown", for an unknown model).
@@ -255,8 +264,8 @@ struct ModelUsage {
 
 // Tokens of the messages stored that were created on one UTC day.
 struct DailyUsage {
-  int64_t day = 0;      // days since 1970-01-01 (negative before)
-  std::string date;     // "YYYY-MM-DD"
+  int64_t day = 0;   // days since 1970-01-01 (negative before)
+  std::string date;  // "YYYY-MM-DD"
   uint64_t messages = 0;
   uint64_t input_tokens = 0;
   uint64_t output_tokens = 0;
@@ -368,6 +377,110 @@ CTXKIT_EXPORT std::vector<OptimizationTip> GeneralTips(
 CTXKIT_EXPORT std::vector<OptimizationTip> ConversationTips(
     const ConversationStats& stats);
 
+// ---- JSON documents ---------------------------------------------------------
+//
+// The one writer of each result's document: the C ABI returns these bytes,
+// the `ctxkit conv` and `stats` commands print them, and the MCP tools and
+// resources return them inside seed 000's envelope ("success" first,
+// "message" last), so no surface can drift from another. Every document is
+// compact UTF-8 JSON, one object whose first member is "schema_version":1;
+// field names are seed 000's where it has the field. An optional value that
+// is absent is null, never left out.
+//
+// A conversation object is
+//   {"id","title","model","created_at","updated_at","total_tokens",
+//    "message_count","metadata" (the stored object),"last_message" (the
+//    newest message's preview; null with no messages),"last_message_at"
+//    (null with no messages),"input_tokens","output_tokens","user_tokens",
+//    "assistant_tokens","system_tokens","tool_tokens","compressed_count",
+//    "compressed_tokens"}
+// and a message object
+//   {"id","conversation_id","seq","role","content" (left out of the
+//    documents of AddMessage(s): the caller has just sent it),"name",
+//    "tool_calls" (the stored array),"tool_call_id" (these three null when
+//    not set),"tokens","is_compressed","created_at"}.
+//
+// Errors: INVALID_ARGUMENT only when a stored string is not valid UTF-8 or
+// stored metadata / tool calls are not valid JSON (never for records
+// ConversationStore wrote). Pure functions; thread-safe; the caller owns the
+// result.
+
+struct CacheStats;  // ctxkit/cache.h
+
+// Create and Update: {"schema_version":1,"conversation":{...}}.
+CTXKIT_EXPORT StatusOr<std::string> ConversationToJson(
+    const Conversation& conversation);
+
+// Get: {"schema_version":1,"conversation":{...},"messages":[...] (only with
+// `include_messages`),"actual_tokens","actual_tokens_exact"}.
+CTXKIT_EXPORT StatusOr<std::string> ConversationDetailToJson(
+    const ConversationDetail& detail, bool include_messages);
+
+// List: {"schema_version":1,"conversations":[...],"total" (in the store),
+// "showing" (on this page),"next_cursor" (null on the last page)}.
+CTXKIT_EXPORT StatusOr<std::string> ConversationPageToJson(
+    const ConversationPage& page);
+
+// AddMessage: {"schema_version":1,"message":{... without content},
+// "conversation":{...}}.
+CTXKIT_EXPORT StatusOr<std::string> AddMessageResultToJson(
+    const AddMessageResult& result);
+
+// AddMessages: {"schema_version":1,"messages":[{... without content}],
+// "conversation":{...}}.
+CTXKIT_EXPORT StatusOr<std::string> AddMessagesResultToJson(
+    const AddMessagesResult& result);
+
+// Delete: {"schema_version":1,"deleted":true,"conversation":{... as it
+// was},"messages_deleted","dependent_records_deleted"}.
+CTXKIT_EXPORT StatusOr<std::string> DeletedConversationToJson(
+    const DeletedConversation& deleted);
+
+// AggregateStats as seed 000's token-stats://aggregate:
+// {"schema_version":1,"overview":{"total_conversations","total_messages",
+//  "total_input_tokens","total_output_tokens","total_cached_tokens",
+//  "total_tokens","total_user_tokens","total_assistant_tokens",
+//  "total_system_tokens","total_tool_tokens","compressed_messages",
+//  "compressed_tokens"},"by_model":{"<model>":{"conversations","messages",
+//  "input_tokens","output_tokens","cached_tokens"}},"cache_efficiency":
+//  {"cache_hit_rate","tokens_saved"},"trends":{"daily_average",
+//  "weekly_average","peak_day","peak_tokens"},"days":[{"date","day",
+//  "messages","input_tokens","output_tokens","tokens"}],"tips":[{"category",
+//  "priority","tip","action"}] (GeneralTips)}
+// `cache` (may be null) is the Cache's Stats() of the same store: cached
+// figures are the tokens its hits saved over its lifetime, per model too
+// (models only the cache has seen are listed with zero conversation
+// figures), and the tips judge its hit rate once it has been asked. Without
+// it, total_cached_tokens, each cached_tokens and cache_efficiency are null.
+// There is no "estimated_cost_savings": ctxkit keeps no price list.
+CTXKIT_EXPORT StatusOr<std::string> AggregateStatsToJson(
+    const AggregateStats& stats, const CacheStats* cache = nullptr);
+
+// ConversationStats as seed 000's token-stats://{conversation_id}:
+// {"schema_version":1,"conversation_id","title","model","statistics":
+//  {"total_tokens","input_tokens","output_tokens","message_count",
+//  "avg_tokens_per_message","total_user_tokens","total_assistant_tokens",
+//  "compression_ratio"},"timeline":[{"timestamp","cumulative_tokens",
+//  "message_tokens"}],"token_limit":{"model_limit","current_usage",
+//  "percentage","status","action","should_compress"},"tips":[...]
+//  (ConversationTips)}
+// No "cached_tokens": the cache keeps no per-conversation hit figures.
+CTXKIT_EXPORT StatusOr<std::string> ConversationStatsToJson(
+    const ConversationStats& stats);
+
+// Seed 000's optimization-tips://general without its static "resources":
+// {"schema_version":1,"overview":{"total_conversations","total_messages",
+//  "total_tokens","cache_hit_rate" (null when not given)},"tips":[...]}
+// with GeneralTips(stats, cache_hit_rate).
+CTXKIT_EXPORT StatusOr<std::string> GeneralTipsToJson(
+    const AggregateStats& stats, std::optional<double> cache_hit_rate);
+
+// Seed 000's optimization-tips://{conversation_id}: {"schema_version":1,
+// "conversation":{"id","title","model","current_tokens","message_count"},
+// "tips":[...] (ConversationTips),"token_limit":{...}}.
+CTXKIT_EXPORT StatusOr<std::string> ConversationTipsToJson(
+    const ConversationStats& stats);
+
 // ---- Compacted views -------------------------------------------------------
 //
 // Compacting a stored conversation (Compactor::CompactConversation) never
@@ -453,8 +566,9 @@ class CTXKIT_EXPORT ConversationStore {
   // Appends 1..kMaxBatchMessages messages in one transaction (all or
   // none), all with created_at == now. Fields are named
   // "messages[i].<field>". Otherwise as AddMessage.
-  StatusOr<AddMessagesResult> AddMessages(std::string_view conversation_id,
-                                          const std::vector<NewMessage>& messages);
+  StatusOr<AddMessagesResult> AddMessages(
+      std::string_view conversation_id,
+      const std::vector<NewMessage>& messages);
 
   // The conversation, with its messages when `include_messages`, and
   // actual_tokens (always computed, which reads every message).
@@ -484,15 +598,16 @@ class CTXKIT_EXPORT ConversationStore {
   // kMaxBatchMessages ids). INVALID_ARGUMENT naming "message_ids[i]";
   // NOT_FOUND naming the conversation or a message id that is not one of
   // its messages. Returns the conversation after the change.
-  StatusOr<Conversation> SetCompressed(std::string_view conversation_id,
-                                       const std::vector<std::string>& message_ids,
-                                       bool is_compressed);
+  StatusOr<Conversation> SetCompressed(
+      std::string_view conversation_id,
+      const std::vector<std::string>& message_ids, bool is_compressed);
 
   // Deletes the given messages of the conversation (duplicates allowed;
   // 1..kMaxBatchMessages ids), updating every total; seq numbers of the
   // others do not change. Errors as SetCompressed.
-  StatusOr<Conversation> DeleteMessages(std::string_view conversation_id,
-                                        const std::vector<std::string>& message_ids);
+  StatusOr<Conversation> DeleteMessages(
+      std::string_view conversation_id,
+      const std::vector<std::string>& message_ids);
 
   // Store-wide figures, from the maintained totals: reads one record per
   // model and per day with messages, never the messages.
@@ -532,10 +647,10 @@ class CTXKIT_EXPORT ConversationStore {
   StatusOr<std::vector<CompactedView>> ListCompactedViews(
       std::string_view conversation_id) const;
 
-  struct Impl;
+  struct CTXKIT_NO_EXPORT Impl;
 
  private:
-  explicit ConversationStore(std::unique_ptr<Impl> impl);
+  CTXKIT_NO_EXPORT explicit ConversationStore(std::unique_ptr<Impl> impl);
   friend struct Impl;
   std::unique_ptr<Impl> impl_;
 };

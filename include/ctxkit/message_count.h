@@ -76,6 +76,7 @@
 #define CTXKIT_MESSAGE_COUNT_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -176,6 +177,19 @@ CTXKIT_EXPORT StatusOr<MessageCount> CountMessagesForCounterType(
     std::string_view counter_type, std::string_view messages_json,
     const MessageCountOptions& options = {},
     const ModelRegistry& registry = ModelRegistry::Default());
+
+// `count` as the one count-messages document, which the C ABI
+// (ctxkit_count_messages) returns and `ctxkit count --messages --json`
+// prints:
+//   {"schema_version":1,"model" (as asked; null when counted with an
+//    encoding rather than for a model),"total","messages":[n, ...] (one per
+//    message, with its overhead, in input order),"system","tools",
+//    "reply_priming","encoding" ("" when estimated),"method" ("tokenizer" |
+//    "heuristic"),"exact"}
+// INVALID_ARGUMENT only if `model` or the encoding name is not valid UTF-8.
+// Pure; thread-safe.
+CTXKIT_EXPORT StatusOr<std::string> MessageCountToJson(
+    const MessageCount& count, std::optional<std::string_view> model);
 
 }  // namespace ctxkit
 

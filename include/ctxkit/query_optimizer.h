@@ -57,7 +57,11 @@ namespace ctxkit {
 //                   vague words are flagged with a recommendation. Whitespace
 //                   is left as it is.
 //   kBoth           everything of both.
-enum class OptimizationGoal { kReduceTokens = 0, kImproveClarity = 1, kBoth = 2 };
+enum class OptimizationGoal {
+  kReduceTokens = 0,
+  kImproveClarity = 1,
+  kBoth = 2
+};
 
 // "reduce_tokens", "improve_clarity", "both"; "unknown" for a value outside
 // the enumeration. Static storage.
@@ -70,12 +74,12 @@ CTXKIT_EXPORT StatusOr<OptimizationGoal> ParseOptimizationGoal(
 
 // The kinds of issue. Each rule has one of the first five kinds.
 enum class IssueType {
-  kFillerWords = 0,     // "filler_words": just, really, basically, ...
-  kHedging = 1,         // "hedging": I think maybe, could you maybe, ...
-  kRedundantPhrase = 2, // "redundant_phrase": in order to -> to, ...
-  kPoliteness = 3,      // "politeness": please, thanks in advance, ...
-  kVagueLanguage = 4,   // "vague_language": stuff, things, ... (flag only)
-  kVerbosity = 5,       // "verbosity": the query as a whole (score only)
+  kFillerWords = 0,      // "filler_words": just, really, basically, ...
+  kHedging = 1,          // "hedging": I think maybe, could you maybe, ...
+  kRedundantPhrase = 2,  // "redundant_phrase": in order to -> to, ...
+  kPoliteness = 3,       // "politeness": please, thanks in advance, ...
+  kVagueLanguage = 4,    // "vague_language": stuff, things, ... (flag only)
+  kVerbosity = 5,        // "verbosity": the query as a whole (score only)
 };
 
 // The snake_case name shown above; "unknown" outside the enumeration.
@@ -200,15 +204,15 @@ struct QueryIssue {
 };
 
 struct QueryRecommendation {
-  std::string priority;    // "high", "medium" or "low"
-  std::string suggestion;  // an instruction for the person writing prompts
-  size_t tokens_saved = 0; // tokens following it alone would save
+  std::string priority;     // "high", "medium" or "low"
+  std::string suggestion;   // an instruction for the person writing prompts
+  size_t tokens_saved = 0;  // tokens following it alone would save
 };
 
 // The result of Optimize(): everything seed 000's optimize_query response
 // holds, plus a few fields it lacks (marked). Plain values, owned.
 struct QueryOptimization {
-  std::string model;                 // (extra) as asked
+  std::string model;                                // (extra) as asked
   OptimizationGoal goal = OptimizationGoal::kBoth;  // (extra)
   // (extra) Whether counts come from the model's own tokenizer (see
   // TokenCount::exact; false for Claude 3+ and unknown models).
@@ -278,20 +282,23 @@ class CTXKIT_EXPORT QueryOptimizer {
   // enumerators; "max_tokens" outside 1..kMaxMaxTokens. Errors of the
   // model's tokenizer (e.g. DATA_LOSS of a damaged vocabulary) are returned
   // as they are. Nothing is retained from the arguments.
-  StatusOr<QueryOptimization> Optimize(std::string_view query,
-                                       const OptimizeOptions& options = {}) const;
+  StatusOr<QueryOptimization> Optimize(
+      std::string_view query, const OptimizeOptions& options = {}) const;
 
   // The rules in effect, built-in ones first.
   const std::vector<QueryRule>& rules() const;
 
  private:
-  struct Impl;
-  explicit QueryOptimizer(std::unique_ptr<Impl> impl);
+  struct CTXKIT_NO_EXPORT Impl;
+  CTXKIT_NO_EXPORT explicit QueryOptimizer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
-// Seed 000's optimize_query response without "success":
-//   {"original":{"query","tokens","issues":[{"type", "words" (filler_words,
+// The one document of an optimization, which the C ABI
+// (ctxkit_optimize_query) returns, `ctxkit optimize` prints and the
+// optimize_query tool returns inside seed 000's envelope ("success" first):
+//   {"schema_version":1,
+//    "original":{"query","tokens","issues":[{"type", "words" (filler_words,
 //    vague_language) or "phrases" (hedging, redundant_phrase, politeness),
 //    "occurrences", "score" (verbosity), "impact", "suggestions"
 //    (redundant_phrase)}]},

@@ -230,24 +230,46 @@ class CTXKIT_EXPORT ReferenceStore {
       const SearchReferencesOptions& options) const;
 
  private:
-  struct Impl;
-  explicit ReferenceStore(std::unique_ptr<Impl> impl);
+  struct CTXKIT_NO_EXPORT Impl;
+  CTXKIT_NO_EXPORT explicit ReferenceStore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
-// Documents in seed 000's shapes (compact UTF-8 JSON):
-//   ReferenceToJson: {"id","conversation_id" (omitted when none),"type",
-//     "title","content" (with include_content),"preview" (without),
-//     "tokens","created_at","metadata" (with include_content, as an object)}
-//   ReferenceStatsToJson: {"total_references","total_tokens","by_type":{..}}
-//   ReferenceSearchResultsToJson: {"results":[{"id","type","title",
-//     "preview","tokens","relevance"}],"total":<results returned>}
-// INVALID_ARGUMENT only if stored text is not valid UTF-8 (never for data
-// this library wrote).
+// ---- JSON documents ----
+//
+// The one writer of each result's document: the C ABI returns these bytes,
+// the `ctxkit ref` commands print them and the track_references tool and
+// reference-library resources return them inside seed 000's envelope
+// ("success" first, "message" last), so no surface can drift from another.
+// Each is compact UTF-8 JSON whose first member is "schema_version":1, with
+// seed 000's field names; an absent optional value is null, never left out.
+//
+// A reference object is {"id","conversation_id" (null when it belongs to
+// none),"type","title","content" (with include_content) or "preview"
+// (without),"tokens","created_at","metadata" (with include_content, the
+// stored object)}.
+//
+// Errors: INVALID_ARGUMENT only if stored text is not valid UTF-8 or stored
+// metadata is not JSON (never for data this library wrote). Pure functions;
+// thread-safe; the caller owns the result.
+
+// Add and Get: {"schema_version":1,"reference":{...}}.
 CTXKIT_EXPORT StatusOr<std::string> ReferenceToJson(const Reference& reference,
                                                     bool include_content);
+
+// List: {"schema_version":1,"references":[{...}],"total" (listed),
+// "statistics":{"total_references","total_tokens","by_type":{"<type>":n}}}.
+CTXKIT_EXPORT StatusOr<std::string> ReferenceListToJson(
+    const ReferenceList& list, bool include_content);
+
+// Stats: {"schema_version":1,"total_references","total_tokens",
+// "by_type":{"<type>":n}}.
 CTXKIT_EXPORT StatusOr<std::string> ReferenceStatsToJson(
     const ReferenceStats& stats);
+
+// Search: {"schema_version":1,"results":[{"id","type","title","preview",
+// "tokens","relevance"}],"total" (returned),"total_matches" (matched in
+// all: more than total when a larger limit would show more)}.
 CTXKIT_EXPORT StatusOr<std::string> ReferenceSearchResultsToJson(
     const ReferenceSearchResults& results);
 

@@ -185,8 +185,8 @@ class AnalyticsImpl {
         CheckRange("retention_days", options.retention_days, 1, 3650));
     CTXKIT_RETURN_IF_ERROR(
         CheckRange("flush_interval_ms", options.flush_interval_ms, 1, 60000));
-    CTXKIT_RETURN_IF_ERROR(CheckRange(
-        "flush_max_pending", options.flush_max_pending, 1, 1000000));
+    CTXKIT_RETURN_IF_ERROR(
+        CheckRange("flush_max_pending", options.flush_max_pending, 1, 1000000));
     StatusOr<Database> calls = store.OpenDatabase("analytics");
     if (!calls.ok()) return ToAbsl(calls.status());
     StatusOr<Database> totals = store.OpenDatabase("analytics.totals");
@@ -226,11 +226,10 @@ class AnalyticsImpl {
     bool wake = false;
     {
       std::lock_guard lock(pending_mu_);
-      pending_.push_back(Pending{CallKey(at, instance_ | counter_++),
-                                 AnalyticsCall{std::string(type), at,
-                                               duration_us, ok}});
-      wake = pending_.size() ==
-             static_cast<size_t>(options_.flush_max_pending);
+      pending_.push_back(
+          Pending{CallKey(at, instance_ | counter_++),
+                  AnalyticsCall{std::string(type), at, duration_us, ok}});
+      wake = pending_.size() == static_cast<size_t>(options_.flush_max_pending);
     }
     if (wake) WakeFlusher();
     return absl::OkStatus();
@@ -641,6 +640,26 @@ StatusOr<std::string> AnalyticsReportToJson(const AnalyticsReport& r) {
   w.Key("counters").BeginObject();
   for (const auto& [name, total] : r.counters) w.Key(name).Int(total);
   w.EndObject().EndObject();
+  return ToPublic(std::move(w).Finish());
+}
+
+StatusOr<std::string> AnalyticsCallsToJson(
+    const std::vector<AnalyticsCall>& calls) {
+  internal::JsonWriter w;
+  w.BeginObject().Key("schema_version").Int(1).Key("calls").BeginArray();
+  for (const AnalyticsCall& call : calls) {
+    w.BeginObject()
+        .Key("type")
+        .String(call.type)
+        .Key("timestamp")
+        .Int(call.timestamp_ms)
+        .Key("duration_us")
+        .Int(call.duration_us)
+        .Key("ok")
+        .Bool(call.ok)
+        .EndObject();
+  }
+  w.EndArray().EndObject();
   return ToPublic(std::move(w).Finish());
 }
 

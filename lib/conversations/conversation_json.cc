@@ -1,25 +1,25 @@
-// JSON documents of ConversationStore's results (see conversation_json.h).
+// The public writers of ConversationStore's results (conversations.h, "JSON
+// documents") and the batch reader of conversation_json.h.
 
 #include "lib/conversations/conversation_json.h"
 
-#include "absl/container/flat_hash_map.h"
-
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "ctxkit/cache.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"
+#include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "simdjson.h"
 
-namespace ctxkit::internal {
+namespace ctxkit {
+namespace internal {
 namespace {
-
-#define CTXKIT_CJ_RETURN_IF_ERROR(expr) \
-  do {                                  \
-    absl::Status status_ = (expr);      \
-    if (!status_.ok()) return status_;  \
-  } while (0)
 
 JsonWriter Begin() {
   JsonWriter writer;
@@ -27,28 +27,62 @@ JsonWriter Begin() {
   return writer;
 }
 
-absl::StatusOr<std::string> End(JsonWriter writer) {
+StatusOr<std::string> End(JsonWriter writer) {
   writer.EndObject();
-  return std::move(writer).Finish();
-}
-
-void WriteTip(JsonWriter& writer, const OptimizationTip& tip) {
-  writer.BeginObject()
-      .Key("category")
-      .String(tip.category)
-      .Key("priority")
-      .String(tip.priority)
-      .Key("tip")
-      .String(tip.tip)
-      .Key("action")
-      .String(tip.action)
-      .EndObject();
+  return ToPublic(std::move(writer).Finish());
 }
 
 void WriteTips(JsonWriter& writer, const std::vector<OptimizationTip>& tips) {
   writer.Key("tips").BeginArray();
-  for (const OptimizationTip& tip : tips) WriteTip(writer, tip);
+  for (const OptimizationTip& tip : tips) {
+    writer.BeginObject()
+        .Key("category")
+        .String(tip.category)
+        .Key("priority")
+        .String(tip.priority)
+        .Key("tip")
+        .String(tip.tip)
+        .Key("action")
+        .String(tip.action)
+        .EndObject();
+  }
   writer.EndArray();
+}
+
+void WriteTokenLimit(JsonWriter& writer, const TokenLimit& limit) {
+  writer.Key("token_limit")
+      .BeginObject()
+      .Key("model_limit")
+      .Uint(limit.model_limit)
+      .Key("current_usage")
+      .Uint(limit.current_usage)
+      .Key("percentage")
+      .Double(limit.percentage)
+      .Key("status")
+      .String(limit.status)
+      .Key("action")
+      .String(limit.action)
+      .Key("should_compress")
+      .Bool(limit.should_compress)
+      .EndObject();
+}
+
+void StringOrNull(JsonWriter& writer, const std::optional<std::string>& s) {
+  if (s.has_value()) {
+    writer.String(*s);
+  } else {
+    writer.Null();
+  }
+}
+
+// The cache's hit rate once it has been asked (a hit or a miss): before
+// any lookup the rate means nothing, and GeneralTips then leaves out its
+// caching tip.
+std::optional<double> UsedHitRate(const CacheStats* cache) {
+  if (cache == nullptr || cache->lifetime_hits + cache->total_misses == 0) {
+    return std::nullopt;
+  }
+  return cache->hit_rate;
 }
 
 }  // namespace
@@ -70,14 +104,18 @@ absl::Status WriteConversationJson(JsonWriter& writer, const Conversation& c) {
       .Key("message_count")
       .Uint(c.message_count)
       .Key("metadata");
-  CTXKIT_CJ_RETURN_IF_ERROR(WriteJsonValue(
+  CTXKIT_RETURN_IF_ERROR(WriteJsonValue(
       writer, c.metadata.empty() ? std::string_view("{}") : c.metadata,
       "metadata"));
-  writer.Key("last_message")
-      .String(c.last_message)
-      .Key("last_message_at")
-      .Int(c.last_message_at)
-      .Key("input_tokens")
+  // A last message may have empty content (tool calls alone): its time,
+  // not its text, says whether there is one.
+  writer.Key("last_message");
+  if (c.last_message_at != 0) {
+    writer.String(c.last_message).Key("last_message_at").Int(c.last_message_at);
+  } else {
+    writer.Null().Key("last_message_at").Null();
+  }
+  writer.Key("input_tokens")
       .Uint(c.input_tokens())
       .Key("output_tokens")
       .Uint(c.output_tokens())
@@ -109,13 +147,16 @@ absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
       .Key("role")
       .String(MessageRoleName(m.role));
   if (include_content) writer.Key("content").String(m.content);
-  if (m.name) writer.Key("name").String(*m.name);
-  if (m.tool_calls) {
-    writer.Key("tool_calls");
-    CTXKIT_CJ_RETURN_IF_ERROR(
-        WriteJsonValue(writer, *m.tool_calls, "tool_calls"));
+  writer.Key("name");
+  StringOrNull(writer, m.name);
+  writer.Key("tool_calls");
+  if (m.tool_calls.has_value()) {
+    CTXKIT_RETURN_IF_ERROR(WriteJsonValue(writer, *m.tool_calls, "tool_calls"));
+  } else {
+    writer.Null();
   }
-  if (m.tool_call_id) writer.Key("tool_call_id").String(*m.tool_call_id);
+  writer.Key("tool_call_id");
+  StringOrNull(writer, m.tool_call_id);
   writer.Key("tokens")
       .Uint(m.tokens)
       .Key("is_compressed")
@@ -126,22 +167,37 @@ absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
   return writer.status();
 }
 
-absl::StatusOr<std::string> ConversationToJson(const Conversation& c) {
+}  // namespace internal
+
+using internal::Begin;
+using internal::End;
+using internal::JsonWriter;
+using internal::ToPublic;
+using internal::WriteConversationJson;
+using internal::WriteMessageJson;
+
+StatusOr<std::string> ConversationToJson(const Conversation& conversation) {
   JsonWriter writer = Begin();
   writer.Key("conversation");
-  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, c));
+  if (auto s = WriteConversationJson(writer, conversation); !s.ok()) {
+    return ToPublic(s);
+  }
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> ConversationDetailToJson(
-    const ConversationDetail& detail, bool include_messages) {
+StatusOr<std::string> ConversationDetailToJson(const ConversationDetail& detail,
+                                               bool include_messages) {
   JsonWriter writer = Begin();
   writer.Key("conversation");
-  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, detail.conversation));
+  if (auto s = WriteConversationJson(writer, detail.conversation); !s.ok()) {
+    return ToPublic(s);
+  }
   if (include_messages) {
     writer.Key("messages").BeginArray();
     for (const Message& m : detail.messages) {
-      CTXKIT_CJ_RETURN_IF_ERROR(WriteMessageJson(writer, m, true));
+      if (auto s = WriteMessageJson(writer, m, true); !s.ok()) {
+        return ToPublic(s);
+      }
     }
     writer.EndArray();
   }
@@ -152,12 +208,11 @@ absl::StatusOr<std::string> ConversationDetailToJson(
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> ConversationPageToJson(
-    const ConversationPage& page) {
+StatusOr<std::string> ConversationPageToJson(const ConversationPage& page) {
   JsonWriter writer = Begin();
   writer.Key("conversations").BeginArray();
   for (const Conversation& c : page.conversations) {
-    CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, c));
+    if (auto s = WriteConversationJson(writer, c); !s.ok()) return ToPublic(s);
   }
   writer.EndArray()
       .Key("total")
@@ -173,34 +228,41 @@ absl::StatusOr<std::string> ConversationPageToJson(
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> AddMessageResultToJson(
-    const AddMessageResult& result) {
+StatusOr<std::string> AddMessageResultToJson(const AddMessageResult& result) {
   JsonWriter writer = Begin();
   writer.Key("message");
-  CTXKIT_CJ_RETURN_IF_ERROR(WriteMessageJson(writer, result.message, false));
+  if (auto s = WriteMessageJson(writer, result.message, false); !s.ok()) {
+    return ToPublic(s);
+  }
   writer.Key("conversation");
-  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, result.conversation));
+  if (auto s = WriteConversationJson(writer, result.conversation); !s.ok()) {
+    return ToPublic(s);
+  }
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> AddMessagesResultToJson(
-    const AddMessagesResult& result) {
+StatusOr<std::string> AddMessagesResultToJson(const AddMessagesResult& result) {
   JsonWriter writer = Begin();
   writer.Key("messages").BeginArray();
   for (const Message& m : result.messages) {
-    CTXKIT_CJ_RETURN_IF_ERROR(WriteMessageJson(writer, m, false));
+    if (auto s = WriteMessageJson(writer, m, false); !s.ok()) {
+      return ToPublic(s);
+    }
   }
   writer.EndArray().Key("conversation");
-  CTXKIT_CJ_RETURN_IF_ERROR(WriteConversationJson(writer, result.conversation));
+  if (auto s = WriteConversationJson(writer, result.conversation); !s.ok()) {
+    return ToPublic(s);
+  }
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> DeletedConversationToJson(
+StatusOr<std::string> DeletedConversationToJson(
     const DeletedConversation& deleted) {
   JsonWriter writer = Begin();
   writer.Key("deleted").Bool(true).Key("conversation");
-  CTXKIT_CJ_RETURN_IF_ERROR(
-      WriteConversationJson(writer, deleted.conversation));
+  if (auto s = WriteConversationJson(writer, deleted.conversation); !s.ok()) {
+    return ToPublic(s);
+  }
   writer.Key("messages_deleted")
       .Uint(deleted.messages_deleted)
       .Key("dependent_records_deleted")
@@ -208,18 +270,15 @@ absl::StatusOr<std::string> DeletedConversationToJson(
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
-                                                 const CacheStats* cache) {
-  absl::flat_hash_map<std::string, uint64_t> cached_by_model;
+StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
+                                           const CacheStats* cache) {
+  // Ordered, so that models only the cache has seen come out sorted.
+  std::map<std::string, uint64_t> cached_by_model;
   if (cache != nullptr) {
     for (const CacheModelStats& m : cache->by_model) {
       cached_by_model[m.model] = m.lifetime_tokens_saved;
     }
   }
-  auto cached_for = [&](const std::string& model) -> uint64_t {
-    const auto it = cached_by_model.find(model);
-    return it == cached_by_model.end() ? 0 : it->second;
-  };
   JsonWriter writer = Begin();
   writer.Key("overview")
       .BeginObject()
@@ -231,7 +290,13 @@ absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
       .Uint(stats.input_tokens)
       .Key("total_output_tokens")
       .Uint(stats.output_tokens)
-      .Key("total_tokens")
+      .Key("total_cached_tokens");
+  if (cache != nullptr) {
+    writer.Uint(cache->lifetime_tokens_saved);
+  } else {
+    writer.Null();
+  }
+  writer.Key("total_tokens")
       .Uint(stats.total_tokens)
       .Key("total_user_tokens")
       .Uint(stats.user_tokens)
@@ -244,35 +309,47 @@ absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
       .Key("compressed_messages")
       .Uint(stats.compressed_messages)
       .Key("compressed_tokens")
-      .Uint(stats.compressed_tokens);
-  if (cache != nullptr) {
-    writer.Key("total_cached_tokens").Uint(cache->lifetime_tokens_saved);
-  }
-  writer.EndObject();
+      .Uint(stats.compressed_tokens)
+      .EndObject();
   writer.Key("by_model").BeginObject();
-  for (const ModelUsage& m : stats.by_model) {
-    writer.Key(m.model)
+  const auto write_model = [&](const std::string& model,
+                               const ModelUsage* usage) {
+    writer.Key(model)
         .BeginObject()
         .Key("conversations")
-        .Uint(m.conversations)
+        .Uint(usage ? usage->conversations : 0)
         .Key("messages")
-        .Uint(m.messages)
+        .Uint(usage ? usage->messages : 0)
         .Key("input_tokens")
-        .Uint(m.input_tokens)
+        .Uint(usage ? usage->input_tokens : 0)
         .Key("output_tokens")
-        .Uint(m.output_tokens);
-    if (cache != nullptr) writer.Key("cached_tokens").Uint(cached_for(m.model));
+        .Uint(usage ? usage->output_tokens : 0)
+        .Key("cached_tokens");
+    if (cache == nullptr) {
+      writer.Null();
+    } else {
+      const auto it = cached_by_model.find(model);
+      writer.Uint(it == cached_by_model.end() ? 0 : it->second);
+      if (it != cached_by_model.end()) cached_by_model.erase(it);
+    }
     writer.EndObject();
+  };
+  for (const ModelUsage& m : stats.by_model) write_model(m.model, &m);
+  // Models only the cache has seen: their cached tokens still count.
+  while (!cached_by_model.empty()) {
+    write_model(std::string(cached_by_model.begin()->first), nullptr);
   }
   writer.EndObject();
+  writer.Key("cache_efficiency");
   if (cache != nullptr) {
-    writer.Key("cache_efficiency")
-        .BeginObject()
+    writer.BeginObject()
         .Key("cache_hit_rate")
         .Double(cache->hit_rate)
         .Key("tokens_saved")
         .Uint(cache->lifetime_tokens_saved)
         .EndObject();
+  } else {
+    writer.Null();
   }
   writer.Key("trends")
       .BeginObject()
@@ -303,11 +380,11 @@ absl::StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
         .EndObject();
   }
   writer.EndArray();
+  internal::WriteTips(writer, GeneralTips(stats, internal::UsedHitRate(cache)));
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> ConversationStatsToJson(
-    const ConversationStats& stats) {
+StatusOr<std::string> ConversationStatsToJson(const ConversationStats& stats) {
   JsonWriter writer = Begin();
   writer.Key("conversation_id")
       .String(stats.conversation.id)
@@ -346,28 +423,13 @@ absl::StatusOr<std::string> ConversationStatsToJson(
         .EndObject();
   }
   writer.EndArray();
-  const TokenLimit& limit = stats.token_limit;
-  writer.Key("token_limit")
-      .BeginObject()
-      .Key("model_limit")
-      .Uint(limit.model_limit)
-      .Key("current_usage")
-      .Uint(limit.current_usage)
-      .Key("percentage")
-      .Double(limit.percentage)
-      .Key("status")
-      .String(limit.status)
-      .Key("action")
-      .String(limit.action)
-      .Key("should_compress")
-      .Bool(limit.should_compress)
-      .EndObject();
+  internal::WriteTokenLimit(writer, stats.token_limit);
+  internal::WriteTips(writer, ConversationTips(stats));
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> GeneralTipsToJson(
-    const AggregateStats& stats, std::optional<double> cache_hit_rate,
-    const std::vector<OptimizationTip>& tips) {
+StatusOr<std::string> GeneralTipsToJson(const AggregateStats& stats,
+                                        std::optional<double> cache_hit_rate) {
   JsonWriter writer = Begin();
   writer.Key("overview")
       .BeginObject()
@@ -376,15 +438,19 @@ absl::StatusOr<std::string> GeneralTipsToJson(
       .Key("total_messages")
       .Uint(stats.messages)
       .Key("total_tokens")
-      .Uint(stats.total_tokens);
-  if (cache_hit_rate) writer.Key("cache_hit_rate").Double(*cache_hit_rate);
+      .Uint(stats.total_tokens)
+      .Key("cache_hit_rate");
+  if (cache_hit_rate.has_value()) {
+    writer.Double(*cache_hit_rate);
+  } else {
+    writer.Null();
+  }
   writer.EndObject();
-  WriteTips(writer, tips);
+  internal::WriteTips(writer, GeneralTips(stats, cache_hit_rate));
   return End(std::move(writer));
 }
 
-absl::StatusOr<std::string> ConversationTipsToJson(
-    const ConversationStats& stats, const std::vector<OptimizationTip>& tips) {
+StatusOr<std::string> ConversationTipsToJson(const ConversationStats& stats) {
   JsonWriter writer = Begin();
   writer.Key("conversation")
       .BeginObject()
@@ -399,9 +465,12 @@ absl::StatusOr<std::string> ConversationTipsToJson(
       .Key("message_count")
       .Uint(stats.message_count)
       .EndObject();
-  WriteTips(writer, tips);
+  internal::WriteTips(writer, ConversationTips(stats));
+  internal::WriteTokenLimit(writer, stats.token_limit);
   return End(std::move(writer));
 }
+
+namespace internal {
 
 absl::StatusOr<std::vector<NewMessage>> ParseNewMessagesJson(
     std::string_view json) {
@@ -452,4 +521,5 @@ absl::StatusOr<std::vector<NewMessage>> ParseNewMessagesJson(
   return out;
 }
 
-}  // namespace ctxkit::internal
+}  // namespace internal
+}  // namespace ctxkit

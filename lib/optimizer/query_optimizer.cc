@@ -56,21 +56,30 @@ constexpr int kAllEditing =
 
 int CategoryBit(IssueType type) {
   switch (type) {
-    case IssueType::kFillerWords: return kFillerBit;
-    case IssueType::kHedging: return kHedgingBit;
-    case IssueType::kRedundantPhrase: return kRedundantBit;
-    case IssueType::kPoliteness: return kPolitenessBit;
-    case IssueType::kVagueLanguage: return kVagueBit;
-    case IssueType::kVerbosity: return 0;
+    case IssueType::kFillerWords:
+      return kFillerBit;
+    case IssueType::kHedging:
+      return kHedgingBit;
+    case IssueType::kRedundantPhrase:
+      return kRedundantBit;
+    case IssueType::kPoliteness:
+      return kPolitenessBit;
+    case IssueType::kVagueLanguage:
+      return kVagueBit;
+    case IssueType::kVerbosity:
+      return 0;
   }
   return 0;
 }
 
 int GoalMask(OptimizationGoal goal) {
   switch (goal) {
-    case OptimizationGoal::kReduceTokens: return kAllEditing;
-    case OptimizationGoal::kImproveClarity: return kHedgingBit | kRedundantBit;
-    case OptimizationGoal::kBoth: return kAllEditing;
+    case OptimizationGoal::kReduceTokens:
+      return kAllEditing;
+    case OptimizationGoal::kImproveClarity:
+      return kHedgingBit | kRedundantBit;
+    case OptimizationGoal::kBoth:
+      return kAllEditing;
   }
   return 0;
 }
@@ -110,9 +119,9 @@ absl::StatusOr<std::vector<Element>> ParsePattern(std::string_view p,
                                                   std::string_view field) {
   if (p.empty()) return PatternError(field, "must not be empty");
   if (p.size() > QueryOptimizer::kMaxPatternBytes) {
-    return PatternError(field, absl::StrFormat("is %d bytes; the limit is %d",
-                                               p.size(),
-                                               QueryOptimizer::kMaxPatternBytes));
+    return PatternError(
+        field, absl::StrFormat("is %d bytes; the limit is %d", p.size(),
+                               QueryOptimizer::kMaxPatternBytes));
   }
   auto split_words = [](std::string_view s) {
     std::vector<std::string> words;
@@ -137,8 +146,8 @@ absl::StatusOr<std::vector<Element>> ParsePattern(std::string_view p,
     if (p[i] == '(') {
       const size_t close = p.find(')', i);
       if (close == std::string_view::npos) {
-        return PatternError(field, absl::StrFormat(
-                                       "unclosed '(' at offset %d", i));
+        return PatternError(field,
+                            absl::StrFormat("unclosed '(' at offset %d", i));
       }
       std::string_view body = p.substr(i + 1, close - i - 1);
       if (body.find('(') != std::string_view::npos) {
@@ -153,17 +162,17 @@ absl::StatusOr<std::vector<Element>> ParsePattern(std::string_view p,
         Alternative alt;
         alt.words = split_words(alt_text);
         if (alt.words.empty()) {
-          return PatternError(field, absl::StrFormat(
-                                         "empty alternative in group at "
-                                         "offset %d",
-                                         i));
+          return PatternError(field,
+                              absl::StrFormat("empty alternative in group at "
+                                              "offset %d",
+                                              i));
         }
         for (const std::string& w : alt.words) {
           if (!IsPatternWord(w)) {
-            return PatternError(field, absl::StrFormat(
-                                           "word \"%s\" is not lower-case "
-                                           "ASCII letters and apostrophes",
-                                           w));
+            return PatternError(field,
+                                absl::StrFormat("word \"%s\" is not lower-case "
+                                                "ASCII letters and apostrophes",
+                                                w));
           }
         }
         e.alts.push_back(std::move(alt));
@@ -176,20 +185,20 @@ absl::StatusOr<std::vector<Element>> ParsePattern(std::string_view p,
         ++i;
       }
       if (i < p.size() && p[i] != ' ') {
-        return PatternError(field, absl::StrFormat(
-                                       "expected a space after the group "
-                                       "ending at offset %d",
-                                       close));
+        return PatternError(field,
+                            absl::StrFormat("expected a space after the group "
+                                            "ending at offset %d",
+                                            close));
       }
     } else {
       size_t j = i;
       while (j < p.size() && p[j] != ' ') ++j;
       std::string w(p.substr(i, j - i));
       if (!IsPatternWord(w)) {
-        return PatternError(field, absl::StrFormat(
-                                       "word \"%s\" is not lower-case ASCII "
-                                       "letters and apostrophes",
-                                       w));
+        return PatternError(
+            field, absl::StrFormat("word \"%s\" is not lower-case ASCII "
+                                   "letters and apostrophes",
+                                   w));
       }
       e.alts.push_back(Alternative{{std::move(w)}});
       i = j;
@@ -221,7 +230,9 @@ absl::StatusOr<WordSet> CompileWordList(const std::vector<std::string>& list,
   return set;
 }
 
-bool IsSpaceToken(const TextToken& t) { return t.kind == TextTokenKind::kSpace; }
+bool IsSpaceToken(const TextToken& t) {
+  return t.kind == TextTokenKind::kSpace;
+}
 bool HasNewline(const TextToken& t) {
   return t.kind == TextTokenKind::kSpace &&
          t.text.find('\n') != std::string::npos;
@@ -368,8 +379,7 @@ struct QueryOptimizer::Impl {
   // The end (token index past the last word) of the longest match of
   // elements [elem, ...) starting at `pos`, or kNpos.
   size_t MatchFrom(const std::vector<TextToken>& in, const CompiledRule& r,
-                   size_t elem, size_t pos, bool first,
-                   bool allow_skip) const {
+                   size_t elem, size_t pos, bool first, bool allow_skip) const {
     if (elem == r.elements.size()) return first ? kNpos : pos;
     size_t best = kNpos;
     auto better = [&](size_t e) {
@@ -389,7 +399,8 @@ struct QueryOptimizer::Impl {
                       const Ahead& a) const {
     const QueryRule& q = r.rule;
     switch (q.position) {
-      case RulePosition::kAnywhere: break;
+      case RulePosition::kAnywhere:
+        break;
       case RulePosition::kClauseStart:
         if (!ClauseStart(b)) return false;
         break;
@@ -401,7 +412,8 @@ struct QueryOptimizer::Impl {
         break;
     }
     switch (q.follow) {
-      case RuleFollow::kAnything: break;
+      case RuleFollow::kAnything:
+        break;
       case RuleFollow::kClauseEnd:
         if (!ClauseEnd(a)) return false;
         break;
@@ -458,8 +470,8 @@ struct QueryOptimizer::Impl {
   std::vector<Detection> Detect(const std::vector<TextToken>& in,
                                 int mask) const {
     std::vector<Detection> found;
-    for (int bit : {kFillerBit, kHedgingBit, kRedundantBit, kPolitenessBit,
-                    kVagueBit}) {
+    for (int bit :
+         {kFillerBit, kHedgingBit, kRedundantBit, kPolitenessBit, kVagueBit}) {
       if ((mask & bit) == 0) continue;
       size_t i = 0;
       while (i < in.size()) {
@@ -525,8 +537,8 @@ struct QueryOptimizer::Impl {
   }
 
   // Applies rule `r` matched on in[i, end); returns where to continue.
-  size_t Apply(const std::vector<TextToken>& in, size_t i, size_t end,
-               size_t r, PassState& st, Applied& applied) const {
+  size_t Apply(const std::vector<TextToken>& in, size_t i, size_t end, size_t r,
+               PassState& st, Applied& applied) const {
     const CompiledRule& rule = compiled[r];
     const bool first_upper = in[i].text[0] >= 'A' && in[i].text[0] <= 'Z';
     const Behind behind = BehindOf(st.out, st.out.size());
@@ -534,13 +546,20 @@ struct QueryOptimizer::Impl {
     const bool clause_start = ClauseStart(behind);
 
     switch (rule.bit) {
-      case kFillerBit: ++applied.filler; break;
+      case kFillerBit:
+        ++applied.filler;
+        break;
       case kHedgingBit:
         ++(rule.rule.restructure ? applied.restructured : applied.hedging);
         break;
-      case kRedundantBit: ++applied.redundant; break;
-      case kPolitenessBit: ++applied.politeness; break;
-      default: break;
+      case kRedundantBit:
+        ++applied.redundant;
+        break;
+      case kPolitenessBit:
+        ++applied.politeness;
+        break;
+      default:
+        break;
     }
     // Filler words swallowed inside a longer match count as fillers too.
     if (rule.bit != kFillerBit) {
@@ -570,12 +589,14 @@ struct QueryOptimizer::Impl {
     if (IsPunct(behind.prev, ",;") && !behind.newline) {
       if (IsPunct(next, ",")) {
         // A parenthetical ", basically," goes with both its commas.
-        while (!st.out.empty() && IsSpaceToken(st.out.back())) st.out.pop_back();
+        while (!st.out.empty() && IsSpaceToken(st.out.back()))
+          st.out.pop_back();
         st.out.pop_back();
         j = k + 1;
       } else if (next == nullptr || next_newline || IsPunct(next, ".!?)]}")) {
         // "usage, basically." -> "usage."
-        while (!st.out.empty() && IsSpaceToken(st.out.back())) st.out.pop_back();
+        while (!st.out.empty() && IsSpaceToken(st.out.back()))
+          st.out.pop_back();
         st.out.pop_back();
       }
     } else if (clause_start) {
@@ -690,10 +711,9 @@ struct QueryOptimizer::Impl {
     };
     size_t j = 0;
     for (const TextToken& t : a) {
-      const bool content =
-          t.kind == TextTokenKind::kProtected ||
-          (t.kind == TextTokenKind::kWord &&
-           (t.key.empty() || vocabulary.count(t.key) == 0));
+      const bool content = t.kind == TextTokenKind::kProtected ||
+                           (t.kind == TextTokenKind::kWord &&
+                            (t.key.empty() || vocabulary.count(t.key) == 0));
       if (!content) continue;
       while (j < seq.size() && !same(t, *seq[j])) ++j;
       if (j == seq.size()) return false;
@@ -763,18 +783,30 @@ struct QueryOptimizer::Impl {
     size_t filler = 0, hedging = 0, redundant = 0, polite = 0, vague = 0;
     for (const Detection& d : found) {
       switch (d.bit) {
-        case kFillerBit: ++filler; break;
-        case kHedgingBit: ++hedging; break;
-        case kRedundantBit: ++redundant; break;
-        case kPolitenessBit: ++polite; break;
-        case kVagueBit: ++vague; break;
-        default: break;
+        case kFillerBit:
+          ++filler;
+          break;
+        case kHedgingBit:
+          ++hedging;
+          break;
+        case kRedundantBit:
+          ++redundant;
+          break;
+        case kPolitenessBit:
+          ++polite;
+          break;
+        case kVagueBit:
+          ++vague;
+          break;
+        default:
+          break;
       }
     }
     size_t long_sentences = 0;
     size_t words = 0;
     for (const TextToken& t : tokens) {
-      if (t.kind == TextTokenKind::kWord || t.kind == TextTokenKind::kProtected) {
+      if (t.kind == TextTokenKind::kWord ||
+          t.kind == TextTokenKind::kProtected) {
         ++words;
       } else if (IsPunct(&t, ".!?") || HasNewline(t)) {
         if (words > kLongSentenceWords) ++long_sentences;
@@ -922,9 +954,9 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
   size_t saved_by[5] = {0, 0, 0, 0, 0};
   const int bits[4] = {kFillerBit, kHedgingBit, kRedundantBit, kPolitenessBit};
   for (int k = 0; k < 4; ++k) {
-    const bool present = std::any_of(found.begin(), found.end(), [&](const Detection& d) {
-      return d.bit == bits[k];
-    });
+    const bool present =
+        std::any_of(found.begin(), found.end(),
+                    [&](const Detection& d) { return d.bit == bits[k]; });
     if (!present) continue;
     Applied ignored;
     std::string alone = Edit(query, bits[k], ignored);
@@ -976,7 +1008,8 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
         if (kind.bit == kRedundantBit) {
           const std::string& rep = compiled[d.rule].rule.replacement;
           issue.suggestions.push_back(
-              d.phrase + " -> " + (rep.empty() ? std::string("(remove)") : rep));
+              d.phrase + " -> " +
+              (rep.empty() ? std::string("(remove)") : rep));
         }
       }
     }
@@ -1038,8 +1071,8 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
         absl::StrFormat("Replaced redundant phrases (%d)", applied.redundant));
   }
   if (applied.politeness > 0) {
-    res.improvements.push_back(absl::StrFormat(
-        "Removed politeness padding (%d)", applied.politeness));
+    res.improvements.push_back(
+        absl::StrFormat("Removed politeness padding (%d)", applied.politeness));
   }
   if (collapsed) res.improvements.push_back("Collapsed extra whitespace");
   if (applied.Total() > 0 || collapsed) {
@@ -1125,7 +1158,8 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
     size_t long_sentences = 0;
     size_t words = 0;
     for (const TextToken& t : internal::Segment(optimized)) {
-      if (t.kind == TextTokenKind::kWord || t.kind == TextTokenKind::kProtected) {
+      if (t.kind == TextTokenKind::kWord ||
+          t.kind == TextTokenKind::kProtected) {
         ++words;
       } else if (IsPunct(&t, ".!?") || HasNewline(t)) {
         if (words > kLongSentenceWords) ++long_sentences;
@@ -1181,7 +1215,8 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
         if (absl::Status s = flush(); !s.ok()) return s;
         continue;
       }
-      if (t.kind == TextTokenKind::kWord || t.kind == TextTokenKind::kProtected) {
+      if (t.kind == TextTokenKind::kWord ||
+          t.kind == TextTokenKind::kProtected) {
         ++words;
       }
       sentence += t.text;
@@ -1196,13 +1231,14 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
     }
   }
 
-  std::stable_sort(res.recommendations.begin(), res.recommendations.end(),
-                   [](const QueryRecommendation& a, const QueryRecommendation& b) {
-                     const int ra = PriorityRank(a.priority);
-                     const int rb = PriorityRank(b.priority);
-                     if (ra != rb) return ra < rb;
-                     return a.tokens_saved > b.tokens_saved;
-                   });
+  std::stable_sort(
+      res.recommendations.begin(), res.recommendations.end(),
+      [](const QueryRecommendation& a, const QueryRecommendation& b) {
+        const int ra = PriorityRank(a.priority);
+        const int rb = PriorityRank(b.priority);
+        if (ra != rb) return ra < rb;
+        return a.tokens_saved > b.tokens_saved;
+      });
   return res;
 }
 
@@ -1210,9 +1246,12 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
 
 std::string_view OptimizationGoalName(OptimizationGoal goal) {
   switch (goal) {
-    case OptimizationGoal::kReduceTokens: return "reduce_tokens";
-    case OptimizationGoal::kImproveClarity: return "improve_clarity";
-    case OptimizationGoal::kBoth: return "both";
+    case OptimizationGoal::kReduceTokens:
+      return "reduce_tokens";
+    case OptimizationGoal::kImproveClarity:
+      return "improve_clarity";
+    case OptimizationGoal::kBoth:
+      return "both";
   }
   return "unknown";
 }
@@ -1234,21 +1273,30 @@ StatusOr<OptimizationGoal> ParseOptimizationGoal(std::string_view name) {
 
 std::string_view IssueTypeName(IssueType type) {
   switch (type) {
-    case IssueType::kFillerWords: return "filler_words";
-    case IssueType::kHedging: return "hedging";
-    case IssueType::kRedundantPhrase: return "redundant_phrase";
-    case IssueType::kPoliteness: return "politeness";
-    case IssueType::kVagueLanguage: return "vague_language";
-    case IssueType::kVerbosity: return "verbosity";
+    case IssueType::kFillerWords:
+      return "filler_words";
+    case IssueType::kHedging:
+      return "hedging";
+    case IssueType::kRedundantPhrase:
+      return "redundant_phrase";
+    case IssueType::kPoliteness:
+      return "politeness";
+    case IssueType::kVagueLanguage:
+      return "vague_language";
+    case IssueType::kVerbosity:
+      return "verbosity";
   }
   return "unknown";
 }
 
 std::string_view ImpactName(Impact impact) {
   switch (impact) {
-    case Impact::kLow: return "low";
-    case Impact::kModerate: return "moderate";
-    case Impact::kHigh: return "high";
+    case Impact::kLow:
+      return "low";
+    case Impact::kModerate:
+      return "moderate";
+    case Impact::kHigh:
+      return "high";
   }
   return "unknown";
 }
@@ -1265,10 +1313,10 @@ StatusOr<std::unique_ptr<QueryOptimizer>> QueryOptimizer::Create(
   if (options.builtin_rules) impl->rules = BuiltinRules();
   const size_t builtin_count = impl->rules.size();
   if (builtin_count + options.rules.size() > kMaxRules) {
-    return Status(StatusCode::kInvalidArgument,
-                  absl::StrFormat("rules holds %d rules; the limit is %d",
-                                  builtin_count + options.rules.size(),
-                                  kMaxRules));
+    return Status(
+        StatusCode::kInvalidArgument,
+        absl::StrFormat("rules holds %d rules; the limit is %d",
+                        builtin_count + options.rules.size(), kMaxRules));
   }
   for (QueryRule& r : options.rules) impl->rules.push_back(std::move(r));
 
@@ -1276,9 +1324,8 @@ StatusOr<std::unique_ptr<QueryOptimizer>> QueryOptimizer::Create(
     const QueryRule& q = impl->rules[idx];
     // Errors name the caller's index into options.rules.
     const std::string field =
-        idx < builtin_count
-            ? absl::StrFormat("builtin_rules[%d]", idx)
-            : absl::StrFormat("rules[%d]", idx - builtin_count);
+        idx < builtin_count ? absl::StrFormat("builtin_rules[%d]", idx)
+                            : absl::StrFormat("rules[%d]", idx - builtin_count);
     auto fail = [&](std::string_view what) {
       return Status(StatusCode::kInvalidArgument,
                     absl::StrFormat("%s.%s", field, what));
@@ -1287,16 +1334,16 @@ StatusOr<std::unique_ptr<QueryOptimizer>> QueryOptimizer::Create(
     c.rule = q;
     c.bit = CategoryBit(q.type);
     if (c.bit == 0) {
-      return fail("type must be filler_words, hedging, redundant_phrase, "
-                  "politeness or vague_language");
+      return fail(
+          "type must be filler_words, hedging, redundant_phrase, "
+          "politeness or vague_language");
     }
     absl::StatusOr<std::vector<Element>> elements =
         ParsePattern(q.pattern, field + ".pattern");
     if (!elements.ok()) return internal::ToPublic(elements.status());
     c.elements = *std::move(elements);
-    if (absl::Status s = internal::CheckText(field + ".replacement",
-                                             q.replacement,
-                                             kMaxReplacementBytes, true);
+    if (absl::Status s = internal::CheckText(
+            field + ".replacement", q.replacement, kMaxReplacementBytes, true);
         !s.ok()) {
       return internal::ToPublic(s);
     }
@@ -1305,19 +1352,22 @@ StatusOr<std::unique_ptr<QueryOptimizer>> QueryOptimizer::Create(
     }
     if (!q.replacement.empty() &&
         (q.type == IssueType::kVagueLanguage || q.restructure)) {
-      return fail("replacement must be empty for vague_language and "
-                  "restructure rules");
+      return fail(
+          "replacement must be empty for vague_language and "
+          "restructure rules");
     }
     if (q.restructure && (q.position != RulePosition::kSentenceStart ||
                           q.type != IssueType::kHedging)) {
-      return fail("restructure requires type hedging and position "
-                  "kSentenceStart");
+      return fail(
+          "restructure requires type hedging and position "
+          "kSentenceStart");
     }
     const int position = static_cast<int>(q.position);
     const int follow = static_cast<int>(q.follow);
     if (position < 0 || position > 3) return fail("position is out of range");
     if (follow < 0 || follow > 2) return fail("follow is out of range");
-    absl::StatusOr<WordSet> set = CompileWordList(q.not_after, field + ".not_after");
+    absl::StatusOr<WordSet> set =
+        CompileWordList(q.not_after, field + ".not_after");
     if (!set.ok()) return internal::ToPublic(set.status());
     c.not_after = *std::move(set);
     set = CompileWordList(q.next_word_in, field + ".next_word_in");
@@ -1374,7 +1424,7 @@ const std::vector<QueryRule>& QueryOptimizer::rules() const {
 
 StatusOr<std::string> ToJson(const QueryOptimization& r) {
   internal::JsonWriter w;
-  w.BeginObject();
+  w.BeginObject().Key("schema_version").Int(1);
   w.Key("original").BeginObject();
   w.Key("query").String(r.original_query);
   w.Key("tokens").Uint(r.original_tokens);
@@ -1433,7 +1483,8 @@ StatusOr<std::string> ToJson(const QueryOptimization& r) {
   if (r.context_tokens.has_value()) {
     w.Key("context").BeginObject();
     w.Key("tokens").Uint(*r.context_tokens);
-    w.Key("combined_original_tokens").Uint(*r.context_tokens + r.original_tokens);
+    w.Key("combined_original_tokens")
+        .Uint(*r.context_tokens + r.original_tokens);
     w.Key("combined_optimized_tokens")
         .Uint(*r.context_tokens + r.optimized_tokens);
     w.EndObject();

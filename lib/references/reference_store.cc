@@ -1,8 +1,6 @@
 // ReferenceStore: validation, token counting and the public types over the
 // storage and search functions of index.h and search.h.
 
-#include "ctxkit/references.h"
-
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -13,12 +11,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "ctxkit/model_registry.h"
+#include "ctxkit/references.h"
 #include "lib/base/clock.h"
 #include "lib/base/field_check.h"
 #include "lib/base/ids.h"
 #include "lib/base/key_codec.h"
 #include "lib/json/json_reader.h"
-#include "lib/json/json_writer.h"
 #include "lib/references/index.h"
 #include "lib/references/index_macros.h"
 #include "lib/references/search.h"
@@ -26,8 +24,8 @@
 
 namespace ctxkit {
 
-using internal::ReferenceDbs;
 using internal::RecordView;
+using internal::ReferenceDbs;
 
 namespace {
 
@@ -63,20 +61,19 @@ absl::Status CheckMetadata(std::string_view metadata) {
   CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText(
       "metadata", metadata, ReferenceLimits::kMaxMetadataBytes));
   simdjson::dom::parser parser;
-  CTXKIT_REFS_ASSIGN_OR_RETURN(simdjson::dom::element root,
-                               internal::ParseJson(parser, metadata,
-                                                   "metadata"));
+  CTXKIT_REFS_ASSIGN_OR_RETURN(
+      simdjson::dom::element root,
+      internal::ParseJson(parser, metadata, "metadata"));
   CTXKIT_REFS_ASSIGN_OR_RETURN(simdjson::dom::object object,
                                internal::AsObject(root, "metadata"));
   (void)object;
   return absl::OkStatus();
 }
 
-absl::Status ConversationExists(const Transaction& txn,
-                                const ReferenceDbs& dbs,
+absl::Status ConversationExists(const Transaction& txn, const ReferenceDbs& dbs,
                                 std::string_view conversation_id) {
-  StatusOr<std::string_view> found = txn.Get(dbs.conversations,
-                                             conversation_id);
+  StatusOr<std::string_view> found =
+      txn.Get(dbs.conversations, conversation_id);
   if (found.ok()) return absl::OkStatus();
   if (found.status().code() == StatusCode::kNotFound) {
     return absl::NotFoundError(
@@ -91,8 +88,7 @@ ReferenceStats PublicStats(const internal::IndexStats& s) {
   out.total_tokens = s.total_tokens;
   for (size_t i = 0; i < internal::kReferenceTypeCount; ++i) {
     if (s.by_type[i] != 0) {
-      out.by_type[std::string(internal::kReferenceTypeNames[i])] =
-          s.by_type[i];
+      out.by_type[std::string(internal::kReferenceTypeNames[i])] = s.by_type[i];
     }
   }
   return out;
@@ -120,8 +116,7 @@ absl::StatusOr<RecordView> ReadRecord(const Transaction& txn,
   StatusOr<std::string_view> bytes = txn.Get(dbs.records, id);
   if (!bytes.ok()) {
     if (bytes.status().code() == StatusCode::kNotFound) {
-      return absl::NotFoundError(
-          absl::StrFormat("reference %s not found", id));
+      return absl::NotFoundError(absl::StrFormat("reference %s not found", id));
     }
     return internal::ToAbsl(bytes.status());
   }
@@ -148,8 +143,8 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
   // Validate everything before counting or writing.
   std::string conversation_id;
   if (!in.conversation_id.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(conversation_id,
-                                 CheckId("conversation_id", in.conversation_id));
+    CTXKIT_REFS_ASSIGN_OR_RETURN(
+        conversation_id, CheckId("conversation_id", in.conversation_id));
   }
   CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText("type", in.type, 64));
   const int type = internal::ReferenceTypeIndex(in.type);
@@ -227,10 +222,11 @@ absl::StatusOr<ReferenceList> ReferenceStore::Impl::List(
   }
   CTXKIT_REFS_ASSIGN_OR_RETURN(
       internal::IndexStats stats,
-      internal::ReadStats(txn, dbs,
-                          conversation_id.empty()
-                              ? std::string("all")
-                              : internal::ConversationStatsKey(conversation_id)));
+      internal::ReadStats(
+          txn, dbs,
+          conversation_id.empty()
+              ? std::string("all")
+              : internal::ConversationStatsKey(conversation_id)));
   out.stats = PublicStats(stats);
   return out;
 }
@@ -280,9 +276,9 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
         "query has no searchable terms (it needs a letter or a digit)");
   }
   if (terms.size() > ReferenceLimits::kMaxQueryTerms) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "query has %d distinct terms; the limit is %d", terms.size(),
-        ReferenceLimits::kMaxQueryTerms));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("query has %d distinct terms; the limit is %d",
+                        terms.size(), ReferenceLimits::kMaxQueryTerms));
   }
   CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
   if (!conversation_id.empty()) {
@@ -355,124 +351,6 @@ Status ReferenceStore::Delete(std::string_view id) {
 StatusOr<ReferenceSearchResults> ReferenceStore::Search(
     const SearchReferencesOptions& options) const {
   return internal::ToPublic(impl_->Search(options));
-}
-
-// JSON ---------------------------------------------------------------------
-
-namespace {
-
-// Re-emits a parsed JSON value (metadata) through the writer.
-void WriteElement(internal::JsonWriter& w, simdjson::dom::element e) {
-  switch (e.type()) {
-    case simdjson::dom::element_type::ARRAY: {
-      w.BeginArray();
-      // Named locals: value_unsafe() returns a reference into the temporary
-      // result, which a range-for would outlive.
-      const simdjson::dom::array array = e.get_array().value_unsafe();
-      for (simdjson::dom::element child : array) {
-        WriteElement(w, child);
-      }
-      w.EndArray();
-      break;
-    }
-    case simdjson::dom::element_type::OBJECT: {
-      w.BeginObject();
-      const simdjson::dom::object object = e.get_object().value_unsafe();
-      for (simdjson::dom::key_value_pair field : object) {
-        w.Key(field.key);
-        WriteElement(w, field.value);
-      }
-      w.EndObject();
-      break;
-    }
-    case simdjson::dom::element_type::INT64:
-      w.Int(e.get_int64().value_unsafe());
-      break;
-    case simdjson::dom::element_type::UINT64:
-      w.Uint(e.get_uint64().value_unsafe());
-      break;
-    case simdjson::dom::element_type::DOUBLE:
-      w.Double(e.get_double().value_unsafe());
-      break;
-    case simdjson::dom::element_type::STRING:
-      w.String(e.get_string().value_unsafe());
-      break;
-    case simdjson::dom::element_type::BOOL:
-      w.Bool(e.get_bool().value_unsafe());
-      break;
-    case simdjson::dom::element_type::NULL_VALUE:
-      w.Null();
-      break;
-  }
-}
-
-void WriteStats(internal::JsonWriter& w, const ReferenceStats& stats) {
-  w.BeginObject();
-  w.Key("total_references").Uint(stats.total_references);
-  w.Key("total_tokens").Uint(stats.total_tokens);
-  w.Key("by_type").BeginObject();
-  for (const auto& [type, n] : stats.by_type) w.Key(type).Uint(n);
-  w.EndObject();
-  w.EndObject();
-}
-
-}  // namespace
-
-StatusOr<std::string> ReferenceToJson(const Reference& reference,
-                                      bool include_content) {
-  internal::JsonWriter w;
-  w.BeginObject();
-  w.Key("id").String(reference.id);
-  if (!reference.conversation_id.empty()) {
-    w.Key("conversation_id").String(reference.conversation_id);
-  }
-  w.Key("type").String(reference.type);
-  w.Key("title").String(reference.title);
-  if (include_content) {
-    w.Key("content").String(reference.content);
-  } else {
-    w.Key("preview").String(reference.preview);
-  }
-  w.Key("tokens").Uint(reference.tokens);
-  w.Key("created_at").Int(reference.created_at);
-  if (include_content) {
-    w.Key("metadata");
-    simdjson::dom::parser parser;
-    absl::StatusOr<simdjson::dom::element> root = internal::ParseJson(
-        parser, reference.metadata.empty() ? "{}" : reference.metadata,
-        "metadata");
-    if (!root.ok()) return internal::ToPublic(root.status());
-    WriteElement(w, *root);
-  }
-  w.EndObject();
-  return internal::ToPublic(std::move(w).Finish());
-}
-
-StatusOr<std::string> ReferenceStatsToJson(const ReferenceStats& stats) {
-  internal::JsonWriter w;
-  WriteStats(w, stats);
-  return internal::ToPublic(std::move(w).Finish());
-}
-
-StatusOr<std::string> ReferenceSearchResultsToJson(
-    const ReferenceSearchResults& results) {
-  internal::JsonWriter w;
-  w.BeginObject();
-  w.Key("results").BeginArray();
-  for (const ReferenceSearchResult& r : results.results) {
-    w.BeginObject();
-    w.Key("id").String(r.id);
-    w.Key("type").String(r.type);
-    w.Key("title").String(r.title);
-    w.Key("preview").String(r.preview);
-    w.Key("tokens").Uint(r.tokens);
-    w.Key("relevance").Double(r.relevance);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("total").Uint(results.results.size());
-  w.EndObject();
-  return internal::ToPublic(std::move(w).Finish());
 }
 
 }  // namespace ctxkit

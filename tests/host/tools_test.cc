@@ -24,14 +24,14 @@
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/store.h"
-#include "programs/ctxkit/host/services.h"
 #include "programs/ctxkit/host/json_text.h"
+#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/services.h"
 #include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/mcp/schema.h"
-#include "programs/ctxkit/host/record_common.h"
 #include "programs/ctxkit/tools/adapters.h"
-#include "tests/host/host_fixture.h"
 #include "simdjson.h"
+#include "tests/host/host_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -611,7 +611,7 @@ TEST_CASE("track_references: add, get, list, search, delete") {
       Call(tool, ctx,
            R"({"action":"list","conversation_id":")" + conversation + R"("})");
   CHECK(list.Int("/total") == 2);
-  CHECK(list.Int("/stats/total_references") == 2);
+  CHECK(list.Int("/statistics/total_references") == 2);
   CHECK(list.Str("/references/0/title") == "Token Counter Implementation");
 
   Result found =

@@ -156,8 +156,8 @@ TEST_CASE("add, get, list, stats and delete") {
   CHECK(all->references[1].preview == std::string(100, 'n') + "...");
   CHECK(all->stats.total_references == 2);
   CHECK(all->stats.total_tokens == added->tokens + other.tokens);
-  CHECK(all->stats.by_type == std::map<std::string, uint64_t>{{"code", 1},
-                                                               {"note", 1}});
+  CHECK(all->stats.by_type ==
+        std::map<std::string, uint64_t>{{"code", 1}, {"note", 1}});
   ListReferencesOptions lo;
   lo.conversation_id = conv;
   lo.include_content = true;
@@ -182,7 +182,8 @@ TEST_CASE("add, get, list, stats and delete") {
   auto stats_json = ReferenceStatsToJson(all->stats);
   REQUIRE(stats_json.ok());
   CHECK(*stats_json ==
-        absl::StrFormat(R"({"total_references":2,"total_tokens":%d,)"
+        absl::StrFormat(R"({"schema_version":1,"total_references":2,)"
+                        R"("total_tokens":%d,)"
                         R"("by_type":{"code":1,"note":1}})",
                         all->stats.total_tokens));
 
@@ -216,19 +217,18 @@ TEST_CASE("bad input is refused before anything is written") {
   CheckInvalid(add([](NewReference& r) { r.title = "bad \xFF"; }), "title");
   CheckInvalid(add([](NewReference& r) { r.content = ""; }), "content");
   CheckInvalid(add([](NewReference& r) { r.content = "\xC3"; }), "content");
-  CheckInvalid(
-      add([](NewReference& r) {
-        r.content = std::string(ReferenceLimits::kMaxContentBytes + 1, 'x');
-      }),
-      "content");
+  CheckInvalid(add([](NewReference& r) {
+                 r.content =
+                     std::string(ReferenceLimits::kMaxContentBytes + 1, 'x');
+               }),
+               "content");
   CheckInvalid(add([](NewReference& r) { r.metadata = "[1,2]"; }), "metadata");
   CheckInvalid(add([](NewReference& r) { r.metadata = "{"; }), "metadata");
   CheckInvalid(add([](NewReference& r) { r.metadata = "\"s\""; }), "metadata");
-  CheckInvalid(
-      add([](NewReference& r) {
-        r.metadata = "{\"a\":\"" + std::string(70000, 'x') + "\"}";
-      }),
-      "metadata");
+  CheckInvalid(add([](NewReference& r) {
+                 r.metadata = "{\"a\":\"" + std::string(70000, 'x') + "\"}";
+               }),
+               "metadata");
   CheckInvalid(add([](NewReference& r) { r.conversation_id = "nope"; }),
                "conversation_id");
   const std::string missing = internal::NewUuid();
@@ -264,9 +264,10 @@ TEST_CASE("bad input is refused before anything is written") {
                "query");
   CheckInvalid(search([](SearchReferencesOptions& o) { o.query = "\xFF"; }),
                "query");
-  CheckInvalid(
-      search([](SearchReferencesOptions& o) { o.query = std::string(5000, 'a'); }),
-      "query");
+  CheckInvalid(search([](SearchReferencesOptions& o) {
+                 o.query = std::string(5000, 'a');
+               }),
+               "query");
   CheckInvalid(search([](SearchReferencesOptions& o) { o.limit = 0; }),
                "limit");
   CheckInvalid(search([](SearchReferencesOptions& o) { o.limit = 101; }),
@@ -377,7 +378,8 @@ TEST_CASE("search can be restricted to a conversation") {
   CHECK(only->total_matches == 1);
   // Global statistics: the score equals the unfiltered one.
   for (const auto& r : all->results) {
-    if (r.id == ra.id) CHECK(r.score == doctest::Approx(only->results[0].score));
+    if (r.id == ra.id)
+      CHECK(r.score == doctest::Approx(only->results[0].score));
   }
   o.conversation_id = b;
   o.query = "alpha";
@@ -435,9 +437,11 @@ std::map<std::string, double> PlainBm25(const std::vector<PlainDoc>& docs,
 
 std::string RandomText(std::mt19937& rng, int words) {
   static const char* kWords[] = {
-      "token", "counter", "cache", "Cache", "countTokens", "parse_json",
-      "HTMLParser", "context", "window", "über", "größe", "model", "Model",
-      "x", "42", "reference", "search", "index", "bm25", "the", "a", "of"};
+      "token",      "counter",    "cache",   "Cache",  "countTokens",
+      "parse_json", "HTMLParser", "context", "window", "über",
+      "größe",      "model",      "Model",   "x",      "42",
+      "reference",  "search",     "index",   "bm25",   "the",
+      "a",          "of"};
   static const char* kSeps[] = {" ", " ", ", ", ". ", "\n", "(", ") ", "::"};
   std::string out;
   for (int i = 0; i < words; ++i) {
@@ -609,8 +613,8 @@ TEST_CASE("the delete hook removes exactly that conversation's references") {
   stats = f.refs->Stats();
   REQUIRE(stats.ok());
   CHECK(stats->total_references == 2);
-  CHECK(stats->by_type == std::map<std::string, uint64_t>{{"file", 1},
-                                                           {"note", 1}});
+  CHECK(stats->by_type ==
+        std::map<std::string, uint64_t>{{"file", 1}, {"note", 1}});
   f.CheckIndex();
 
   // Nothing to delete: 0, not an error. An aborted transaction keeps all.

@@ -1,6 +1,8 @@
 // `cache put|get|check|stats|clear|sweep`: the content-addressed cache
-// (ctxkit::Cache). Every command prints one JSON document on one line;
-// `cache stats` is the library's CacheStatsToJson() (seed 000's cache-stats).
+// (ctxkit::Cache). Every command prints the library's document for its
+// result (cache.h, "JSON documents": the bytes the C ABI returns and
+// smart_cache wraps) on one line; `cache clear` and `cache sweep`, which
+// return a count, print record_json.h's and a two-member document.
 
 #include <memory>
 #include <optional>
@@ -23,10 +25,8 @@ const Flag kCacheCheckPrefixFlag{"--prefix", "PREFIX",
                                  "look under this prefix only (default: any)"};
 const Flag kCacheClearPrefixFlag{"--prefix", "PREFIX",
                                  "remove only this prefix's entries"};
-const Flag kCacheTtlFlag{"--ttl", "MS",
-                         "expire after MS milliseconds (default 0: never)",
-                         {},
-                         true};
+const Flag kCacheTtlFlag{
+    "--ttl", "MS", "expire after MS milliseconds (default 0: never)", {}, true};
 const Flag kCacheModelFlag{.name = "--model",
                            .value_name = "MODEL",
                            .help =
@@ -34,12 +34,9 @@ const Flag kCacheModelFlag{.name = "--model",
                                "content (default claude-3-5-sonnet)",
                            .check = CheckModelFlag};
 const Flag kCacheConversationFlag{
-    "--conversation", "ID",
-    "tie the entry to a conversation: deleted with it"};
-const Flag kCacheTopFlag{"--top", "N",
-                         "list at most N top entries, 0..1000 (default 10)",
-                         {},
-                         true};
+    "--conversation", "ID", "tie the entry to a conversation: deleted with it"};
+const Flag kCacheTopFlag{
+    "--top", "N", "list at most N top entries, 0..1000 (default 10)", {}, true};
 
 namespace {
 
@@ -88,12 +85,7 @@ Status RunCachePut(const Args& args, std::ostream& out) {
   auto put = opened->cache->Put(**content, options);
   if (!put.ok()) return put.status();
   if (Status flushed = Finish(*opened); !flushed.ok()) return flushed;
-  JsonOut json;
-  json.BeginObject();
-  WriteCachePutMembers(json, *put, options.prefix);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(CachePutResultToJson(*put), out);
 }
 
 Status RunCacheGet(const Args& args, std::ostream& out) {
@@ -104,12 +96,7 @@ Status RunCacheGet(const Args& args, std::ostream& out) {
   Status flushed = Finish(*opened);
   if (!entry.ok()) return entry.status();
   if (!flushed.ok()) return flushed;
-  JsonOut json;
-  json.BeginObject();
-  WriteCacheEntryMembers(json, *entry);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(CacheEntryToJson(*entry), out);
 }
 
 Status RunCacheCheck(const Args& args, std::ostream& out) {
@@ -124,12 +111,7 @@ Status RunCacheCheck(const Args& args, std::ostream& out) {
   auto check = opened->cache->Check(**content, prefix);
   if (!check.ok()) return check.status();
   if (Status flushed = Finish(*opened); !flushed.ok()) return flushed;
-  JsonOut json;
-  json.BeginObject();
-  WriteCacheCheckMembers(json, *check);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(CacheCheckResultToJson(*check), out);
 }
 
 Status RunCacheStats(const Args& args, std::ostream& out) {
@@ -151,11 +133,7 @@ Status RunCacheClear(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto cleared = opened->cache->Clear(prefix);
   if (!cleared.ok()) return cleared.status();
-  JsonOut json;
-  json.BeginObject();
-  WriteCacheClearMembers(json, *cleared, prefix);
-  json.EndObject();
-  out << json.str() << "\n";
+  out << CacheClearedJson(*cleared, prefix) << "\n";
   return Status::Ok();
 }
 
@@ -165,7 +143,12 @@ Status RunCacheSweep(const Args& args, std::ostream& out) {
   auto swept = opened->cache->Sweep();
   if (!swept.ok()) return swept.status();
   JsonOut json;
-  json.BeginObject().Key("expired_removed").Uint(*swept).EndObject();
+  json.BeginObject()
+      .Key("schema_version")
+      .Int(1)
+      .Key("expired_removed")
+      .Uint(*swept)
+      .EndObject();
   out << json.str() << "\n";
   return Status::Ok();
 }

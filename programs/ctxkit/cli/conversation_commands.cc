@@ -1,7 +1,7 @@
 // `conv create|add|get|list|update|delete`: conversations and their
-// messages (ctxkit::ConversationStore). Every command prints one JSON
-// document on one line, in the shapes of seed 000's manage_conversation
-// responses (without "success"), plus the figures the library keeps.
+// messages (ctxkit::ConversationStore). Every command prints the library's
+// document for its result (conversations.h, "JSON documents": the bytes the
+// C ABI returns and manage_conversation wraps) on one line.
 
 #include <cstdint>
 #include <limits>
@@ -15,7 +15,6 @@
 #include "programs/ctxkit/cli/commands.h"
 #include "programs/ctxkit/host/record_common.h"
 #include "programs/ctxkit/host/store_location.h"
-#include "programs/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {
 
@@ -40,10 +39,8 @@ const Flag kCompressedFlag{"--compressed", "",
                            "mark the message as a compressed one"};
 const Flag kNoMessagesFlag{"--no-messages", "",
                            "leave the messages out (actual_tokens stays)"};
-const Flag kListLimitFlag{"--limit", "N",
-                          "conversations per page, 1..1000 (default 20)",
-                          {},
-                          true};
+const Flag kListLimitFlag{
+    "--limit", "N", "conversations per page, 1..1000 (default 20)", {}, true};
 const Flag kCursorFlag{"--cursor", "CURSOR",
                        "continue after an earlier page (its next_cursor)"};
 
@@ -87,12 +84,7 @@ Status RunConvCreate(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto created = opened->conversations->Create(request);
   if (!created.ok()) return created.status();
-  JsonOut json;
-  json.BeginObject().Key("conversation");
-  WriteConversationJson(json, *created);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(ConversationToJson(*created), out);
 }
 
 Status RunConvAdd(const Args& args, std::ostream& out) {
@@ -116,9 +108,9 @@ Status RunConvAdd(const Args& args, std::ostream& out) {
   }
   message.is_compressed = args.Has(kCompressedFlag.name);
   // An assistant turn may consist of tool calls alone.
-  auto content = ReadContent(args, 1, "content",
-                             ConversationLimits::kMaxContentBytes,
-                             message.tool_calls.has_value());
+  auto content =
+      ReadContent(args, 1, "content", ConversationLimits::kMaxContentBytes,
+                  message.tool_calls.has_value());
   if (!content.ok()) return content.status();
   if (content->has_value()) message.content = **std::move(content);
 
@@ -126,14 +118,7 @@ Status RunConvAdd(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto added = opened->conversations->AddMessage(IdArgument(args), message);
   if (!added.ok()) return added.status();
-  JsonOut json;
-  json.BeginObject().Key("message");
-  WriteMessageJson(json, added->message);
-  json.Key("conversation");
-  WriteConversationJson(json, added->conversation);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(AddMessageResultToJson(*added), out);
 }
 
 Status RunConvGet(const Args& args, std::ostream& out) {
@@ -142,12 +127,7 @@ Status RunConvGet(const Args& args, std::ostream& out) {
   const bool with_messages = !args.Has(kNoMessagesFlag.name);
   auto detail = opened->conversations->Get(IdArgument(args), with_messages);
   if (!detail.ok()) return detail.status();
-  JsonOut json;
-  json.BeginObject();
-  WriteConversationDetailMembers(json, *detail, with_messages);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(ConversationDetailToJson(*detail, with_messages), out);
 }
 
 Status RunConvList(const Args& args, std::ostream& out) {
@@ -170,12 +150,7 @@ Status RunConvList(const Args& args, std::ostream& out) {
   auto page = opened->conversations->List(
       page_size, cursor == nullptr ? std::string_view() : *cursor);
   if (!page.ok()) return page.status();
-  JsonOut json;
-  json.BeginObject();
-  WriteConversationPageMembers(json, *page);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(ConversationPageToJson(*page), out);
 }
 
 Status RunConvUpdate(const Args& args, std::ostream& out) {
@@ -190,12 +165,7 @@ Status RunConvUpdate(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto updated = opened->conversations->Update(IdArgument(args), update);
   if (!updated.ok()) return updated.status();
-  JsonOut json;
-  json.BeginObject().Key("conversation");
-  WriteConversationJson(json, *updated);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(ConversationToJson(*updated), out);
 }
 
 Status RunConvDelete(const Args& args, std::ostream& out) {
@@ -203,12 +173,7 @@ Status RunConvDelete(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto deleted = opened->conversations->Delete(IdArgument(args));
   if (!deleted.ok()) return deleted.status();
-  JsonOut json;
-  json.BeginObject();
-  WriteDeletedConversationMembers(json, *deleted);
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  return PrintDocument(DeletedConversationToJson(*deleted), out);
 }
 
 }  // namespace ctxkit::program

@@ -1,7 +1,8 @@
 // `ref add|get|list|delete|search`: reference material kept beside
 // conversations (ctxkit::ReferenceStore), with BM25 search. Every command
-// prints one JSON document on one line, made by the library's
-// Reference...ToJson() functions.
+// prints the library's document for its result (references.h, "JSON
+// documents": the bytes the C ABI returns and track_references wraps) on
+// one line.
 
 #include <cstdint>
 #include <limits>
@@ -29,10 +30,8 @@ const Flag kRefMetadataFlag{"--metadata", "JSON",
 const Flag kRefWithContentFlag{"--content", "",
                                "include each reference's content and "
                                "metadata"};
-const Flag kSearchLimitFlag{"--limit", "N",
-                            "at most N results, 1..100 (default 10)",
-                            {},
-                            true};
+const Flag kSearchLimitFlag{
+    "--limit", "N", "at most N results, 1..100 (default 10)", {}, true};
 
 namespace {
 
@@ -52,19 +51,6 @@ StatusOr<OpenedReferences> OpenReferences(const Args& args) {
   if (!references.ok()) return references.status();
   opened.references = *std::move(references);
   return opened;
-}
-
-// A list: {"references":[...],"stats":{...}} (seed 000's
-// reference-library shape).
-StatusOr<std::string> ListJson(const ReferenceList& list, bool with_content) {
-  JsonOut json;
-  json.BeginObject();
-  if (Status written = WriteReferenceListMembers(json, list, with_content);
-      !written.ok()) {
-    return written;
-  }
-  json.EndObject();
-  return json.str();
 }
 
 }  // namespace
@@ -113,7 +99,8 @@ Status RunRefList(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto list = opened->references->List(options);
   if (!list.ok()) return list.status();
-  return PrintDocument(ListJson(*list, options.include_content), out);
+  return PrintDocument(ReferenceListToJson(*list, options.include_content),
+                       out);
 }
 
 Status RunRefDelete(const Args& args, std::ostream& out) {
@@ -123,9 +110,7 @@ Status RunRefDelete(const Args& args, std::ostream& out) {
   if (Status deleted = opened->references->Delete(id); !deleted.ok()) {
     return deleted;
   }
-  JsonOut json;
-  json.BeginObject().Key("deleted").Bool(true).Key("id").String(id).EndObject();
-  out << json.str() << "\n";
+  out << DeletedReferenceJson(id) << "\n";
   return Status::Ok();
 }
 
@@ -151,7 +136,7 @@ Status RunRefSearch(const Args& args, std::ostream& out) {
   if (!opened.ok()) return opened.status();
   auto results = opened->references->Search(options);
   if (!results.ok()) return results.status();
-  return PrintDocument(ReferenceSearchJson(*results), out);
+  return PrintDocument(ReferenceSearchResultsToJson(*results), out);
 }
 
 }  // namespace ctxkit::program

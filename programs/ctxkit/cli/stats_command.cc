@@ -1,8 +1,9 @@
 // `stats` and `conv stats`: the figures of a store, from the totals the
 // parts keep up to date with every write (no scan of messages, except for
-// one conversation's timeline). Shapes follow seed 000's token-stats
-// resources, written by tools/stats_json.h, which the MCP resources share;
-// `stats` adds the cache's and the references' documents.
+// one conversation's timeline). `conv stats [ID]` prints the library's
+// token-stats document (conversations.h: the bytes the C ABI returns and the
+// token-stats resources serve); `stats` prints the aggregate one with the
+// cache's figures and appends the cache's and the references' documents.
 
 #include <memory>
 #include <optional>
@@ -14,12 +15,13 @@
 #include "programs/ctxkit/cli/commands.h"
 #include "programs/ctxkit/host/record_common.h"
 #include "programs/ctxkit/host/store_location.h"
-#include "programs/ctxkit/tools/stats_json.h"
+#include "programs/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {
 
 const Flag kTimelinePointsFlag{
-    "--timeline-points", "N",
+    "--timeline-points",
+    "N",
     "with ID: keep at most N timeline points (default 0: one per message)",
     {},
     true};
@@ -33,24 +35,17 @@ Status RunConvStats(const Args& args, std::ostream& out) {
   if (!store.ok()) return store.status();
   auto conversations = ConversationStore::Open(**store);
   if (!conversations.ok()) return conversations.status();
-  JsonOut json;
-  json.BeginObject();
   if (!args.positional().empty()) {
-    auto stats = (*conversations)
-                     ->ConversationStats(args.positional()[0],
-                                         static_cast<size_t>(points->value_or(0)));
+    auto stats =
+        (*conversations)
+            ->ConversationStats(args.positional()[0],
+                                static_cast<size_t>(points->value_or(0)));
     if (!stats.ok()) return stats.status();
-    tools::WriteConversationStats(json, *stats);
-    tools::WriteTips(json, ConversationTips(*stats));
-  } else {
-    auto stats = (*conversations)->AggregateStats();
-    if (!stats.ok()) return stats.status();
-    tools::WriteAggregateStats(json, *stats, nullptr);
-    tools::WriteTips(json, GeneralTips(*stats, std::nullopt));
+    return PrintDocument(ConversationStatsToJson(*stats), out);
   }
-  json.EndObject();
-  out << json.str() << "\n";
-  return Status::Ok();
+  auto stats = (*conversations)->AggregateStats();
+  if (!stats.ok()) return stats.status();
+  return PrintDocument(AggregateStatsToJson(*stats), out);
 }
 
 Status RunStats(const Args& args, std::ostream& out) {
@@ -76,15 +71,11 @@ Status RunStats(const Args& args, std::ostream& out) {
   auto references_json = ReferenceStatsToJson(*reference_stats);
   if (!references_json.ok()) return references_json.status();
 
-  JsonOut json;
-  json.BeginObject();
-  tools::WriteAggregateStats(json, *aggregate, &*cache_stats);
-  json.Key("cache").Raw(*cache_json);
-  json.Key("references").Raw(*references_json);
-  tools::WriteTips(
-      json, GeneralTips(*aggregate, tools::UsedCacheHitRate(*cache_stats)));
-  json.EndObject();
-  out << json.str() << "\n";
+  auto document = AggregateStatsToJson(*aggregate, &*cache_stats);
+  if (!document.ok()) return document.status();
+  out << AppendMembers(*document, "\"cache\":" + *cache_json +
+                                      ",\"references\":" + *references_json)
+      << "\n";
   return Status::Ok();
 }
 

@@ -1,6 +1,9 @@
 // smart_cache (seed 000): store, retrieve, check, stats and clear over the
-// library's content-addressed Cache. The documents are the CLI's `cache`
-// documents (record_json.h) with seed 000's "success" and "message".
+// library's content-addressed Cache. Each answer is the library's document
+// for the result (cache.h, the bytes the C ABI returns and `ctxkit cache`
+// prints) in seed 000's envelope (record_json.h). One exception, because
+// seed 000 fixes its names: stats answers {"stats": SeedStatsDocument()'s,
+// "report": CacheStatsToJson()}, the library's document under "report".
 //
 // Keys. The cache names an entry by its content ("<prefix>:<hash>"), which
 // is the key store returns. A caller-chosen "key" at store makes a keyed
@@ -13,8 +16,9 @@
 #include <string_view>
 
 #include "ctxkit/cache.h"
-#include "programs/ctxkit/mcp/catalog.h"
+#include "programs/ctxkit/host/json_text.h"
 #include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/arguments.h"
 #include "programs/ctxkit/tools/record_json.h"
@@ -74,6 +78,7 @@ constexpr std::string_view kOutputSchema = R"({
   "type": "object",
   "properties": {
     "success": {"type": "boolean"},
+    "schema_version": {"type": "integer"},
     "key": {"type": ["string", "null"]},
     "lookup_key": {"type": "string"},
     "prefix": {"type": ["string", "null"]},
@@ -85,7 +90,7 @@ constexpr std::string_view kOutputSchema = R"({
     "expires_at": {"type": ["integer", "null"]},
     "already_cached": {"type": "boolean"},
     "model": {"type": "string"},
-    "conversation_id": {"type": "string"},
+    "conversation_id": {"type": ["string", "null"]},
     "exists": {"type": "boolean"},
     "tokens_saved": {"type": "integer", "minimum": 0},
     "stats": {
@@ -135,15 +140,14 @@ ToolOutput Store(simdjson::dom::object args, mcp::RequestContext& ctx) {
     return LibraryError(put.status(), "Cache entry",
                         {"content", "prefix", "model", "conversation_id"});
   }
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  program::WriteCachePutMembers(json, *put, options.prefix);
-  if (lookup.has_value()) json.Key("lookup_key").String(*lookup);
-  json.Key("message").String(put->already_cached
-                                 ? "Content already cached; expiry refreshed"
-                                 : "Content cached successfully");
-  json.EndObject();
-  return Success(json.str());
+  auto document = CachePutResultToJson(*put);
+  if (!document.ok()) return ToolStatusError(document.status(), "Cache entry");
+  return Success(program::WithSuccess(
+      *document,
+      put->already_cached ? "Content already cached; expiry refreshed"
+                          : "Content cached successfully",
+      lookup.has_value() ? "\"lookup_key\":" + program::JsonQuote(*lookup)
+                         : std::string()));
 }
 
 ToolOutput Retrieve(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -158,11 +162,9 @@ ToolOutput Retrieve(simdjson::dom::object args, mcp::RequestContext& ctx) {
   if (!entry.ok()) {
     return LibraryError(entry.status(), "Cache entry", {"key", "prefix"});
   }
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  program::WriteCacheEntryMembers(json, *entry);
-  json.EndObject();
-  return Success(json.str());
+  auto document = CacheEntryToJson(*entry);
+  if (!document.ok()) return ToolStatusError(document.status(), "Cache entry");
+  return Success(program::WithSuccess(*document));
 }
 
 ToolOutput Check(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -172,13 +174,48 @@ ToolOutput Check(simdjson::dom::object args, mcp::RequestContext& ctx) {
   if (!check.ok()) {
     return LibraryError(check.status(), "Cache entry", {"content", "prefix"});
   }
+  auto document = CacheCheckResultToJson(*check);
+  if (!document.ok()) return ToolStatusError(document.status(), "Cache entry");
+  return Success(program::WithSuccess(
+      *document,
+      check->exists ? "Content already cached" : "Content not found in cache"));
+}
+
+// Seed 000's smart_cache stats answer, whose "stats" names are the seed's
+// (a summary of the figures), with the library's whole cache-stats document
+// (by prefix, by model, top entries, recommendations: what the
+// cache-stats://current resource shows and the C ABI returns) as "report".
+std::string SeedStatsDocument(const CacheStats& stats,
+                              std::string_view report) {
   JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  program::WriteCacheCheckMembers(json, *check);
-  json.Key("message").String(check->exists ? "Content already cached"
-                                           : "Content not found in cache");
-  json.EndObject();
-  return Success(json.str());
+  json.BeginObject()
+      .Key("stats")
+      .BeginObject()
+      .Key("total_entries")
+      .Uint(stats.total_entries)
+      .Key("total_hits")
+      .Uint(stats.total_hits)
+      .Key("tokens_saved")
+      .Uint(stats.tokens_saved)
+      .Key("hit_rate")
+      .Double(stats.hit_rate)
+      .Key("avg_tokens_per_entry")
+      .Uint(stats.avg_tokens_per_entry)
+      .Key("effectiveness")
+      .String(stats.effectiveness)
+      .Key("total_misses")
+      .Uint(stats.total_misses)
+      .Key("total_tokens")
+      .Uint(stats.total_tokens)
+      .Key("size_bytes")
+      .Uint(stats.size_bytes)
+      .Key("most_cached_prefix")
+      .String(stats.most_cached_prefix)
+      .EndObject()
+      .Key("report")
+      .Raw(report)
+      .EndObject();
+  return json.str();
 }
 
 ToolOutput Stats(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -186,26 +223,7 @@ ToolOutput Stats(simdjson::dom::object args, mcp::RequestContext& ctx) {
   if (!stats.ok()) return ToolStatusError(stats.status(), "Cache");
   auto report = CacheStatsToJson(*stats);
   if (!report.ok()) return ToolStatusError(report.status(), "Cache");
-  JsonOut json;
-  json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("stats").BeginObject()
-      .Key("total_entries").Uint(stats->total_entries)
-      .Key("total_hits").Uint(stats->total_hits)
-      .Key("tokens_saved").Uint(stats->tokens_saved)
-      .Key("hit_rate").Double(stats->hit_rate)
-      .Key("avg_tokens_per_entry").Uint(stats->avg_tokens_per_entry)
-      .Key("effectiveness").String(stats->effectiveness)
-      .Key("total_misses").Uint(stats->total_misses)
-      .Key("total_tokens").Uint(stats->total_tokens)
-      .Key("size_bytes").Uint(stats->size_bytes)
-      .Key("most_cached_prefix").String(stats->most_cached_prefix)
-      .EndObject()
-      // The whole cache-stats document (by prefix, by model, top entries,
-      // recommendations), as the cache-stats://current resource shows it.
-      .Key("report").Raw(*report)
-      .EndObject();
-  return Success(json.str());
+  return Success(program::WithSuccess(SeedStatsDocument(*stats, *report)));
 }
 
 ToolOutput Clear(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -218,11 +236,8 @@ ToolOutput Clear(simdjson::dom::object args, mcp::RequestContext& ctx) {
     message += " with prefix '" + std::string(*prefix) + "'";
   }
   ctx.Log(mcp::LogLevel::kInfo, message);
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  program::WriteCacheClearMembers(json, *cleared, prefix);
-  json.Key("message").String(message).EndObject();
-  return Success(json.str());
+  return Success(program::WithSuccess(
+      program::CacheClearedJson(*cleared, prefix), message));
 }
 
 ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -235,7 +250,8 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
   return ToolValidationError(
       "action",
       "Invalid enum value. Expected 'store' | 'retrieve' | 'check' | 'stats' "
-      "| 'clear', received '" + std::string(action) + "'");
+      "| 'clear', received '" +
+          std::string(action) + "'");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // manage_conversation (seed 000): create, add_message, get, list and delete
-// over the library's ConversationStore. The documents are the CLI's `conv`
-// documents (record_json.h) with seed 000's "success" and "message"
-// members around them.
+// over the library's ConversationStore. Each answer is the library's
+// document for the result (conversations.h, the bytes the C ABI returns and
+// `ctxkit conv` prints) in seed 000's envelope (record_json.h).
 //
 // Beyond the seed: add_message also takes "messages" (many messages in one
 // transaction), the OpenAI fields name, tool_calls and tool_call_id, and the
@@ -15,7 +15,6 @@
 
 #include "ctxkit/conversations.h"
 #include "programs/ctxkit/mcp/catalog.h"
-#include "programs/ctxkit/host/record_common.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/arguments.h"
 #include "programs/ctxkit/tools/record_json.h"
@@ -28,7 +27,6 @@ namespace {
 using mcp::ToolOutput;
 using mcp::ToolStatusError;
 using mcp::ToolValidationError;
-using program::JsonOut;
 
 constexpr std::string_view kInputSchema = R"({
   "type": "object",
@@ -101,7 +99,7 @@ constexpr std::string_view kInputSchema = R"({
   "additionalProperties": false
 })";
 
-// A conversation as WriteConversationJson writes it.
+// A conversation object as conversations.h's writers write it.
 constexpr std::string_view kConversationSchema = R"({
   "type": "object",
   "properties": {
@@ -114,14 +112,15 @@ constexpr std::string_view kConversationSchema = R"({
     "message_count": {"type": "integer", "minimum": 0},
     "input_tokens": {"type": "integer", "minimum": 0},
     "output_tokens": {"type": "integer", "minimum": 0},
-    "last_message": {"type": "string"},
+    "last_message": {"type": ["string", "null"]},
+    "last_message_at": {"type": ["integer", "null"]},
     "metadata": {"type": "object"}
   },
   "required": ["id", "title", "model", "created_at", "updated_at", "total_tokens", "message_count", "metadata"]
 })";
 
-// A message as WriteMessageJson writes it (content left out by
-// add_message's answer).
+// A message object as conversations.h's writers write it (content left
+// out of add_message's answer).
 constexpr std::string_view kMessageSchema = R"({
   "type": "object",
   "properties": {
@@ -130,9 +129,9 @@ constexpr std::string_view kMessageSchema = R"({
     "seq": {"type": "integer", "minimum": 1},
     "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
     "content": {"type": "string"},
-    "name": {"type": "string"},
-    "tool_calls": {"type": "array"},
-    "tool_call_id": {"type": "string"},
+    "name": {"type": ["string", "null"]},
+    "tool_calls": {"type": ["array", "null"]},
+    "tool_call_id": {"type": ["string", "null"]},
     "tokens": {"type": "integer", "minimum": 0},
     "is_compressed": {"type": "boolean"},
     "created_at": {"type": "integer"}
@@ -147,19 +146,22 @@ std::string OutputSchema() {
   "type": "object",
   "properties": {
     "success": {"type": "boolean"},
-    "conversation": )" + conversation + R"(,
-    "message": {"anyOf": [{"type": "string"}, )" + message + R"(]},
-    "messages": {"type": "array", "items": )" + message + R"(},
+    "schema_version": {"type": "integer"},
+    "conversation": )" +
+         conversation + R"(,
+    "message": {"anyOf": [{"type": "string"}, )" +
+         message + R"(]},
+    "messages": {"type": "array", "items": )" +
+         message + R"(},
     "added": {"type": "integer", "minimum": 1},
     "actual_tokens": {"type": "integer", "minimum": 0},
     "actual_tokens_exact": {"type": "boolean"},
-    "conversations": {"type": "array", "items": )" + conversation + R"(},
+    "conversations": {"type": "array", "items": )" +
+         conversation + R"(},
     "total": {"type": "integer", "minimum": 0},
     "showing": {"type": "integer", "minimum": 0},
     "next_cursor": {"type": ["string", "null"]},
     "deleted": {"type": "boolean"},
-    "conversation_id": {"type": "string"},
-    "title": {"type": "string"},
     "messages_deleted": {"type": "integer", "minimum": 0},
     "dependent_records_deleted": {"type": "integer", "minimum": 0},
     "error": {"type": "string"},
@@ -216,13 +218,11 @@ ToolOutput Create(simdjson::dom::object args, mcp::RequestContext& ctx) {
                         {"title", "model", "metadata"});
   }
   ctx.Log(mcp::LogLevel::kInfo, "created conversation " + created->id);
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true).Key("conversation");
-  program::WriteConversationJson(json, *created);
-  json.Key("message")
-      .String("Conversation \"" + created->title + "\" created successfully")
-      .EndObject();
-  return Success(json.str());
+  auto document = ConversationToJson(*created);
+  if (!document.ok()) return ToolStatusError(document.status(), "Conversation");
+  return Success(program::WithSuccess(
+      *document,
+      "Conversation \"" + created->title + "\" created successfully"));
 }
 
 ToolOutput AddMessage(simdjson::dom::object args, std::string_view id,
@@ -238,18 +238,14 @@ ToolOutput AddMessage(simdjson::dom::object args, std::string_view id,
                           {"conversation_id", "role", "content", "name",
                            "tool_calls", "tool_call_id", "messages"});
     }
-    JsonOut json;
-    json.BeginObject().Key("success").Bool(true).Key("message");
-    // The caller has just sent the content: echoing it back would only
-    // spend the tokens this tool is meant to save.
-    program::WriteMessageJson(json, added->message, /*with_content=*/false);
-    json.Key("conversation");
-    program::WriteConversationJson(json, added->conversation);
-    json.EndObject();
-    return Success(json.str());
+    auto document = AddMessageResultToJson(*added);
+    if (!document.ok()) {
+      return ToolStatusError(document.status(), "Conversation");
+    }
+    return Success(program::WithSuccess(*document));
   }
-  for (std::string_view single : {"role", "content", "name", "tool_call_id",
-                                  "tool_calls"}) {
+  for (std::string_view single :
+       {"role", "content", "name", "tool_call_id", "tool_calls"}) {
     if (Arg(args, single).has_value()) {
       return ToolValidationError(
           single, "Give either messages or one message's fields, not both");
@@ -287,17 +283,11 @@ ToolOutput AddMessage(simdjson::dom::object args, std::string_view id,
   }
   ctx.Progress(static_cast<double>(total), static_cast<double>(total),
                "messages added");
-  JsonOut json;
-  json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("messages").BeginArray();
-  for (const Message& message : added->messages) {
-    program::WriteMessageJson(json, message, /*with_content=*/false);
-  }
-  json.EndArray().Key("conversation");
-  program::WriteConversationJson(json, added->conversation);
-  json.Key("added").Uint(added->messages.size()).EndObject();
-  return Success(json.str());
+  auto document = AddMessagesResultToJson(*added);
+  if (!document.ok()) return ToolStatusError(document.status(), "Conversation");
+  return Success(program::WithSuccess(
+      *document, std::nullopt,
+      "\"added\":" + std::to_string(added->messages.size())));
 }
 
 ToolOutput Get(simdjson::dom::object args, std::string_view id,
@@ -307,11 +297,9 @@ ToolOutput Get(simdjson::dom::object args, std::string_view id,
   if (!detail.ok()) {
     return LibraryError(detail.status(), "Conversation", {"conversation_id"});
   }
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  program::WriteConversationDetailMembers(json, *detail, with_messages);
-  json.EndObject();
-  return Success(json.str());
+  auto document = ConversationDetailToJson(*detail, with_messages);
+  if (!document.ok()) return ToolStatusError(document.status(), "Conversation");
+  return Success(program::WithSuccess(*document));
 }
 
 ToolOutput List(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -327,11 +315,9 @@ ToolOutput List(simdjson::dom::object args, mcp::RequestContext& ctx) {
   if (!page.ok()) {
     return LibraryError(page.status(), "Conversation", {"limit", "cursor"});
   }
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  program::WriteConversationPageMembers(json, *page);
-  json.EndObject();
-  return Success(json.str());
+  auto document = ConversationPageToJson(*page);
+  if (!document.ok()) return ToolStatusError(document.status(), "Conversation");
+  return Success(program::WithSuccess(*document));
 }
 
 ToolOutput Delete(std::string_view id, mcp::RequestContext& ctx) {
@@ -340,15 +326,11 @@ ToolOutput Delete(std::string_view id, mcp::RequestContext& ctx) {
     return LibraryError(deleted.status(), "Conversation", {"conversation_id"});
   }
   ctx.Log(mcp::LogLevel::kInfo, "deleted conversation " + std::string(id));
-  JsonOut json;
-  json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("message")
-      .String("Conversation \"" + deleted->conversation.title +
-              "\" deleted successfully");
-  program::WriteDeletedConversationMembers(json, *deleted);
-  json.EndObject();
-  return Success(json.str());
+  auto document = DeletedConversationToJson(*deleted);
+  if (!document.ok()) return ToolStatusError(document.status(), "Conversation");
+  return Success(program::WithSuccess(
+      *document, "Conversation \"" + deleted->conversation.title +
+                     "\" deleted successfully"));
 }
 
 ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -359,7 +341,8 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
     return ToolValidationError(
         "action",
         "Invalid enum value. Expected 'create' | 'add_message' | 'get' | "
-        "'list' | 'delete', received '" + std::string(action) + "'");
+        "'list' | 'delete', received '" +
+            std::string(action) + "'");
   }
   const std::optional<std::string_view> id = StringArg(args, "conversation_id");
   if (!id.has_value()) {

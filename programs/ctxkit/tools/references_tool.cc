@@ -1,7 +1,7 @@
 // track_references (seed 000): add, get, list, delete and search over the
-// library's ReferenceStore (BM25 search). The documents are the library's
-// Reference...ToJson() documents, as the CLI's `ref` commands print them
-// (record_json.h), with seed 000's "success" and "message" around them.
+// library's ReferenceStore (BM25 search). Each answer is the library's
+// document for the result (references.h, the bytes the C ABI returns and
+// `ctxkit ref` prints) in seed 000's envelope (record_json.h).
 
 #include <cstdint>
 #include <optional>
@@ -10,7 +10,6 @@
 
 #include "ctxkit/references.h"
 #include "programs/ctxkit/mcp/catalog.h"
-#include "programs/ctxkit/host/record_common.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/arguments.h"
 #include "programs/ctxkit/tools/record_json.h"
@@ -23,7 +22,6 @@ namespace {
 using mcp::ToolOutput;
 using mcp::ToolStatusError;
 using mcp::ToolValidationError;
-using program::JsonOut;
 
 constexpr std::string_view kInputSchema = R"({
   "type": "object",
@@ -65,12 +63,12 @@ constexpr std::string_view kInputSchema = R"({
   "additionalProperties": false
 })";
 
-// A reference as ReferenceToJson writes it.
+// A reference object as references.h's writers write it.
 constexpr std::string_view kReferenceSchema = R"({
   "type": "object",
   "properties": {
     "id": {"type": "string"},
-    "conversation_id": {"type": "string"},
+    "conversation_id": {"type": ["string", "null"]},
     "type": {"type": "string", "enum": ["file", "url", "code", "note", "document"]},
     "title": {"type": "string"},
     "content": {"type": "string"},
@@ -88,9 +86,12 @@ std::string OutputSchema() {
   "type": "object",
   "properties": {
     "success": {"type": "boolean"},
-    "reference": )" + reference + R"(,
-    "references": {"type": "array", "items": )" + reference + R"(},
-    "stats": {
+    "schema_version": {"type": "integer"},
+    "reference": )" +
+         reference + R"(,
+    "references": {"type": "array", "items": )" +
+         reference + R"(},
+    "statistics": {
       "type": "object",
       "properties": {
         "total_references": {"type": "integer", "minimum": 0},
@@ -145,20 +146,15 @@ ToolOutput Add(simdjson::dom::object args, mcp::RequestContext& ctx) {
   auto added = ctx.services().references->Add(reference);
   if (!added.ok()) {
     // The only thing Add looks up is the conversation.
-    return LibraryError(added.status(), "Conversation",
-                        {"conversation_id", "type", "title", "content",
-                         "metadata"});
+    return LibraryError(
+        added.status(), "Conversation",
+        {"conversation_id", "type", "title", "content", "metadata"});
   }
   // Without the content: it was just given, echoing it back is noise.
   auto document = ReferenceToJson(*added, false);
   if (!document.ok()) return ToolStatusError(document.status(), "Reference");
-  JsonOut json;
-  json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("reference").Raw(*document)
-      .Key("message").String("Reference added successfully")
-      .EndObject();
-  return Success(json.str());
+  return Success(
+      program::WithSuccess(*document, "Reference added successfully"));
 }
 
 ToolOutput Get(std::string_view id, mcp::RequestContext& ctx) {
@@ -166,12 +162,7 @@ ToolOutput Get(std::string_view id, mcp::RequestContext& ctx) {
   if (!reference.ok()) return ToolStatusError(reference.status(), "Reference");
   auto document = ReferenceToJson(*reference, true);
   if (!document.ok()) return ToolStatusError(document.status(), "Reference");
-  JsonOut json;
-  json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("reference").Raw(*document)
-      .EndObject();
-  return Success(json.str());
+  return Success(program::WithSuccess(*document));
 }
 
 ToolOutput List(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -182,29 +173,17 @@ ToolOutput List(simdjson::dom::object args, mcp::RequestContext& ctx) {
   if (!list.ok()) {
     return LibraryError(list.status(), "Conversation", {"conversation_id"});
   }
-  JsonOut json;
-  json.BeginObject().Key("success").Bool(true);
-  if (Status written = program::WriteReferenceListMembers(
-          json, *list, options.include_content);
-      !written.ok()) {
-    return ToolStatusError(written, "Reference");
-  }
-  json.Key("total").Uint(list->references.size()).EndObject();
-  return Success(json.str());
+  auto document = ReferenceListToJson(*list, options.include_content);
+  if (!document.ok()) return ToolStatusError(document.status(), "Reference");
+  return Success(program::WithSuccess(*document));
 }
 
 ToolOutput Delete(std::string_view id, mcp::RequestContext& ctx) {
   if (Status deleted = ctx.services().references->Delete(id); !deleted.ok()) {
     return ToolStatusError(deleted, "Reference");
   }
-  JsonOut json;
-  json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("message").String("Reference deleted successfully")
-      .Key("deleted").Bool(true)
-      .Key("id").String(id)
-      .EndObject();
-  return Success(json.str());
+  return Success(program::WithSuccess(program::DeletedReferenceJson(id),
+                                      "Reference deleted successfully"));
 }
 
 ToolOutput Search(simdjson::dom::object args, mcp::RequestContext& ctx) {
@@ -233,7 +212,7 @@ ToolOutput Search(simdjson::dom::object args, mcp::RequestContext& ctx) {
     return LibraryError(results.status(), "Conversation",
                         {"conversation_id", "limit"});
   }
-  auto document = program::ReferenceSearchJson(*results);
+  auto document = ReferenceSearchResultsToJson(*results);
   if (!document.ok()) return ToolStatusError(document.status(), "Reference");
   return Success(program::WithSuccess(*document));
 }
@@ -247,7 +226,8 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
     return ToolValidationError(
         "action",
         "Invalid enum value. Expected 'add' | 'get' | 'list' | 'delete' | "
-        "'search', received '" + std::string(action) + "'");
+        "'search', received '" +
+            std::string(action) + "'");
   }
   const auto id = StringArg(args, "reference_id");
   if (!id.has_value()) return ToolValidationError("reference_id", "Required");

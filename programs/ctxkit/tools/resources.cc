@@ -1,9 +1,12 @@
-// Seed 000's five resources and their four templates: JSON documents in the
-// seed's shapes, with the library's figures (the totals its parts keep up to
-// date with every write) and, after the seed's fields, a few more the
-// library has (per-role tokens, tool calls, the days). Conversations and
-// messages are written by tools/record_json.h as manage_conversation writes
-// them, statistics by tools/stats_json.h as `ctxkit stats` writes them.
+// Seed 000's five resources and their four templates. Each is the library's
+// document for the same figures (the one writer beside the result type in
+// include/ctxkit/, the bytes the C ABI returns and the CLI prints), with the
+// library's figures (the totals its parts keep up to date with every write)
+// and, where the seed names more than the library's document holds, those
+// members appended after it: conversation-history://{id} adds the seed's
+// "statistics", reference-library://all its "overview",
+// reference-library://{id} its "conversation", optimization-tips://general
+// its static "resources".
 //
 // Errors. A conversation id that names no conversation -- unknown, or not
 // even a UUID -- is an unknown resource: NOT_FOUND, which the session sends
@@ -12,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,11 +25,10 @@
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/references.h"
-#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/record_json.h"
-#include "programs/ctxkit/tools/stats_json.h"
 
 namespace ctxkit::tools {
 
@@ -64,62 +67,74 @@ Status ForId(const Status& status, std::string_view id) {
                 "no conversation \"" + shown + "\" (" + status.message() + ")");
 }
 
+// The members of a JSON object's text, without its braces, to append to a
+// library document.
+std::string Members(const std::string& object_json) {
+  return object_json.size() < 2 ? std::string()
+                                : object_json.substr(1, object_json.size() - 2);
+}
+
 // ---- conversation-history ----
 
 StatusOr<ResourceContent> AllConversations(RequestContext& context) {
   ConversationStore& conversations = *context.services().conversations;
-  JsonOut json;
-  json.BeginObject().Key("conversations").BeginArray();
+  // Every page in one listing, written as one page: `total` is the count
+  // when the listing began; conversations created while it was read may
+  // make the array differ from it by those.
+  ConversationPage all;
   std::string cursor;
-  uint64_t total = 0;
   bool first = true;
   while (first || !cursor.empty()) {
     if (context.Cancelled()) return Cancelled();
     auto page = conversations.List(kListPage, cursor);
     if (!page.ok()) return page.status();
-    if (first) total = page->total;
+    if (first) all.total = page->total;
     first = false;
-    for (const Conversation& c : page->conversations) {
-      program::WriteConversationJson(json, c);
+    for (Conversation& c : page->conversations) {
+      all.conversations.push_back(std::move(c));
     }
     cursor = std::move(page->next_cursor);
   }
-  // `total` is the count when the listing began; conversations created
-  // while it was read may make the array differ from it by those.
-  json.EndArray().Key("total").Uint(total).EndObject();
-  return Json(json.str());
+  auto json = ConversationPageToJson(all);
+  if (!json.ok()) return json.status();
+  return Json(*std::move(json));
 }
 
 StatusOr<ResourceContent> ConversationHistory(std::string_view id,
                                               RequestContext& context) {
   auto detail = context.services().conversations->Get(id, true);
   if (!detail.ok()) return ForId(detail.status(), id);
+  auto document = ConversationDetailToJson(*detail, true);
+  if (!document.ok()) return document.status();
+  // Seed 000's "statistics" of the conversation, after the library's
+  // document.
   const Conversation& c = detail->conversation;
-  JsonOut json;
-  json.BeginObject().Key("conversation");
-  program::WriteConversationJson(json, c);
-  json.Key("messages").BeginArray();
-  for (const Message& m : detail->messages) program::WriteMessageJson(json, m);
-  json.EndArray();
   const double count = static_cast<double>(c.message_count);
-  json.Key("statistics").BeginObject()
+  JsonOut json;
+  json.BeginObject()
+      .Key("statistics")
+      .BeginObject()
       .Key("avg_tokens_per_message")
-      .Double(c.message_count == 0 ? 0.0
-                                   : static_cast<double>(c.total_tokens) / count)
-      .Key("total_user_tokens").Uint(c.user_tokens)
-      .Key("total_assistant_tokens").Uint(c.assistant_tokens)
+      .Double(c.message_count == 0
+                  ? 0.0
+                  : static_cast<double>(c.total_tokens) / count)
+      .Key("total_user_tokens")
+      .Uint(c.user_tokens)
+      .Key("total_assistant_tokens")
+      .Uint(c.assistant_tokens)
       .Key("compression_ratio")
       .Double(c.message_count == 0
                   ? 0.0
                   : static_cast<double>(c.compressed_count) / count)
-      .Key("total_system_tokens").Uint(c.system_tokens)
-      .Key("total_tool_tokens").Uint(c.tool_tokens)
-      .Key("compressed_count").Uint(c.compressed_count)
-      .Key("actual_tokens").Uint(detail->actual_tokens)
-      .Key("actual_tokens_exact").Bool(detail->actual_tokens_exact)
+      .Key("total_system_tokens")
+      .Uint(c.system_tokens)
+      .Key("total_tool_tokens")
+      .Uint(c.tool_tokens)
+      .Key("compressed_count")
+      .Uint(c.compressed_count)
       .EndObject()
       .EndObject();
-  return Json(json.str());
+  return Json(program::AppendMembers(*document, Members(json.str())));
 }
 
 // ---- token-stats ----
@@ -130,23 +145,19 @@ StatusOr<ResourceContent> AggregateTokenStats(RequestContext& context) {
   if (!stats.ok()) return stats.status();
   auto cache = services.cache->Stats();
   if (!cache.ok()) return cache.status();
-  JsonOut json;
-  json.BeginObject();
-  WriteAggregateStats(json, *stats, &*cache);
-  json.EndObject();
-  return Json(json.str());
+  auto json = AggregateStatsToJson(*stats, &*cache);
+  if (!json.ok()) return json.status();
+  return Json(*std::move(json));
 }
 
 StatusOr<ResourceContent> ConversationTokenStats(std::string_view id,
                                                  RequestContext& context) {
-  auto stats =
-      context.services().conversations->ConversationStats(id, kMaxTimelinePoints);
+  auto stats = context.services().conversations->ConversationStats(
+      id, kMaxTimelinePoints);
   if (!stats.ok()) return ForId(stats.status(), id);
-  JsonOut json;
-  json.BeginObject();
-  WriteConversationStats(json, *stats);
-  json.EndObject();
-  return Json(json.str());
+  auto json = ConversationStatsToJson(*stats);
+  if (!json.ok()) return json.status();
+  return Json(*std::move(json));
 }
 
 // ---- cache-stats ----
@@ -167,23 +178,27 @@ StatusOr<ResourceContent> GeneralOptimizationTips(RequestContext& context) {
   if (!stats.ok()) return stats.status();
   auto cache = services.cache->Stats();
   if (!cache.ok()) return cache.status();
+  // The hit rate only once the cache has been asked: before that it means
+  // nothing (and the tips say nothing about caching).
+  std::optional<double> hit_rate;
+  if (cache->lifetime_hits + cache->total_misses != 0) {
+    hit_rate = cache->hit_rate;
+  }
+  auto document = GeneralTipsToJson(*stats, hit_rate);
+  if (!document.ok()) return document.status();
   JsonOut json;
-  json.BeginObject()
-      .Key("overview").BeginObject()
-      .Key("total_conversations").Uint(stats->conversations)
-      .Key("total_messages").Uint(stats->messages)
-      .Key("total_tokens").Uint(stats->total_tokens)
-      .Key("cache_hit_rate").Double(cache->hit_rate)
-      .EndObject();
-  WriteTips(json, GeneralTips(*stats, UsedCacheHitRate(*cache)));
-  json.Key("resources").BeginObject()
+  json.BeginObject();
+  json.Key("resources")
+      .BeginObject()
       .Key("documentation")
-      .String("See the ctxkit README for the MCP server's tools, resources "
-              "and prompts; resources/list and prompts/list describe each.")
-      .Key("tools_available").BeginArray();
+      .String(
+          "See the ctxkit README for the MCP server's tools, resources "
+          "and prompts; resources/list and prompts/list describe each.")
+      .Key("tools_available")
+      .BeginArray();
   for (const mcp::ToolSpec& tool : mcp::Tools()) json.String(tool.name);
   json.EndArray().EndObject().EndObject();
-  return Json(json.str());
+  return Json(program::AppendMembers(*document, Members(json.str())));
 }
 
 StatusOr<ResourceContent> ConversationOptimizationTips(
@@ -191,20 +206,9 @@ StatusOr<ResourceContent> ConversationOptimizationTips(
   // Tips need the totals only; one timeline point keeps the read small.
   auto stats = context.services().conversations->ConversationStats(id, 1);
   if (!stats.ok()) return ForId(stats.status(), id);
-  const Conversation& c = stats->conversation;
-  JsonOut json;
-  json.BeginObject()
-      .Key("conversation").BeginObject()
-      .Key("id").String(c.id)
-      .Key("title").String(c.title)
-      .Key("model").String(c.model)
-      .Key("current_tokens").Uint(c.total_tokens)
-      .Key("message_count").Uint(c.message_count)
-      .EndObject();
-  WriteTips(json, ConversationTips(*stats));
-  WriteTokenLimit(json, stats->token_limit);
-  json.EndObject();
-  return Json(json.str());
+  auto json = ConversationTipsToJson(*stats);
+  if (!json.ok()) return json.status();
+  return Json(*std::move(json));
 }
 
 // ---- reference-library ----
@@ -212,18 +216,12 @@ StatusOr<ResourceContent> ConversationOptimizationTips(
 StatusOr<ResourceContent> AllReferences(RequestContext& context) {
   auto list = context.services().references->List();
   if (!list.ok()) return list.status();
+  auto document = ReferenceListToJson(*list, /*include_content=*/false);
+  if (!document.ok()) return document.status();
+  // Seed 000 names the figures "overview" here.
   auto stats = ReferenceStatsToJson(list->stats);
   if (!stats.ok()) return stats.status();
-  JsonOut json;
-  json.BeginObject().Key("overview").Raw(*stats).Key("references").BeginArray();
-  for (const Reference& reference : list->references) {
-    if (context.Cancelled()) return Cancelled();
-    auto one = ReferenceToJson(reference, /*include_content=*/false);
-    if (!one.ok()) return one.status();
-    json.Raw(*one);
-  }
-  json.EndArray().EndObject();
-  return Json(json.str());
+  return Json(program::AppendMembers(*document, "\"overview\":" + *stats));
 }
 
 StatusOr<ResourceContent> ConversationReferences(std::string_view id,
@@ -236,23 +234,19 @@ StatusOr<ResourceContent> ConversationReferences(std::string_view id,
   options.include_content = true;
   auto list = services.references->List(options);
   if (!list.ok()) return ForId(list.status(), id);
-  auto stats = ReferenceStatsToJson(list->stats);
-  if (!stats.ok()) return stats.status();
+  auto document = ReferenceListToJson(*list, options.include_content);
+  if (!document.ok()) return document.status();
   JsonOut json;
   json.BeginObject()
-      .Key("conversation").BeginObject()
-      .Key("id").String(detail->conversation.id)
-      .Key("title").String(detail->conversation.title)
+      .Key("conversation")
+      .BeginObject()
+      .Key("id")
+      .String(detail->conversation.id)
+      .Key("title")
+      .String(detail->conversation.title)
       .EndObject()
-      .Key("references").BeginArray();
-  for (const Reference& reference : list->references) {
-    if (context.Cancelled()) return Cancelled();
-    auto one = ReferenceToJson(reference, /*include_content=*/true);
-    if (!one.ok()) return one.status();
-    json.Raw(*one);
-  }
-  json.EndArray().Key("statistics").Raw(*stats).EndObject();
-  return Json(json.str());
+      .EndObject();
+  return Json(program::AppendMembers(*document, Members(json.str())));
 }
 
 }  // namespace

@@ -80,32 +80,32 @@ static void check_doc(const char* json, size_t len, int line) {
 }
 
 /* Runs a call that must succeed and return a document in `json`. */
-#define EXPECT_DOC(call)                                                  \
-  do {                                                                    \
-    char* error_ = NULL;                                                  \
-    int rc_;                                                              \
-    ctxkit_free(json);                                                    \
-    json = NULL;                                                          \
-    len = 0;                                                              \
-    rc_ = (call);                                                         \
-    if (rc_ != CTXKIT_OK) {                                               \
-      fprintf(stderr, "line %d: %s: %s\n", __LINE__,                      \
-              ctxkit_status_name(rc_), error_ ? error_ : "");             \
-    }                                                                     \
-    CHECK(rc_ == CTXKIT_OK);                                              \
-    CHECK(error_ == NULL);                                                \
-    ctxkit_free(error_);                                                  \
-    check_doc(json, len, __LINE__);                                       \
+#define EXPECT_DOC(call)                                                      \
+  do {                                                                        \
+    char* error_ = NULL;                                                      \
+    int rc_;                                                                  \
+    ctxkit_free(json);                                                        \
+    json = NULL;                                                              \
+    len = 0;                                                                  \
+    rc_ = (call);                                                             \
+    if (rc_ != CTXKIT_OK) {                                                   \
+      fprintf(stderr, "line %d: %s: %s\n", __LINE__, ctxkit_status_name(rc_), \
+              error_ ? error_ : "");                                          \
+    }                                                                         \
+    CHECK(rc_ == CTXKIT_OK);                                                  \
+    CHECK(error_ == NULL);                                                    \
+    ctxkit_free(error_);                                                      \
+    check_doc(json, len, __LINE__);                                           \
   } while (0)
 #define ERR (&error_)
 
-#define HAS(needle)                                                    \
-  do {                                                                 \
-    if (!contains(json, needle)) {                                     \
-      fprintf(stderr, "line %d: document lacks %s: %s\n", __LINE__,    \
-              needle, json ? json : "(null)");                         \
-    }                                                                  \
-    CHECK(contains(json, needle));                                     \
+#define HAS(needle)                                                         \
+  do {                                                                      \
+    if (!contains(json, needle)) {                                          \
+      fprintf(stderr, "line %d: document lacks %s: %s\n", __LINE__, needle, \
+              json ? json : "(null)");                                      \
+    }                                                                       \
+    CHECK(contains(json, needle));                                          \
   } while (0)
 
 static long long last_transaction_id(void) {
@@ -140,8 +140,7 @@ static void test_open_close(void) {
   /* A long flush interval so that no background write happens while the
    * failure table compares transaction ids. */
   CHECK(ctxkit_cache_open(store, 0, 0, 60000, &cache, NULL) == CTXKIT_OK);
-  CHECK(ctxkit_analytics_open(store, 0, 60000, &analytics, NULL) ==
-        CTXKIT_OK);
+  CHECK(ctxkit_analytics_open(store, 0, 60000, &analytics, NULL) == CTXKIT_OK);
   CHECK(convs && refs && cache && analytics);
   ctxkit_conversations_close(NULL);
   ctxkit_references_close(NULL);
@@ -184,9 +183,9 @@ static void test_conversations(void) {
   CHECK(!contains(json, "\"content\""));
   CHECK(json_number(json, "tokens") > 0);
 
-  EXPECT_DOC(ctxkit_conversations_add_message(
-      convs, L(conv_id), L("assistant"), "", 0, NULL, 0, L(tool_calls), NULL,
-      0, 0, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_add_message(convs, L(conv_id), L("assistant"),
+                                              "", 0, NULL, 0, L(tool_calls),
+                                              NULL, 0, 0, &json, &len, ERR));
   HAS("\"tool_calls\":[{\"id\":\"call_1\"");
   HAS("\"message_count\":2");
 
@@ -206,8 +205,7 @@ static void test_conversations(void) {
   HAS("\"seq\":5");
   HAS("\"actual_tokens\":");
   HAS("\"actual_tokens_exact\":");
-  CHECK(json_number(json, "actual_tokens") >
-        json_number(json, "total_tokens"));
+  CHECK(json_number(json, "actual_tokens") > json_number(json, "total_tokens"));
 
   EXPECT_DOC(ctxkit_conversations_get(convs, L(conv_id), 0, &json, &len, ERR));
   CHECK(!contains(json, "\"messages\""));
@@ -224,15 +222,14 @@ static void test_conversations(void) {
   HAS("\"showing\":1");
   HAS(conv2_id);
   CHECK(json_string(json, "next_cursor", cursor, sizeof cursor));
-  EXPECT_DOC(
-      ctxkit_conversations_list(convs, 1, L(cursor), &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_list(convs, 1, L(cursor), &json, &len, ERR));
   HAS(conv_id);
   HAS("\"next_cursor\":null");
   EXPECT_DOC(ctxkit_conversations_list(convs, 20, NULL, 0, &json, &len, ERR));
   HAS("\"showing\":2");
 
-  EXPECT_DOC(ctxkit_conversations_update(convs, L(conv2_id), L("Renamed"),
-                                         NULL, 0, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_update(convs, L(conv2_id), L("Renamed"), NULL,
+                                         0, &json, &len, ERR));
   HAS("\"title\":\"Renamed\"");
   EXPECT_DOC(ctxkit_conversations_update(convs, L(conv2_id), NULL, 0,
                                          L("{\"k\":true}"), &json, &len, ERR));
@@ -258,17 +255,17 @@ static void test_conversations(void) {
                                                      &json, &len, ERR));
   CHECK(strstr(json, "cumulative_tokens") != NULL);
 
-  EXPECT_DOC(ctxkit_conversations_tips(convs, NULL, 0, 0, 0.0, &json, &len,
-                                       ERR));
+  EXPECT_DOC(
+      ctxkit_conversations_tips(convs, NULL, 0, 0, 0.0, &json, &len, ERR));
   HAS("\"overview\":{\"total_conversations\":2");
   HAS("\"cache_hit_rate\":null"); /* not given */
   HAS("\"category\":\"best_practices\"");
-  EXPECT_DOC(ctxkit_conversations_tips(convs, NULL, 0, 1, 10.0, &json, &len,
-                                       ERR));
+  EXPECT_DOC(
+      ctxkit_conversations_tips(convs, NULL, 0, 1, 10.0, &json, &len, ERR));
   HAS("\"cache_hit_rate\":10.0");
   HAS("\"category\":\"caching\",\"priority\":\"high\"");
-  EXPECT_DOC(ctxkit_conversations_tips(convs, L(conv_id), 0, 0.0, &json, &len,
-                                       ERR));
+  EXPECT_DOC(
+      ctxkit_conversations_tips(convs, L(conv_id), 0, 0.0, &json, &len, ERR));
   HAS("\"conversation\":{\"id\":\"");
   HAS("\"current_tokens\":");
   HAS("\"tips\":[{\"category\":");
@@ -318,8 +315,8 @@ static void test_references(void) {
   HAS("\"relevance\":0.");
   HAS("\"total_matches\":1");
   HAS(ref_id);
-  EXPECT_DOC(ctxkit_references_search(refs, L("caching"), 5, L(conv_id),
-                                      &json, &len, ERR));
+  EXPECT_DOC(ctxkit_references_search(refs, L("caching"), 5, L(conv_id), &json,
+                                      &len, ERR));
   HAS("\"results\":[]");
 
   EXPECT_DOC(ctxkit_references_stats(refs, NULL, 0, &json, &len, ERR));
@@ -351,8 +348,8 @@ static void test_cache(void) {
   CHECK(json_number(json, "expires_at") > 0);
   CHECK(json_string(json, "key", cache_key, sizeof cache_key));
 
-  EXPECT_DOC(ctxkit_cache_put(cache, L(prompt), L("system-prompts"), 0, NULL,
-                              0, NULL, 0, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_cache_put(cache, L(prompt), L("system-prompts"), 0, NULL, 0,
+                              NULL, 0, &json, &len, ERR));
   HAS("\"already_cached\":true");
   HAS("\"expires_at\":null");
 
@@ -371,8 +368,8 @@ static void test_cache(void) {
   HAS("\"exists\":true");
   HAS(cache_key);
   CHECK(json_number(json, "tokens_saved") > 0);
-  EXPECT_DOC(ctxkit_cache_check(cache, L(prompt), L("other"), &json, &len,
-                                ERR));
+  EXPECT_DOC(
+      ctxkit_cache_check(cache, L(prompt), L("other"), &json, &len, ERR));
   HAS("\"exists\":false,\"key\":null,\"tokens_saved\":0");
 
   CHECK(ctxkit_cache_flush(cache, NULL) == CTXKIT_OK);
@@ -427,11 +424,11 @@ static void test_analytics(void) {
   const int64_t ts = 1700000000000LL; /* may predate retention: see below */
   char* error = NULL;
 
-  CHECK(ctxkit_analytics_record(analytics, L("vector_db_search"), 1500, 1,
-                                NULL, &error) == CTXKIT_OK);
+  CHECK(ctxkit_analytics_record(analytics, L("vector_db_search"), 1500, 1, NULL,
+                                &error) == CTXKIT_OK);
   CHECK(error == NULL);
-  CHECK(ctxkit_analytics_record(analytics, L("vector_db_search"), 2500, 0,
-                                NULL, NULL) == CTXKIT_OK);
+  CHECK(ctxkit_analytics_record(analytics, L("vector_db_search"), 2500, 0, NULL,
+                                NULL) == CTXKIT_OK);
   CHECK(ctxkit_analytics_record(analytics, L("llm_summarize"), 10, 1, NULL,
                                 NULL) == CTXKIT_OK);
   CHECK(ctxkit_analytics_flush(analytics, NULL) == CTXKIT_OK);
@@ -465,10 +462,29 @@ static void test_analytics(void) {
 /* ---- The failure table (issue 4, item 8) ------------------------------- */
 
 enum Op {
-  CONV_CREATE, CONV_ADD, CONV_ADD_MANY, CONV_GET, CONV_LIST, CONV_UPDATE,
-  CONV_DELETE, CONV_STATS_ONE, CONV_TIPS, REF_ADD, REF_GET, REF_DELETE,
-  REF_SEARCH, REF_LIST, CACHE_PUT, CACHE_GET, CACHE_CHECK, CACHE_CLEAR,
-  CACHE_STATS, OPTIMIZE, AN_RECORD, AN_CALLS, AN_COUNT
+  CONV_CREATE,
+  CONV_ADD,
+  CONV_ADD_MANY,
+  CONV_GET,
+  CONV_LIST,
+  CONV_UPDATE,
+  CONV_DELETE,
+  CONV_STATS_ONE,
+  CONV_TIPS,
+  REF_ADD,
+  REF_GET,
+  REF_DELETE,
+  REF_SEARCH,
+  REF_LIST,
+  CACHE_PUT,
+  CACHE_GET,
+  CACHE_CHECK,
+  CACHE_CLEAR,
+  CACHE_STATS,
+  OPTIMIZE,
+  AN_RECORD,
+  AN_CALLS,
+  AN_COUNT
 };
 
 typedef struct {
@@ -497,8 +513,8 @@ static int run_case(const Case* k, char** error) {
       break;
     case CONV_ADD:
       rc = ctxkit_conversations_add_message(
-          convs, k->a.p, k->a.n, k->b.p, k->b.n, k->c.p, k->c.n, k->d.p,
-          k->d.n, k->e.p, k->e.n, k->f.p, k->f.n, 0, &json, &len, error);
+          convs, k->a.p, k->a.n, k->b.p, k->b.n, k->c.p, k->c.n, k->d.p, k->d.n,
+          k->e.p, k->e.n, k->f.p, k->f.n, 0, &json, &len, error);
       break;
     case CONV_ADD_MANY:
       rc = ctxkit_conversations_add_messages(convs, k->a.p, k->a.n, k->b.p,
@@ -540,17 +556,15 @@ static int run_case(const Case* k, char** error) {
       rc = ctxkit_references_delete(refs, k->a.p, k->a.n, error);
       break;
     case REF_SEARCH:
-      rc = ctxkit_references_search(refs, k->a.p, k->a.n, k->n, k->b.p,
-                                    k->b.n, &json, &len, error);
+      rc = ctxkit_references_search(refs, k->a.p, k->a.n, k->n, k->b.p, k->b.n,
+                                    &json, &len, error);
       break;
     case REF_LIST:
-      rc = ctxkit_references_list(refs, k->a.p, k->a.n, 0, &json, &len,
-                                  error);
+      rc = ctxkit_references_list(refs, k->a.p, k->a.n, 0, &json, &len, error);
       break;
     case CACHE_PUT:
-      rc = ctxkit_cache_put(cache, k->a.p, k->a.n, k->b.p, k->b.n, k->n,
-                            k->c.p, k->c.n, k->d.p, k->d.n, &json, &len,
-                            error);
+      rc = ctxkit_cache_put(cache, k->a.p, k->a.n, k->b.p, k->b.n, k->n, k->c.p,
+                            k->c.n, k->d.p, k->d.n, &json, &len, error);
       break;
     case CACHE_GET:
       rc = ctxkit_cache_get(cache, k->a.p, k->a.n, &json, &len, error);
@@ -566,21 +580,20 @@ static int run_case(const Case* k, char** error) {
       rc = ctxkit_cache_stats(cache, k->n, &json, &len, error);
       break;
     case OPTIMIZE:
-      rc = ctxkit_optimize_query(k->a.p, k->a.n, k->b.p, k->b.n, k->c.p,
-                                 k->c.n, NULL, 0, k->n, &json, &len, error);
+      rc = ctxkit_optimize_query(k->a.p, k->a.n, k->b.p, k->b.n, k->c.p, k->c.n,
+                                 NULL, 0, k->n, &json, &len, error);
       break;
     case AN_RECORD:
-      rc = ctxkit_analytics_record(analytics, k->a.p, k->a.n, k->n, 1,
-                                   k->b.p ? (const int64_t*)(const void*)k->b.p
-                                          : NULL,
-                                   error);
+      rc = ctxkit_analytics_record(
+          analytics, k->a.p, k->a.n, k->n, 1,
+          k->b.p ? (const int64_t*)(const void*)k->b.p : NULL, error);
       break;
     case AN_CALLS:
       rc = ctxkit_analytics_calls(analytics, 0, 1, k->n, &json, &len, error);
       break;
     case AN_COUNT:
-      rc = ctxkit_analytics_call_count(analytics, k->a.p, k->a.n, &count,
-                                       error);
+      rc =
+          ctxkit_analytics_call_count(analytics, k->a.p, k->a.n, &count, error);
       break;
   }
   /* Failed calls leave every out parameter empty. */
@@ -605,8 +618,8 @@ static void take(Snapshot* s) {
                                  NULL) == CTXKIT_OK);
   CHECK(ctxkit_conversations_stats(convs, NULL, &s->aggregate, &len, NULL) ==
         CTXKIT_OK);
-  CHECK(ctxkit_references_list(refs, NULL, 0, 1, &s->references, &len,
-                               NULL) == CTXKIT_OK);
+  CHECK(ctxkit_references_list(refs, NULL, 0, 1, &s->references, &len, NULL) ==
+        CTXKIT_OK);
 }
 
 static int same(const char* a, const char* b) {
@@ -619,8 +632,10 @@ static void release(Snapshot* s) {
   ctxkit_free(s->references);
 }
 
-#define S(lit) {lit, sizeof(lit) - 1}
-#define NONE {NULL, 0}
+#define S(lit) \
+  { lit, sizeof(lit) - 1 }
+#define NONE \
+  { NULL, 0 }
 
 static char* filled(size_t n, char c) {
   char* p = (char*)malloc(n + 1);
@@ -632,12 +647,12 @@ static char* filled(size_t n, char c) {
 
 static void test_failures(void) {
   const size_t k16m = (size_t)16 << 20;
-  char* big = filled(k16m + 1, 'a');    /* over every 16 MiB content limit */
-  char* kib = filled(1025, 't');        /* over the 1 KiB title limits */
-  char* name = filled(257, 'n');        /* over name / tool_call_id limits */
-  char* query = filled(65537, 'q');     /* over the optimizer's 64 KiB */
-  char* prefix = filled(65, 'p');       /* over the cache prefix limit */
-  char* meta = filled(65537 + 8, ' ');  /* a 64 KiB + 9 byte JSON object */
+  char* big = filled(k16m + 1, 'a');   /* over every 16 MiB content limit */
+  char* kib = filled(1025, 't');       /* over the 1 KiB title limits */
+  char* name = filled(257, 'n');       /* over name / tool_call_id limits */
+  char* query = filled(65537, 'q');    /* over the optimizer's 64 KiB */
+  char* prefix = filled(65, 'p');      /* over the cache prefix limit */
+  char* meta = filled(65537 + 8, ' '); /* a 64 KiB + 9 byte JSON object */
   static const char unknown[] = "00000000-0000-4000-8000-000000000000";
   static const char bad_key[] = "default:00000000000000000000000000000000";
   const int64_t neg_ts = -5;
@@ -645,15 +660,24 @@ static void test_failures(void) {
   size_t i;
   meta[0] = '{';
   meta[65537 + 7] = '}';
-  c1.p = conv_id; c1.n = strlen(conv_id);
-  c2.p = conv2_id; c2.n = strlen(conv2_id);
-  rid.p = ref_id; rid.n = strlen(ref_id);
-  big_s.p = big; big_s.n = k16m + 1;
-  kib_s.p = kib; kib_s.n = 1025;
-  name_s.p = name; name_s.n = 257;
-  query_s.p = query; query_s.n = 65537;
-  prefix_s.p = prefix; prefix_s.n = 65;
-  meta_s.p = meta; meta_s.n = 65537 + 8;
+  c1.p = conv_id;
+  c1.n = strlen(conv_id);
+  c2.p = conv2_id;
+  c2.n = strlen(conv2_id);
+  rid.p = ref_id;
+  rid.n = strlen(ref_id);
+  big_s.p = big;
+  big_s.n = k16m + 1;
+  kib_s.p = kib;
+  kib_s.n = 1025;
+  name_s.p = name;
+  name_s.n = 257;
+  query_s.p = query;
+  query_s.n = 65537;
+  prefix_s.p = prefix;
+  prefix_s.n = 65;
+  meta_s.p = meta;
+  meta_s.n = 65537 + 8;
   {
     const Str none = NONE;
     const Str user = S("user");
@@ -677,14 +701,14 @@ static void test_failures(void) {
          none, 0, CTXKIT_NOT_FOUND, unknown},
         {"ref get unknown", REF_GET, unk, none, none, none, none, none, 0,
          CTXKIT_NOT_FOUND, unknown},
-        {"ref delete unknown", REF_DELETE, unk, none, none, none, none, none,
-         0, CTXKIT_NOT_FOUND, unknown},
+        {"ref delete unknown", REF_DELETE, unk, none, none, none, none, none, 0,
+         CTXKIT_NOT_FOUND, unknown},
         {"ref add unknown conversation", REF_ADD, unk, S("note"), S("t"),
          S("c"), none, none, 0, CTXKIT_NOT_FOUND, unknown},
-        {"ref list unknown conversation", REF_LIST, unk, none, none, none,
-         none, none, 0, CTXKIT_NOT_FOUND, unknown},
-        {"cache get unknown key", CACHE_GET, S(bad_key), none, none, none,
-         none, none, 0, CTXKIT_NOT_FOUND, "default:0000"},
+        {"ref list unknown conversation", REF_LIST, unk, none, none, none, none,
+         none, 0, CTXKIT_NOT_FOUND, unknown},
+        {"cache get unknown key", CACHE_GET, S(bad_key), none, none, none, none,
+         none, 0, CTXKIT_NOT_FOUND, "default:0000"},
         {"cache put unknown conversation", CACHE_PUT, text, none, none, unk,
          none, none, 0, CTXKIT_NOT_FOUND, unknown},
         /* Malformed ids and keys. */
@@ -710,8 +734,8 @@ static void test_failures(void) {
          none, none, 0, CTXKIT_INVALID_ARGUMENT, "type"},
         {"tool_calls on a user message", CONV_ADD, c1, user, text, none,
          S("[]"), none, 0, CTXKIT_INVALID_ARGUMENT, "tool_calls"},
-        {"tool_call_id on a user message", CONV_ADD, c1, user, text, none,
-         none, S("call_9"), 0, CTXKIT_INVALID_ARGUMENT, "tool_call_id"},
+        {"tool_call_id on a user message", CONV_ADD, c1, user, text, none, none,
+         S("call_9"), 0, CTXKIT_INVALID_ARGUMENT, "tool_call_id"},
         {"malformed tool_calls", CONV_ADD, c1, S("assistant"), text, none,
          S("[{\"function\":{}}]"), none, 0, CTXKIT_INVALID_ARGUMENT,
          "tool_calls[0].function.name"},
@@ -726,8 +750,8 @@ static void test_failures(void) {
          none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
         {"update with nothing", CONV_UPDATE, c1, none, none, none, none, none,
          0, CTXKIT_INVALID_ARGUMENT, "title or metadata"},
-        {"empty reference title", REF_ADD, none, S("note"), S(""), S("c"),
-         none, none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
+        {"empty reference title", REF_ADD, none, S("note"), S(""), S("c"), none,
+         none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
         {"empty reference content", REF_ADD, none, S("note"), S("t"), S(""),
          none, none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
         {"empty cache content", CACHE_PUT, S(""), none, none, none, none, none,
@@ -736,21 +760,21 @@ static void test_failures(void) {
          10, CTXKIT_INVALID_ARGUMENT, "query"},
         {"query without terms", REF_SEARCH, S("!!! ???"), none, none, none,
          none, none, 10, CTXKIT_INVALID_ARGUMENT, "query"},
-        {"empty optimizer query", OPTIMIZE, S(""), none, none, none, none,
-         none, 0, CTXKIT_INVALID_ARGUMENT, "query"},
+        {"empty optimizer query", OPTIMIZE, S(""), none, none, none, none, none,
+         0, CTXKIT_INVALID_ARGUMENT, "query"},
         /* Limits. */
         {"list limit -1", CONV_LIST, none, none, none, none, none, none, -1,
          CTXKIT_INVALID_ARGUMENT, "limit"},
         {"list limit 0", CONV_LIST, none, none, none, none, none, none, 0,
          CTXKIT_INVALID_ARGUMENT, "limit"},
-        {"list limit 1001", CONV_LIST, none, none, none, none, none, none,
-         1001, CTXKIT_INVALID_ARGUMENT, "limit"},
+        {"list limit 1001", CONV_LIST, none, none, none, none, none, none, 1001,
+         CTXKIT_INVALID_ARGUMENT, "limit"},
         {"list limit 2^40", CONV_LIST, none, none, none, none, none, none,
          (int64_t)1 << 40, CTXKIT_INVALID_ARGUMENT, "limit"},
         {"search limit -3", REF_SEARCH, S("token"), none, none, none, none,
          none, -3, CTXKIT_INVALID_ARGUMENT, "limit"},
-        {"search limit 0", REF_SEARCH, S("token"), none, none, none, none,
-         none, 0, CTXKIT_INVALID_ARGUMENT, "limit"},
+        {"search limit 0", REF_SEARCH, S("token"), none, none, none, none, none,
+         0, CTXKIT_INVALID_ARGUMENT, "limit"},
         {"search limit 101", REF_SEARCH, S("token"), none, none, none, none,
          none, 101, CTXKIT_INVALID_ARGUMENT, "limit"},
         {"search limit INT64_MAX", REF_SEARCH, S("token"), none, none, none,
@@ -774,13 +798,13 @@ static void test_failures(void) {
         /* TTLs. */
         {"negative TTL", CACHE_PUT, text, none, none, none, none, none, -1,
          CTXKIT_INVALID_ARGUMENT, "ttl_ms"},
-        {"absurd TTL", CACHE_PUT, text, none, none, none, none, none,
-         INT64_MAX, CTXKIT_INVALID_ARGUMENT, "ttl_ms"},
+        {"absurd TTL", CACHE_PUT, text, none, none, none, none, none, INT64_MAX,
+         CTXKIT_INVALID_ARGUMENT, "ttl_ms"},
         /* Invalid UTF-8. */
         {"invalid UTF-8 title", CONV_CREATE, S("ab\xff"), none, none, none,
          none, none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
-        {"invalid UTF-8 updated title", CONV_UPDATE, c1, S("\xc3"), none,
-         none, none, none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
+        {"invalid UTF-8 updated title", CONV_UPDATE, c1, S("\xc3"), none, none,
+         none, none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
         {"invalid UTF-8 content", CONV_ADD, c1, user, S("caf\xc3"), none, none,
          none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
         {"invalid UTF-8 name", CONV_ADD, c1, user, text, S("\xed\xa0\x80"),
@@ -802,19 +826,19 @@ static void test_failures(void) {
          none, none, none, 10, CTXKIT_INVALID_ARGUMENT, "query"},
         {"invalid UTF-8 cache content", CACHE_PUT, S("\xff\xfe"), none, none,
          none, none, none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
-        {"invalid UTF-8 cache check", CACHE_CHECK, S("\xff"), none, none,
-         none, none, none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
+        {"invalid UTF-8 cache check", CACHE_CHECK, S("\xff"), none, none, none,
+         none, none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
         {"invalid UTF-8 optimizer query", OPTIMIZE, S("fix \xff"), none, none,
          none, none, none, 0, CTXKIT_INVALID_ARGUMENT, "query"},
-        {"invalid UTF-8 analytics type", AN_RECORD, S("\xff"), none, none,
-         none, none, none, 1, CTXKIT_INVALID_ARGUMENT, "type"},
+        {"invalid UTF-8 analytics type", AN_RECORD, S("\xff"), none, none, none,
+         none, none, 1, CTXKIT_INVALID_ARGUMENT, "type"},
         /* Oversized fields, each just over its documented limit. */
         {"title over 1 KiB", CONV_CREATE, kib_s, none, none, none, none, none,
          0, CTXKIT_INVALID_ARGUMENT, "title"},
         {"content over 16 MiB", CONV_ADD, c1, user, big_s, none, none, none, 0,
          CTXKIT_INVALID_ARGUMENT, "content"},
-        {"name over 256 bytes", CONV_ADD, c1, user, text, name_s, none, none,
-         0, CTXKIT_INVALID_ARGUMENT, "name"},
+        {"name over 256 bytes", CONV_ADD, c1, user, text, name_s, none, none, 0,
+         CTXKIT_INVALID_ARGUMENT, "name"},
         {"tool_call_id over 256 bytes", CONV_ADD, c1, S("tool"), text, none,
          none, name_s, 0, CTXKIT_INVALID_ARGUMENT, "tool_call_id"},
         {"model over 256 bytes", CONV_CREATE, S("t"), name_s, none, none, none,
@@ -829,8 +853,8 @@ static void test_failures(void) {
          big_s, none, none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
         {"reference metadata over 64 KiB", REF_ADD, none, S("note"), S("t"),
          S("c"), meta_s, none, 0, CTXKIT_INVALID_ARGUMENT, "metadata"},
-        {"search query over 4 KiB", REF_SEARCH, query_s, none, none, none,
-         none, none, 10, CTXKIT_INVALID_ARGUMENT, "query"},
+        {"search query over 4 KiB", REF_SEARCH, query_s, none, none, none, none,
+         none, 10, CTXKIT_INVALID_ARGUMENT, "query"},
         {"cache content over 16 MiB", CACHE_PUT, big_s, none, none, none, none,
          none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
         {"cache model over 128 bytes", CACHE_PUT, text, none, name_s, none,
@@ -842,8 +866,8 @@ static void test_failures(void) {
         /* Metadata that is not an object; malformed JSON. */
         {"array metadata", CONV_CREATE, S("t"), none, S("[1,2]"), none, none,
          none, 0, CTXKIT_INVALID_ARGUMENT, "metadata"},
-        {"string metadata", CONV_UPDATE, c1, none, S("\"x\""), none, none,
-         none, 0, CTXKIT_INVALID_ARGUMENT, "metadata"},
+        {"string metadata", CONV_UPDATE, c1, none, S("\"x\""), none, none, none,
+         0, CTXKIT_INVALID_ARGUMENT, "metadata"},
         {"malformed metadata", CONV_CREATE, S("t"), none, S("{\"a\":"), none,
          none, none, 0, CTXKIT_INVALID_ARGUMENT, "metadata"},
         {"empty metadata", CONV_CREATE, S("t"), none, S(""), none, none, none,
@@ -858,9 +882,9 @@ static void test_failures(void) {
          none, 0, CTXKIT_INVALID_ARGUMENT, "messages"},
         {"empty messages array", CONV_ADD_MANY, c1, S("[]"), none, none, none,
          none, 0, CTXKIT_INVALID_ARGUMENT, "messages"},
-        {"message without content", CONV_ADD_MANY, c1, S("[{\"role\":\"user\"}]"),
-         none, none, none, none, 0, CTXKIT_INVALID_ARGUMENT,
-         "messages[0].content"},
+        {"message without content", CONV_ADD_MANY, c1,
+         S("[{\"role\":\"user\"}]"), none, none, none, none, 0,
+         CTXKIT_INVALID_ARGUMENT, "messages[0].content"},
         {"message content not a string", CONV_ADD_MANY, c1,
          S("[{\"role\":\"user\",\"content\":1}]"), none, none, none, none, 0,
          CTXKIT_INVALID_ARGUMENT, "messages[0].content"},
@@ -879,13 +903,12 @@ static void test_failures(void) {
          none, 0, CTXKIT_INVALID_ARGUMENT, "prefix"},
         {"bad prefix on clear", CACHE_CLEAR, S("x y"), none, none, none, none,
          none, 0, CTXKIT_INVALID_ARGUMENT, "prefix"},
-        {"bad optimization goal", OPTIMIZE, S("hello there"), none,
-         S("faster"), none, none, none, 0, CTXKIT_INVALID_ARGUMENT,
-         "optimization_goal"},
-        {"bad analytics type", AN_RECORD, S("Bad Type"), none, none, none,
-         none, none, 1, CTXKIT_INVALID_ARGUMENT, "type"},
-        {"empty analytics type", AN_RECORD, S(""), none, none, none, none,
+        {"bad optimization goal", OPTIMIZE, S("hello there"), none, S("faster"),
+         none, none, none, 0, CTXKIT_INVALID_ARGUMENT, "optimization_goal"},
+        {"bad analytics type", AN_RECORD, S("Bad Type"), none, none, none, none,
          none, 1, CTXKIT_INVALID_ARGUMENT, "type"},
+        {"empty analytics type", AN_RECORD, S(""), none, none, none, none, none,
+         1, CTXKIT_INVALID_ARGUMENT, "type"},
         {"negative duration", AN_RECORD, S("compact"), none, none, none, none,
          none, -1, CTXKIT_INVALID_ARGUMENT, "duration_us"},
         {"absurd duration", AN_RECORD, S("compact"), none, none, none, none,
@@ -895,10 +918,28 @@ static void test_failures(void) {
         {"bad call_count type", AN_COUNT, S("UPPER"), none, none, none, none,
          none, 0, CTXKIT_INVALID_ARGUMENT, "type"},
         /* NULL with a length. */
-        {"NULL title with a length", CONV_CREATE, {NULL, 3}, none, none, none,
-         none, none, 0, CTXKIT_INVALID_ARGUMENT, "title"},
-        {"NULL content with a length", CACHE_PUT, {NULL, 1}, none, none, none,
-         none, none, 0, CTXKIT_INVALID_ARGUMENT, "content"},
+        {"NULL title with a length",
+         CONV_CREATE,
+         {NULL, 3},
+         none,
+         none,
+         none,
+         none,
+         none,
+         0,
+         CTXKIT_INVALID_ARGUMENT,
+         "title"},
+        {"NULL content with a length",
+         CACHE_PUT,
+         {NULL, 1},
+         none,
+         none,
+         none,
+         none,
+         none,
+         0,
+         CTXKIT_INVALID_ARGUMENT,
+         "content"},
     };
     (void)c2;
     (void)rid;
@@ -917,7 +958,8 @@ static void test_failures(void) {
       }
       CHECK(rc == cases[i].want);
       CHECK(contains(error, cases[i].needle));
-      if (before.txn != after.txn || !same(before.conversation, after.conversation) ||
+      if (before.txn != after.txn ||
+          !same(before.conversation, after.conversation) ||
           !same(before.aggregate, after.aggregate) ||
           !same(before.references, after.references)) {
         fprintf(stderr, "case \"%s\": the store changed (txn %lld -> %lld)\n",
@@ -949,13 +991,13 @@ static void test_null_arguments(void) {
   EXPECT_ERROR(ctxkit_conversations_create(NULL, L("t"), NULL, 0, NULL, 0,
                                            &json, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "convs");
-  EXPECT_ERROR(ctxkit_conversations_get(convs, L(conv_id), 1, NULL, &len,
-                                        &error),
-               CTXKIT_INVALID_ARGUMENT, error, "out_json");
+  EXPECT_ERROR(
+      ctxkit_conversations_get(convs, L(conv_id), 1, NULL, &len, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "out_json");
   EXPECT_ERROR(ctxkit_references_delete(NULL, L(ref_id), &error),
                CTXKIT_INVALID_ARGUMENT, error, "refs");
-  EXPECT_ERROR(ctxkit_cache_flush(NULL, &error), CTXKIT_INVALID_ARGUMENT,
-               error, "cache");
+  EXPECT_ERROR(ctxkit_cache_flush(NULL, &error), CTXKIT_INVALID_ARGUMENT, error,
+               "cache");
   EXPECT_ERROR(ctxkit_analytics_call_count(analytics, L("x"), NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_count");
   EXPECT_ERROR(ctxkit_optimize_query(L("hi"), NULL, 0, NULL, 0, NULL, 0, 0,
@@ -976,9 +1018,9 @@ static void test_delete_cascade(void) {
   CHECK(json_number(json, "dependent_records_deleted") >= 2);
   ctxkit_free(json);
   json = NULL;
-  EXPECT_ERROR(ctxkit_conversations_get(convs, L(conv_id), 0, &json, &len,
-                                        &error),
-               CTXKIT_NOT_FOUND, error, conv_id);
+  EXPECT_ERROR(
+      ctxkit_conversations_get(convs, L(conv_id), 0, &json, &len, &error),
+      CTXKIT_NOT_FOUND, error, conv_id);
   EXPECT_ERROR(ctxkit_references_get(refs, L(ref_id), &json, &len, &error),
                CTXKIT_NOT_FOUND, error, ref_id);
   EXPECT_DOC(ctxkit_conversations_stats(convs, NULL, &json, &len, ERR));

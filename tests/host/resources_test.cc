@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -28,8 +28,8 @@
 #include "programs/ctxkit/host/services.h"
 #include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
-#include "tests/host/host_fixture.h"
 #include "simdjson.h"
+#include "tests/host/host_fixture.h"
 
 namespace ctxkit::tools {
 namespace {
@@ -69,9 +69,9 @@ StatusOr<std::unique_ptr<Doc>> Read(std::string_view uri,
   auto doc = std::make_unique<Doc>();
   doc->text = (*content)->text;
   CHECK((*content)->mime_type == "application/json");
-  REQUIRE_MESSAGE(doc->parser.parse(doc->text).get(doc->root) ==
-                      simdjson::SUCCESS,
-                  doc->text);
+  REQUIRE_MESSAGE(
+      doc->parser.parse(doc->text).get(doc->root) == simdjson::SUCCESS,
+      doc->text);
   return doc;
 }
 
@@ -191,7 +191,8 @@ struct Fixture {
          .content = "How can I optimize this for token usage?"},
         {.role = MessageRole::kAssistant,
          .content = "",
-         .tool_calls = R"([{"id":"c1","type":"function","function":{"name":"compress_context","arguments":"{}"}}])"},
+         .tool_calls =
+             R"([{"id":"c1","type":"function","function":{"name":"compress_context","arguments":"{}"}}])"},
     };
     for (const NewMessage& m : messages) {
       REQUIRE(conversations.AddMessage(created->id, m).ok());
@@ -276,7 +277,8 @@ TEST_CASE("conversation-history://all lists every conversation, newest first") {
   CHECK(S(first["last_message"]) == "You are helpful.");
 }
 
-TEST_CASE("conversation-history://all pages through more than one listing page") {
+TEST_CASE(
+    "conversation-history://all pages through more than one listing page") {
   TempServices temp;
   TestContext context(temp.get());
   const size_t n = ConversationLimits::kMaxListLimit + 5;
@@ -309,13 +311,14 @@ TEST_CASE("conversation-history://all pages through more than one listing page")
 
 TEST_CASE("conversation-history://{id}: messages and statistics") {
   Fixture f;
-  REQUIRE(f.temp.get()
-              .conversations
-              ->SetCompressed(
-                  f.review.id,
-                  {f.temp.get().conversations->Get(f.review.id)->messages[0].id},
-                  true)
-              .ok());
+  REQUIRE(
+      f.temp.get()
+          .conversations
+          ->SetCompressed(
+              f.review.id,
+              {f.temp.get().conversations->Get(f.review.id)->messages[0].id},
+              true)
+          .ok());
   auto detail = f.temp.get().conversations->Get(f.review.id);
   REQUIRE(detail.ok());
   const Conversation& c = detail->conversation;
@@ -354,8 +357,9 @@ TEST_CASE("templated resources: an id naming no conversation is NOT_FOUND") {
     for (std::string_view id :
          {"00000000-0000-4000-8000-000000000000", "xyz", "all"}) {
       // "all" is a static resource for two schemes only.
-      if (id == "all" && (scheme == std::string_view("conversation-history://") ||
-                          scheme == std::string_view("reference-library://"))) {
+      if (id == "all" &&
+          (scheme == std::string_view("conversation-history://") ||
+           scheme == std::string_view("reference-library://"))) {
         continue;
       }
       auto doc = Read(std::string(scheme) + std::string(id), f.context);
@@ -460,7 +464,8 @@ TEST_CASE("optimization-tips://{id}: the conversation's tips") {
   Fixture f;
   auto doc = ReadOk("optimization-tips://" + f.review.id, f.context);
   CHECK(S(doc->root["conversation"]["id"]) == f.review.id);
-  CHECK(U(doc->root["conversation"]["current_tokens"]) == f.review.total_tokens);
+  CHECK(U(doc->root["conversation"]["current_tokens"]) ==
+        f.review.total_tokens);
   CHECK(U(doc->root["conversation"]["message_count"]) == 4);
   REQUIRE(Size(doc->root["tips"]) == 1);
   CHECK(S(doc->root["tips"].at(0)["tip"]) ==
@@ -498,8 +503,8 @@ TEST_CASE("reference-library://all and ://{id}") {
   CHECK(U(code["tokens"]) > 0);
   // Belonging to no conversation is said, not left out.
   CHECK(all->root["references"].at(1)["conversation_id"].is_null());
-  const uint64_t total = U(code["tokens"]) +
-                         U(all->root["references"].at(1)["tokens"]);
+  const uint64_t total =
+      U(code["tokens"]) + U(all->root["references"].at(1)["tokens"]);
   CHECK(U(all->root["overview"]["total_tokens"]) == total);
 
   auto one = ReadOk("reference-library://" + f.review.id, f.context);
@@ -598,9 +603,9 @@ std::string IsoOf(int64_t ms) {
 TEST_CASE("the three prompts in seed order, with their arguments") {
   std::vector<std::string_view> names;
   for (const mcp::PromptSpec& p : SeedPrompts()) names.push_back(p.name);
-  CHECK(names == std::vector<std::string_view>{
-                     "summarize_context", "compress_conversation",
-                     "extract_essentials"});
+  CHECK(names == std::vector<std::string_view>{"summarize_context",
+                                               "compress_conversation",
+                                               "extract_essentials"});
   auto argument_names = [](std::string_view prompt) {
     std::vector<std::string_view> out;
     for (const mcp::PromptArgumentSpec& a : PromptNamed(prompt).arguments) {
@@ -622,33 +627,34 @@ TEST_CASE("the three prompts in seed order, with their arguments") {
 
 TEST_CASE("summarize_context is filled from the conversation") {
   Fixture f;
-  const std::string text = PromptText(
-      "summarize_context",
-      {{"conversation_id", f.review.id},
-       {"focus", "technical decisions and code patterns"},
-       {"max_summary_tokens", "500"}},
-      f.context);
-  CHECK(text.starts_with("# Conversation Summarization Request\n\n"
-                         "**Conversation:** Code Review Session\n"
-                         "**Model:** claude-3-5-sonnet\n**Messages:** 4\n"
-                         "**Total Tokens:** " +
-                         std::to_string(f.review.total_tokens) + "\n" +
-                         "**Created:** " + IsoOf(f.review.created_at) +
-                         "\n\n## Conversation History\n\n"
-                         "[USER]: Please review this function: function "
-                         "add(a, b) { return a + b; }\n\n"
-                         "[ASSISTANT]: The function is simple and correct."
-                         "\n\n[USER]: How can I optimize this for token "
-                         "usage?\n\n[ASSISTANT]: [tool calls: "));
-  CHECK(Contains(text, "**Special Focus:** technical decisions and code "
-                       "patterns\n"));
+  const std::string text =
+      PromptText("summarize_context",
+                 {{"conversation_id", f.review.id},
+                  {"focus", "technical decisions and code patterns"},
+                  {"max_summary_tokens", "500"}},
+                 f.context);
+  CHECK(
+      text.starts_with("# Conversation Summarization Request\n\n"
+                       "**Conversation:** Code Review Session\n"
+                       "**Model:** claude-3-5-sonnet\n**Messages:** 4\n"
+                       "**Total Tokens:** " +
+                       std::to_string(f.review.total_tokens) + "\n" +
+                       "**Created:** " + IsoOf(f.review.created_at) +
+                       "\n\n## Conversation History\n\n"
+                       "[USER]: Please review this function: function "
+                       "add(a, b) { return a + b; }\n\n"
+                       "[ASSISTANT]: The function is simple and correct."
+                       "\n\n[USER]: How can I optimize this for token "
+                       "usage?\n\n[ASSISTANT]: [tool calls: "));
+  CHECK(Contains(text,
+                 "**Special Focus:** technical decisions and code "
+                 "patterns\n"));
   CHECK(Contains(text, "- Keep summary under 500 tokens\n"));
   CHECK(Contains(text, "**Unresolved Items:**"));
   CHECK(text.ends_with("Now provide the summary:"));
 
-  const std::string plain =
-      PromptText("summarize_context", {{"conversation_id", f.review.id}},
-                 f.context);
+  const std::string plain = PromptText(
+      "summarize_context", {{"conversation_id", f.review.id}}, f.context);
   CHECK_FALSE(Contains(plain, "Special Focus"));
   CHECK_FALSE(Contains(plain, "Keep summary under"));
   // An empty value is as if not given.
@@ -707,8 +713,8 @@ TEST_CASE("prompt arguments: numbers are parsed strictly") {
   };
   for (const Case& c : cases) {
     auto output = GetPrompt(
-        c.prompt,
-        {{"conversation_id", f.review.id}, {c.argument, c.value}}, f.context);
+        c.prompt, {{"conversation_id", f.review.id}, {c.argument, c.value}},
+        f.context);
     REQUIRE_FALSE_MESSAGE(output.ok(), c.argument, "=", c.value);
     CHECK(output.status().code() == StatusCode::kInvalidArgument);
     CHECK_MESSAGE(Contains(output.status().message(), c.argument),
@@ -719,12 +725,11 @@ TEST_CASE("prompt arguments: numbers are parsed strictly") {
 TEST_CASE("compress_conversation computes the target") {
   Fixture f;
   const uint64_t total = f.review.total_tokens;
-  const std::string text = PromptText(
-      "compress_conversation",
-      {{"conversation_id", f.review.id},
-       {"target_reduction_percent", "60"},
-       {"preserve_recent_count", "3"}},
-      f.context);
+  const std::string text = PromptText("compress_conversation",
+                                      {{"conversation_id", f.review.id},
+                                       {"target_reduction_percent", "60"},
+                                       {"preserve_recent_count", "3"}},
+                                      f.context);
   const uint64_t target = (total * 40 + 50) / 100;
   CHECK(text.starts_with(
       "# Conversation Compression Request\n\nYou are an expert at "
@@ -733,7 +738,8 @@ TEST_CASE("compress_conversation computes the target") {
       "**Title:** Code Review Session\n**Model:** claude-3-5-sonnet\n"
       "**Messages:** 4\n**Current Tokens:** " +
       std::to_string(total) + "\n**Target:** Reduce by 60% to ~" +
-      std::to_string(target) + " tokens\n\n## Full Conversation History\n\n"
+      std::to_string(target) +
+      " tokens\n\n## Full Conversation History\n\n"
       "[USER]: Please review"));
   CHECK(Contains(text, "compress this conversation by 60% while:"));
   CHECK(Contains(text, "- The most recent 3 messages (keep verbatim)\n"));
@@ -761,8 +767,8 @@ TEST_CASE("compress_conversation computes the target") {
       {{"conversation_id", "00000000-0000-4000-8000-000000000000"}}, f.context);
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.status().code() == StatusCode::kNotFound);
-  auto empty = GetPrompt("compress_conversation", {{"conversation_id", ""}},
-                         f.context);
+  auto empty =
+      GetPrompt("compress_conversation", {{"conversation_id", ""}}, f.context);
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().code() == StatusCode::kInvalidArgument);
 }
@@ -794,17 +800,18 @@ TEST_CASE("extract_essentials: every section, or only the one asked for") {
       {{"conversation_id", f.review.id}, {"extract_type", "code"}}, f.context);
   CHECK(Contains(code, "### Code\n"));
   CHECK(Contains(code, "\"code\": ["));
-  CHECK(Contains(code, "\"statistics\": {\n    \"total_code_snippets\": 0\n  }"));
+  CHECK(
+      Contains(code, "\"statistics\": {\n    \"total_code_snippets\": 0\n  }"));
   for (std::string_view absent :
        {"### Facts", "### Decisions", "### Questions", "\"facts\"",
         "\"total_facts\"", "\"questions\""}) {
     CHECK_FALSE_MESSAGE(Contains(code, absent), absent);
   }
 
-  auto bad = GetPrompt("extract_essentials",
-                       {{"conversation_id", f.review.id},
-                        {"extract_type", "everything"}},
-                       f.context);
+  auto bad = GetPrompt(
+      "extract_essentials",
+      {{"conversation_id", f.review.id}, {"extract_type", "everything"}},
+      f.context);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().code() == StatusCode::kInvalidArgument);
   CHECK(Contains(bad.status().message(), "extract_type"));
@@ -813,16 +820,18 @@ TEST_CASE("extract_essentials: every section, or only the one asked for") {
 TEST_CASE("extract_essentials from given content, counted with the model") {
   Fixture f;
   const std::string content = "We decided to use LMDB. Is the map size fixed?";
-  const std::string text = PromptText(
-      "extract_essentials",
-      {{"content", content}, {"model", "gpt-4o"}, {"extract_type", "questions"}},
-      f.context);
+  const std::string text = PromptText("extract_essentials",
+                                      {{"content", content},
+                                       {"model", "gpt-4o"},
+                                       {"extract_type", "questions"}},
+                                      f.context);
   auto count = CountTokens("gpt-4o", content);
   REQUIRE(count.ok());
-  CHECK(Contains(text, "from the following content.\n\n## Source Content\n\n"
-                       "**Model:** gpt-4o\n**Tokens:** " +
-                           std::to_string(count->tokens) +
-                           "\n\n## Full Content\n\n" + content + "\n\n---"));
+  CHECK(Contains(text,
+                 "from the following content.\n\n## Source Content\n\n"
+                 "**Model:** gpt-4o\n**Tokens:** " +
+                     std::to_string(count->tokens) + "\n\n## Full Content\n\n" +
+                     content + "\n\n---"));
   CHECK(Contains(text, "### Questions\n"));
   CHECK_FALSE(Contains(text, "### Facts"));
   CHECK_FALSE(Contains(text, "**Title:**"));
@@ -842,8 +851,8 @@ TEST_CASE("extract_essentials from given content, counted with the model") {
       {{"content", "x"}, {"model", std::string(300, 'm')}}, f.context);
   REQUIRE_FALSE(long_model.ok());
   CHECK(Contains(long_model.status().message(), "model"));
-  auto unknown = GetPrompt(
-      "extract_essentials", {{"conversation_id", "not-a-uuid"}}, f.context);
+  auto unknown = GetPrompt("extract_essentials",
+                           {{"conversation_id", "not-a-uuid"}}, f.context);
   REQUIRE_FALSE(unknown.ok());
   CHECK((unknown.status().code() == StatusCode::kInvalidArgument ||
          unknown.status().code() == StatusCode::kNotFound));

@@ -10,10 +10,14 @@
 //   resources              the library document with the seed's extra
 //                          members appended (statistics, overview,
 //                          conversation, resources)
+//   manage_conversation    a batch's answer appends "added" (tool-only)
 // Records one surface creates itself (create, add, put, delete) and cache
 // reads (each one a hit) are compared with their ids, keys, times and hit
-// counts masked; everything else byte for byte, on one store, read in an
-// order in which no read changes what the next one reports.
+// counts masked, the store's figures with the opener's two ("read_only",
+// "readers_in_use") masked; everything else byte for byte, on one store,
+// read in an order in which no read changes what the next one reports.
+// Analytics documents have no CLI or MCP surface; the compaction view is
+// the compactor's.
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -266,6 +270,8 @@ std::string IdOf(const std::string& doc, std::string_view pointer) {
 }
 
 constexpr char kQuery[] = "I was just wondering if you could maybe help me";
+constexpr char kBatch[] =
+    R"([{"role":"user","content":"one"},{"role":"assistant","content":"two"}])";
 constexpr char kMessages[] =
     R"([{"role":"system","content":"You review code."},)"
     R"({"role":"user","content":"Please review: def add(a, b): return a + b"}])";
@@ -397,6 +403,24 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
   }
 
   SUBCASE("reads") {
+    // The store's figures: one writer (StoreInfoToJson) for the C ABI and
+    // `store info --json`. "read_only" and "readers_in_use" describe the
+    // opener (the CLI opens read-only), not the store.
+    {
+      ctxkit_store* store = nullptr;
+      REQUIRE(ctxkit_store_open(V(s.db()), nullptr, &store, nullptr) ==
+              CTXKIT_OK);
+      c["store info"] = CDoc("store info", [&](char** j, size_t* n, char** e) {
+        return ctxkit_store_info_json(store, j, n, e);
+      });
+      ctxkit_store_close(store);
+    }
+    static const std::regex kOpener(
+        R"re("(read_only|readers_in_use)":(true|false|[0-9]+))re");
+    CHECK(std::regex_replace(s.Cli({"store", "info", "--json"}), kOpener,
+                             "\"$1\":_") ==
+          std::regex_replace(c["store info"], kOpener, "\"$1\":_"));
+
     // The CLI.
     CHECK(s.Cli({"conv", "get", conv}) == c["conv get"]);
     CHECK(s.Cli({"conv", "get", empty, "--no-messages"}) ==
@@ -540,6 +564,17 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
       cw["delete"] = CDoc("delete", [&](char** j, size_t* n, char** e) {
         return ctxkit_conversations_delete(p.convs, V(c_conv), j, n, e);
       });
+      const std::string batch_conv = IdOf(
+          CDoc("create",
+               [&](char** j, size_t* n, char** e) {
+                 return ctxkit_conversations_create(
+                     p.convs, S("Batch"), S("gpt-4o"), nullptr, 0, j, n, e);
+               }),
+          "/conversation/id");
+      cw["add batch"] = CDoc("add batch", [&](char** j, size_t* n, char** e) {
+        return ctxkit_conversations_add_messages(p.convs, V(batch_conv),
+                                                 S(kBatch), j, n, e);
+      });
     }
 
     // The CLI.
@@ -574,8 +609,13 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
          ToolCall(
              "manage_conversation",
              R"({"action":"create","title":"Mine","model":"gpt-4o","metadata":{"k":1}})")},
+        {"tools/call",
+         ToolCall("manage_conversation",
+                  R"({"action":"create","title":"Batch","model":"gpt-4o"})")},
     });
-    REQUIRE(made.size() == 1);
+    REQUIRE(made.size() == 2);
+    const std::string mcp_batch_conv =
+        IdOf(WithoutEnvelope(made[1], true), "/conversation/id");
     CHECK(Masked(WithoutEnvelope(made[0], true)) == Masked(cw["create"]));
     const std::string mcp_conv =
         IdOf(WithoutEnvelope(made[0], true), "/conversation/id");
@@ -609,8 +649,12 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
         {"tools/call", ToolCall("manage_conversation",
                                 R"({"action":"delete","conversation_id":")" +
                                     mcp_conv + R"("})")},
+        {"tools/call",
+         ToolCall("manage_conversation",
+                  R"({"action":"add_message","conversation_id":")" +
+                      mcp_batch_conv + R"(","messages":)" + kBatch + "}")},
     });
-    REQUIRE(mcp.size() == 8);
+    REQUIRE(mcp.size() == 9);
     CHECK(Masked(WithoutEnvelope(mcp[0], false)) == Masked(cw["add"]));
     CHECK(Masked(WithoutEnvelope(mcp[1], true)) == Masked(cw["ref add"]));
     CHECK(Masked(WithoutEnvelope(mcp[2], true)) == Masked(cw["cache put"]));
@@ -620,6 +664,11 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
     CHECK(WithoutEnvelope(mcp[5], true) == cw["cache check"]);
     CHECK(WithoutEnvelope(mcp[6], true) == cw["cache check miss"]);
     CHECK(Masked(WithoutEnvelope(mcp[7], true)) == Masked(cw["delete"]));
+    // A batch's answer also says how many were added (a tool-only member,
+    // after the library document).
+    CHECK(Masked(WithoutEnvelope(mcp[8], false)) ==
+          Masked(cw["add batch"].substr(0, cw["add batch"].size() - 1) +
+                 ",\"added\":2}"));
   }
 }
 

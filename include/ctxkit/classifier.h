@@ -181,7 +181,7 @@ class CTXKIT_EXPORT Classifier {
   Classification Classify(const MessageFacts& facts) const;
 
  private:
-  struct Impl;
+  struct CTXKIT_NO_EXPORT Impl;
   std::unique_ptr<Impl> impl_;
 };
 

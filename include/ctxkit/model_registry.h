@@ -210,7 +210,7 @@ class CTXKIT_EXPORT ModelRegistry {
                                    std::string_view text) const;
 
  private:
-  struct Impl;
+  struct CTXKIT_NO_EXPORT Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -343,7 +343,7 @@ class CTXKIT_EXPORT Store {
   uint64_t LastCommittedTransactionId() const;
 
  private:
-  explicit Store(std::unique_ptr<internal::StoreImpl> impl);
+  CTXKIT_NO_EXPORT explicit Store(std::unique_ptr<internal::StoreImpl> impl);
   friend class internal::StoreImpl;
 
   std::unique_ptr<internal::StoreImpl> impl_;

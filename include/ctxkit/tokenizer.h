@@ -252,7 +252,8 @@ class CTXKIT_EXPORT Tokenizer {
   StatusOr<std::string_view> TokenBytes(uint32_t id) const;
 
  private:
-  explicit Tokenizer(std::unique_ptr<const internal::Encoding> encoding);
+  CTXKIT_NO_EXPORT explicit Tokenizer(
+      std::unique_ptr<const internal::Encoding> encoding);
 
   std::unique_ptr<const internal::Encoding> encoding_;
 };

@@ -1,7 +1,7 @@
 // LoadHostConfig: defaults, --config JSON (inline and @FILE), environment
 // and flags in that order of precedence, and the errors of each source;
 // HostConfigToJson round trips; the listen-address and token-file helpers
-// of the HTTP server.
+// (host/listen_address.h, http/auth.h).
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -13,8 +13,9 @@
 #include <string>
 #include <utility>
 
-#include "programs/ctxkit/cli/cli.h"
 #include "programs/ctxkit/host/config.h"
+#include "programs/ctxkit/host/listen_address.h"
+#include "programs/ctxkit/http/auth.h"
 #include "programs/ctxkit/http/http_server.h"
 
 namespace ctxkit::host {
@@ -35,18 +36,29 @@ struct EnvScope {
   ~EnvScope() { g_env.clear(); }
 };
 
-program::Args MakeArgs(
+HostConfigFlags MakeFlags(
     std::initializer_list<std::pair<std::string, std::string>> flags) {
-  program::Args args;
-  for (const auto& [name, value] : flags) REQUIRE(args.Set(name, value));
-  return args;
+  HostConfigFlags result;
+  for (const auto& [name, value] : flags) {
+    if (name == "--config") {
+      result.config = value;
+    } else if (name == "--db") {
+      result.db = value;
+    } else if (name == "--listen") {
+      result.listen = value;
+    } else {
+      REQUIRE(name == "--token-file");
+      result.token_file = value;
+    }
+  }
+  return result;
 }
 
 StatusOr<HostConfig> Load(
     std::initializer_list<std::pair<std::string, std::string>> flags,
     std::map<std::string, std::string> env = {}) {
   EnvScope scope(std::move(env));
-  return LoadHostConfig(MakeArgs(flags), FakeGetenv);
+  return LoadHostConfig(MakeFlags(flags), FakeGetenv);
 }
 
 void CheckError(const StatusOr<HostConfig>& result, StatusCode code,
@@ -244,24 +256,24 @@ TEST_CASE("HostConfigToJson is a valid --config giving the same values") {
 }
 
 TEST_CASE("ParseListenAddress") {
-  auto a = http::ParseListenAddress("127.0.0.1:6789");
+  auto a = ParseListenAddress("127.0.0.1:6789");
   REQUIRE(a.ok());
   CHECK(a->host == "127.0.0.1");
   CHECK(a->port == 6789);
   CHECK(a->loopback);
-  a = http::ParseListenAddress("[::1]:0");
+  a = ParseListenAddress("[::1]:0");
   REQUIRE(a.ok());
   CHECK(a->host == "::1");
   CHECK(a->loopback);
-  a = http::ParseListenAddress("localhost:80");
+  a = ParseListenAddress("localhost:80");
   REQUIRE(a.ok());
   CHECK(a->loopback);
-  a = http::ParseListenAddress("127.8.9.10:1");
+  a = ParseListenAddress("127.8.9.10:1");
   REQUIRE(a.ok());
   CHECK(a->loopback);
   for (const char* open : {"0.0.0.0:80", "[::]:80", "192.0.2.1:80",
                            "example.com:80", "128.0.0.1:1"}) {
-    a = http::ParseListenAddress(open);
+    a = ParseListenAddress(open);
     REQUIRE(a.ok());
     CHECK_FALSE(a->loopback);
   }
@@ -269,10 +281,10 @@ TEST_CASE("ParseListenAddress") {
                           "1.2.3.4:65536", "1.2.3.4:-1", "::1:80", "[::1]",
                           "[::1]80", "[zz]:80", "a b:80", "h:123456"}) {
     INFO(bad);
-    CHECK_FALSE(http::ParseListenAddress(bad).ok());
+    CHECK_FALSE(ParseListenAddress(bad).ok());
   }
-  CHECK(http::FormatHostPort("::1", 8) == "[::1]:8");
-  CHECK(http::FormatHostPort("localhost", 8) == "localhost:8");
+  CHECK(FormatHostPort("::1", 8) == "[::1]:8");
+  CHECK(FormatHostPort("localhost", 8) == "localhost:8");
 }
 
 TEST_CASE("ReadTokenFile and CheckServeConfig") {

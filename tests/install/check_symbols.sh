@@ -4,7 +4,9 @@
 #   - every defined dynamic symbol is a C function ctxkit_* declared in
 #     include/ctxkit/c.h, or a C++ symbol whose entity (its qualified name,
 #     template arguments included, parameter list excluded) is in namespace
-#     ctxkit:: but not ctxkit::internal::, and names no std::, MDB_/mdb_;
+#     ctxkit:: but not ctxkit::internal:: nor a class's private Impl, and
+#     names no std::, MDB_/mdb_, and no private type in its parameters
+#     (a private constructor taking the Impl is not part of the API);
 #   - no symbol mentions Abseil or simdjson anywhere, parameters included (their
 #     types in ctxkit's ABI would tie users to their unstable ABIs);
 #   - every function declared CTXKIT_EXPORT in c.h is exported, and no other
@@ -137,6 +139,10 @@ paste "$tmp/mangled.txt" "$tmp/demangled.txt" >"$tmp/symbols.tsv"
       push @bad, "$demangled: outside namespace ctxkit";
     } elsif ($e =~ /(?:^|::)internal::/) {
       push @bad, "$demangled: in ctxkit::internal";
+    } elsif ($e =~ /::Impl(?:::|$)/) {
+      push @bad, "$demangled: a member of a private Impl class";
+    } elsif ($demangled =~ /ctxkit::internal::|::Impl\b/) {
+      push @bad, "$demangled: names a private type (ctxkit::internal or an Impl) in its parameters";
     } elsif ($e =~ /(?<![\w])std::/) {
       push @bad, "$demangled: a std:: template instantiation";
     } elsif ($e =~ /(?<![A-Za-z0-9])(?:MDB_|mdb_)/) {

@@ -34,8 +34,6 @@ good=(
   _ZN6ctxkit5Store4OpenESt17basic_string_viewIcSt11char_traitsIcEERKNS_12StoreOptionsE
   # ctxkit::Cursor::Cursor(MDB_cursor*, bool): LMDB's opaque type as a parameter
   _ZN6ctxkit6CursorC1EP10MDB_cursorb
-  # ctxkit::Store::Store(std::unique_ptr<ctxkit::internal::StoreImpl, ...>)
-  _ZN6ctxkit5StoreC1ESt10unique_ptrINS_8internal9StoreImplESt14default_deleteIS3_EE
   # typeinfo for ctxkit::Store
   _ZTIN6ctxkit5StoreE
   # int ctxkit::Parse<int>(int): a template function, return type first
@@ -92,6 +90,11 @@ expect_rejected "typeinfo of a std:: type" "outside namespace ctxkit" \
   "${good[@]}" _ZTISt9exception
 expect_rejected "a ctxkit::internal symbol" "in ctxkit::internal" \
   "${good[@]}" _ZN6ctxkit8internal9StoreImpl4OpenEv
+expect_rejected "a private constructor taking a ctxkit::internal type" \
+  "names a private type" "${good[@]}" \
+  _ZN6ctxkit5StoreC1ESt10unique_ptrINS_8internal9StoreImplESt14default_deleteIS3_EE
+expect_rejected "a member of a private Impl class" "private Impl class" \
+  "${good[@]}" _ZN6ctxkit14ReferenceStore4Impl3AddERKNS_12NewReferenceE
 expect_rejected "a ctxkit template instantiated with std::" "std:: template instantiation" \
   "${good[@]}" _ZNK6ctxkit8StatusOrINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEE7CheckOkEv
 expect_rejected "a missing C function" "${declared[0]}: declared in c.h but not exported" \

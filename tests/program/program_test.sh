@@ -5,7 +5,7 @@
 #   CTXKIT          the program to test
 #   VERSION         the version it must report (from version.h, via CMake)
 #   FORMAT_VERSION  the on-disk format it must report (Store::kFormatVersion)
-#   CASE            version | help | usage_errors | store_info_errors | demo |
+#   CASE            version | output_formats | help | usage_errors | store_info_errors | demo |
 #                   demo_cleanup | default_location | count | tokenize |
 #                   tokenize_jsonl | count_stream | count_messages |
 #                   tokenizer_usage_errors
@@ -122,6 +122,62 @@ case_version() {
 
   run --version extra
   expect_usage_error "ctxkit: unexpected argument 'extra' after '--version'"
+
+  run -V
+  expect_status 0
+  [[ $(cat "$work/out") == "ctxkit $version (on-disk format $format_version)" ]] ||
+    fail "-V output differs from --version's"
+}
+
+case_output_formats() {
+  # --pretty: the same document, indented; equal to the compact one as JSON.
+  run count --text 'hello world' --json
+  expect_status 0
+  cp "$work/out" "$work/compact.json"
+  [[ $(wc -l <"$work/compact.json") -eq 1 ]] || fail "--json is not one line"
+  run count --text 'hello world' --json --pretty
+  expect_status 0
+  expect_out_first_line "{"
+  expect_out_line '  "tokens": 2,'
+  [[ $(jq -cS . "$work/out") == $(jq -cS . "$work/compact.json") ]] ||
+    fail "--pretty changed the document"
+  run store info --db "$work/none" --pretty=yes
+  expect_usage_error "ctxkit: flag '--pretty' of 'store info' takes no value"
+
+  # Shell completion from the command table: every command word, each
+  # command's flags, a flag's choices, valid bash.
+  run completion bash
+  expect_status 0
+  bash -n "$work/out" || fail "the completion script is not valid bash"
+  local reply
+  reply=$(bash -c 'source "$1"; COMP_WORDS=(ctxkit conv cr); COMP_CWORD=2
+                   _ctxkit_complete; echo "${COMPREPLY[*]}"' _ "$work/out")
+  [[ $reply == create ]] || fail "completing 'conv cr' gave '$reply'"
+  reply=$(bash -c 'source "$1"; COMP_WORDS=(ctxkit compact --strategy "")
+                   COMP_CWORD=3; _ctxkit_complete; echo "${COMPREPLY[*]}"' _ "$work/out")
+  [[ $reply == *summarize* ]] || fail "completing --strategy gave '$reply'"
+  reply=$(bash -c 'source "$1"; COMP_WORDS=(ctxkit count --m); COMP_CWORD=2
+                   _ctxkit_complete; echo "${COMPREPLY[*]}"' _ "$work/out")
+  [[ $reply == *--model* && $reply == *--messages* ]] ||
+    fail "completing 'count --m' gave '$reply'"
+  run completion fish
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: no completion for shell 'fish'"
+
+  # The man page: every command of --help has its section.
+  run man
+  expect_status 0
+  expect_out_contains ".TH CTXKIT 1"
+  cp "$work/out" "$work/ctxkit.1"
+  run --help
+  local name
+  while read -r name; do
+    grep -qF ".SS \"ctxkit $name\"" "$work/ctxkit.1" ||
+      fail "the man page has no section for '$name'"
+  done < <(sed -n 's/^  \([a-z][a-z ]*[a-z]\)   .*/\1/p' "$work/out")
+  if command -v man >/dev/null; then
+    man -l "$work/ctxkit.1" >/dev/null 2>"$work/man.err" || fail "man -l failed"
+  fi
 }
 
 case_help() {
@@ -183,15 +239,37 @@ case_help() {
 }
 
 case_usage_errors() {
+  # An unknown command or flag: the message and where to look, not the
+  # whole command list; a close match is suggested.
   run frobnicate
   expect_usage_error "ctxkit: unknown command 'frobnicate'"
-  expect_err_contains "  store info"
+  expect_err_contains "Run 'ctxkit --help' for the commands."
+  [[ $(wc -l <"$work/err") -le 3 ]] || fail "an unknown command printed $(wc -l <"$work/err") lines"
+  run cuont
+  expect_usage_error "ctxkit: unknown command 'cuont'; did you mean 'count'?"
+  run conv lsit
+  expect_usage_error "ctxkit: unknown command 'conv lsit'; did you mean 'list'?"
+  run --verison
+  expect_usage_error "ctxkit: unknown flag '--verison'; did you mean '--version'?"
+  run compact --max-token 5 -
+  expect_usage_error "ctxkit: unknown flag '--max-token' for 'compact'; did you mean '--max-tokens'?"
+  run store info --pre
+  expect_usage_error "ctxkit: unknown flag '--pre' for 'store info'; did you mean '--pretty'?"
+
+  # A required flag that is missing is a usage error like the others.
+  run conv create --db "$work/db"
+  expect_usage_error "ctxkit: missing flag '--title' for 'conv create'"
+  expect_err_contains "Usage: ctxkit conv create --title TEXT [--model MODEL]"
+  expect_missing "$work/db"
+  run ref add --title t --content c --db "$work/db"
+  expect_usage_error "ctxkit: missing flag '--type' for 'ref add'"
+  expect_missing "$work/db"
 
   run --frobnicate
   expect_usage_error "ctxkit: unknown flag '--frobnicate'"
 
   run store info --jsn
-  expect_usage_error "ctxkit: unknown flag '--jsn' for 'store info'"
+  expect_usage_error "ctxkit: unknown flag '--jsn' for 'store info'; did you mean '--json'?"
 
   run demo --json
   expect_usage_error "ctxkit: unknown flag '--json' for 'demo'"
@@ -548,12 +626,12 @@ case_count() {
   # ...unless --estimate asks for an estimate, which is said so.
   run count --model gpt-4oo --estimate --json "$work/hello"
   expect_status 0
-  expect_out_is '{"schema_version":1,"model":"gpt-4oo","tokens":2,"bytes":11,"encoding":"","method":"heuristic","exact":false}'
-  expect_err_first_line "ctxkit: note: unknown model 'gpt-4oo': the count is an estimate"
+  expect_out_is '{"schema_version":1,"model":"gpt-4oo","tokens":2,"bytes":11,"encoding":null,"method":"heuristic","estimate":true,"estimated_with":"ctxkit::EstimateTokens","exact":false}'
+  expect_err_first_line "ctxkit: note: unknown model 'gpt-4oo': the count is an estimate by ctxkit::EstimateTokens, not by a tokenizer"
   run count --estimate --model no-such-model "$work/hello"
   expect_status 0
   expect_out_line '[0-9]+'
-  expect_err_first_line "ctxkit: note: unknown model 'no-such-model': the count is an estimate"
+  expect_err_first_line "ctxkit: note: unknown model 'no-such-model': the count is an estimate by ctxkit::EstimateTokens, not by a tokenizer"
   # For a known model --estimate changes nothing.
   run count --model gpt-4o --estimate --json "$work/hello"
   expect_status 0
@@ -589,7 +667,7 @@ case_count() {
   run count "$work/bad"
   expect_status 1
   expect_out_empty
-  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: '$work/bad', in the chunk at byte 0: "
+  expect_err_first_line_prefix "ctxkit: INVALID_ARGUMENT: '$work/bad': "
   expect_err_contains "offset 4"
 
   run encodings
@@ -812,11 +890,11 @@ case_tokenizer_usage_errors() {
 
   run count --help
   expect_status 0
-  expect_out_first_line "Usage: ctxkit count [--model MODEL] [--estimate] [--encoding NAME] [--special all|none] [--messages] [--chunk-size BYTES] [--json] [FILE|-]"
+  expect_out_first_line "Usage: ctxkit count [--model MODEL] [--estimate] [--encoding NAME] [--special all|none] [--messages] [--chunk-size BYTES] [--text TEXT] [--json] [FILE|-]"
   expect_out_line "  --estimate +estimate the tokens of an unknown --model instead of refusing it"
   run tokenize --help
   expect_status 0
-  expect_out_first_line "Usage: ctxkit tokenize [--encoding NAME] [--model MODEL] [--special all|none] [--jsonl] [--chunk-size BYTES] [FILE|-]"
+  expect_out_first_line "Usage: ctxkit tokenize [--encoding NAME] [--model MODEL] [--special all|none] [--jsonl] [--chunk-size BYTES] [--text TEXT] [FILE|-]"
   run --help
   expect_out_line "  count +count the tokens of a text or of a chat request"
   expect_out_line "  tokenize +print the token ids of a text"

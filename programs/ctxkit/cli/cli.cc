@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <variant>
 
+#include "programs/ctxkit/cli/pretty_json.h"
 #include "programs/ctxkit/host/text.h"
 
 namespace ctxkit::program {
@@ -31,6 +33,8 @@ bool Args::Set(std::string_view name, std::string value) {
 namespace {
 
 constexpr Flag kHelpFlag{"--help", "", "show this help and exit (also -h)"};
+constexpr Flag kPrettyFlag{
+    "--pretty", "", "indent JSON output for reading (one value per line)"};
 
 // A usage error: the message for the first line, and the command or group
 // whose usage follows it (both null: the program's).
@@ -65,6 +69,50 @@ bool LooksLikeNegativeNumber(std::string_view arg) {
 
 std::string Quoted(std::string_view text) {
   return "'" + Printable(text) + "'";
+}
+
+// Edits between `a` and `b` (insertions, deletions, substitutions, and
+// swaps of two neighbours, the commonest typo), for "did you mean".
+size_t EditDistance(std::string_view a, std::string_view b) {
+  const size_t width = b.size() + 1;
+  std::vector<size_t> d((a.size() + 1) * width);
+  const auto at = [&](size_t i, size_t j) -> size_t& {
+    return d[i * width + j];
+  };
+  for (size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1,
+                           at(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
+    }
+  }
+  return at(a.size(), b.size());
+}
+
+// The candidate `given` was most likely meant to be, as the end of an
+// error ("; did you mean '--max-tokens'?"), or "" when none is close: a
+// candidate that `given` begins (an abbreviation) or one within two edits,
+// or a third of its length for long names (a typo).
+std::string DidYouMean(std::string_view given,
+                       std::span<const std::string_view> candidates) {
+  std::string_view best;
+  size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
+  for (const std::string_view candidate : candidates) {
+    if (given.size() >= 3 && candidate.starts_with(given)) {
+      best = candidate;
+      break;
+    }
+    const size_t distance = EditDistance(given, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best.empty() ? "" : "; did you mean " + Quoted(best) + "?";
 }
 
 // `n` in decimal, with its power of two when it is one ("1099511627776
@@ -126,6 +174,25 @@ std::vector<const Command*> GroupMembers(const Program& program,
   return members;
 }
 
+// The words that may follow `path` ("" for the first word) in a command
+// name, each once, in table order.
+std::vector<std::string_view> NextWords(const Program& program,
+                                        std::string_view path) {
+  std::vector<std::string_view> words;
+  for (const Command& command : program.commands) {
+    std::string_view rest = command.name;
+    if (!path.empty()) {
+      if (!StartsWithWords(rest, path)) continue;
+      rest.remove_prefix(path.size() + 1);
+    }
+    const std::string_view word = rest.substr(0, rest.find(' '));
+    if (std::find(words.begin(), words.end(), word) == words.end()) {
+      words.push_back(word);
+    }
+  }
+  return words;
+}
+
 const Command* FindCommand(const Program& program, std::string_view name) {
   for (const Command& command : program.commands) {
     if (command.name == name) return &command;
@@ -137,9 +204,12 @@ std::string UsageLine(const Program& program, const Command& command) {
   std::string line = "Usage: ";
   line.append(program.name).append(" ").append(command.name);
   for (const Flag* flag : command.flags) {
-    line.append(" [").append(flag->name);
+    const bool required =
+        std::find(command.required.begin(), command.required.end(), flag) !=
+        command.required.end();
+    line.append(required ? " " : " [").append(flag->name);
     if (!flag->value_name.empty()) line.append(" ").append(flag->value_name);
-    line.append("]");
+    if (!required) line.append("]");
   }
   if (!command.args_usage.empty()) line.append(" ").append(command.args_usage);
   return line;
@@ -207,6 +277,7 @@ void PrintCommandHelp(const Program& program, const Command& command,
     if (!command.description.ends_with('\n')) os << "\n";
   }
   std::vector<const Flag*> flags = command.flags;
+  flags.push_back(&kPrettyFlag);
   flags.push_back(&kHelpFlag);
   size_t width = 0;
   for (const Flag* flag : flags) {
@@ -248,8 +319,12 @@ std::variant<Resolved, UsageError> Resolve(
       return resolved;
     }
     if (GroupMembers(program, candidate).empty()) {
+      const std::vector<std::string_view> words_here =
+          NextWords(program, path);
       return UsageError(
-          "unknown command " + Quoted(candidate), nullptr,
+          "unknown command " + Quoted(candidate) +
+              DidYouMean(word, words_here),
+          nullptr,
           path.empty() ? std::nullopt : std::optional<std::string>(path));
     }
     path = std::move(candidate);
@@ -288,8 +363,21 @@ std::optional<UsageError> ParseCommandArgs(
     const auto it =
         std::find_if(command.flags.begin(), command.flags.end(),
                      [&](const Flag* flag) { return flag->name == name; });
+    if (it == command.flags.end() && name == kPrettyFlag.name) {
+      if (equals != std::string_view::npos) {
+        return error("flag " + Quoted(name) + " of " + where +
+                     " takes no value");
+      }
+      if (!args.Set(name, "")) {
+        return error("flag " + Quoted(name) + " given twice for " + where);
+      }
+      continue;
+    }
     if (it == command.flags.end()) {
-      return error("unknown flag " + Quoted(name) + " for " + where);
+      std::vector<std::string_view> names = {kHelpFlag.name, kPrettyFlag.name};
+      for (const Flag* flag : command.flags) names.push_back(flag->name);
+      return error("unknown flag " + Quoted(name) + " for " + where +
+                   DidYouMean(name, names));
     }
     const Flag& flag = **it;
     std::string value;
@@ -350,6 +438,11 @@ std::optional<UsageError> ParseCommandArgs(
       given = flag;
     }
   }
+  for (const Flag* flag : command.required) {
+    if (!args.Has(flag->name)) {
+      return error("missing flag " + Quoted(flag->name) + " for " + where);
+    }
+  }
   if (positional < command.min_args) {
     return error("missing argument " + std::string(command.args_usage) +
                  " for " + where);
@@ -376,7 +469,10 @@ int ReportUsageError(const Program& program, const UsageError& error,
   } else if (error.group.has_value()) {
     PrintGroupHelp(program, *error.group, err);
   } else {
-    PrintProgramHelp(program, err);
+    // One line to act on, not the whole command list: the mistake is
+    // usually a typo, which the message's suggestion answers.
+    err << "Usage: " << program.name << " <command> [flags] [arguments]\n"
+        << "Run '" << program.name << " --help' for the commands.\n";
   }
   return kExitUsage;
 }
@@ -419,7 +515,8 @@ int Run(const Program& program, std::span<const std::string_view> argv,
     return kExitUsage;
   }
   const std::string_view first = argv[0];
-  if (IsHelp(first) || first == "--version") {
+  const bool version = first == "--version" || first == "-V";
+  if (IsHelp(first) || version) {
     if (argv.size() > 1) {
       return ReportUsageError(
           program,
@@ -427,7 +524,7 @@ int Run(const Program& program, std::span<const std::string_view> argv,
                      Quoted(first)),
           err);
     }
-    if (first == "--version") {
+    if (version) {
       out << program.version << "\n";
     } else {
       PrintProgramHelp(program, out);
@@ -436,8 +533,13 @@ int Run(const Program& program, std::span<const std::string_view> argv,
   }
   if (first == "help") return RunHelp(program, argv.subspan(1), out, err);
   if (LooksLikeFlag(first)) {
-    return ReportUsageError(program,
-                            UsageError("unknown flag " + Quoted(first)), err);
+    static constexpr std::string_view kProgramFlags[] = {"--help",
+                                                         "--version"};
+    return ReportUsageError(
+        program,
+        UsageError("unknown flag " + Quoted(first) +
+                   DidYouMean(first, kProgramFlags)),
+        err);
   }
 
   auto resolved = Resolve(program, argv);
@@ -474,7 +576,16 @@ int Run(const Program& program, std::span<const std::string_view> argv,
   if (auto error = ParseCommandArgs(command, rest, args)) {
     return ReportUsageError(program, *error, err);
   }
-  const Status status = command.handler(args, out);
+  Status status;
+  if (args.Has(kPrettyFlag.name)) {
+    // Held until the command is done: pretty output is for a person
+    // reading it, not for a stream too large to hold.
+    std::ostringstream buffer;
+    status = command.handler(args, buffer);
+    out << PrettyJsonLines(buffer.str());
+  } else {
+    status = command.handler(args, out);
+  }
   if (!status.ok()) {
     out.flush();
     err << program.name << ": " << status.ToString() << "\n";

@@ -112,11 +112,15 @@ struct Command {
   std::string_view args_usage = {};
   int min_args = 0;
   int max_args = 0;  // kUnlimitedArgs for no limit
-  // The flags it accepts, besides --help which every command accepts.
+  // The flags it accepts, besides --help and --pretty, which every command
+  // accepts.
   std::vector<const Flag*> flags = {};
   // Paragraphs shown by `--help` after the usage line; may be empty.
   std::string_view description = {};
   Handler handler = nullptr;
+  // Flags that must be given: a line without one is a usage error (exit 2)
+  // naming it. List them in `flags` too.
+  std::vector<const Flag*> required = {};
   // Groups of flags of which at most one may be given (e.g. --model and
   // --encoding); giving two of one group is a usage error.
   std::vector<std::vector<const Flag*>> exclusive = {};

@@ -8,7 +8,7 @@
 
 #include "ctxkit/c.h"
 #include "ctxkit/version.h"
-#include "programs/ctxkit/host/config.h"
+#include "programs/ctxkit/cli/host_command.h"
 #include "programs/ctxkit/host/record_common.h"
 #include "programs/ctxkit/host/store_location.h"
 
@@ -164,6 +164,19 @@ const Program& CtxkitProgram() {
           .partial_result_code = StatusCode::kOutOfRange,
       },
       {
+          .name = "completion",
+          .summary = "print a shell completion script (bash)",
+          .args_usage = "bash",
+          .min_args = 1,
+          .max_args = 1,
+          .description =
+              "Prints a bash script that completes this program's commands,\n"
+              "flags and flag values, generated from the same table as\n"
+              "--help. Load it with 'source <(ctxkit completion bash)', or\n"
+              "save it as /usr/share/bash-completion/completions/ctxkit.\n",
+          .handler = RunCompletion,
+      },
+      {
           .name = "conv add",
           .summary = "add a message to a conversation",
           .args_usage = "ID [-]",
@@ -192,6 +205,7 @@ const Program& CtxkitProgram() {
               "new id (a UUID), which the other conv commands take.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunConvCreate,
+          .required = {&kConvTitleFlag},
       },
       {
           .name = "conv delete",
@@ -320,7 +334,7 @@ const Program& CtxkitProgram() {
       {
           .name = "mcp",
           .summary = "serve the tools over MCP on standard input and output",
-          .flags = {&kDbFlag, &host::kConfigFlag, &host::kPrintConfigFlag},
+          .flags = {&kDbFlag, &kConfigFlag, &kPrintConfigFlag},
           .description =
               "A Model Context Protocol server: one JSON-RPC message per\n"
               "line on standard input, one per line on standard output, logs\n"
@@ -336,6 +350,15 @@ const Program& CtxkitProgram() {
               "CTXKIT_PAGE_SIZE, ...), flags. --print-config prints the\n"
               "result as JSON and exits.\n",
           .handler = RunMcp,
+      },
+      {
+          .name = "man",
+          .summary = "print the manual page (troff)",
+          .description =
+              "Prints ctxkit(1), generated from the same table as --help.\n"
+              "Read it with 'ctxkit man | man -l -', or install it as\n"
+              "/usr/local/share/man/man1/ctxkit.1.\n",
+          .handler = RunMan,
       },
       {
           .name = "optimize",
@@ -367,6 +390,7 @@ const Program& CtxkitProgram() {
               "Prints it, with a preview instead of the content.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunRefAdd,
+          .required = {&kRefTypeFlag, &kRefTitleFlag},
           .exclusive = {{&kContentFlag, &kFileFlag}},
       },
       {
@@ -418,8 +442,8 @@ const Program& CtxkitProgram() {
       {
           .name = "serve",
           .summary = "serve the REST API and MCP over HTTP",
-          .flags = {&kDbFlag, &host::kListenFlag, &host::kTokenFileFlag,
-                    &host::kConfigFlag, &host::kPrintConfigFlag},
+          .flags = {&kDbFlag, &kListenFlag, &kTokenFileFlag,
+                    &kConfigFlag, &kPrintConfigFlag},
           .description =
               "An HTTP server: POST /api/chat/compact (seed 001), GET\n"
               "/health, GET /api/user/info, MCP at POST /mcp/v1 (one\n"

@@ -26,6 +26,10 @@ Status RunStoreInit(const Args& args, std::ostream& out);
 // The text of `store info` for `info`.
 void PrintStoreInfoText(const StoreInfo& info, std::ostream& out);
 
+// doc_commands.cc
+Status RunCompletion(const Args& args, std::ostream& out);
+Status RunMan(const Args& args, std::ostream& out);
+
 // demo.cc
 extern const Flag kDemoDbFlag;
 Status RunDemo(const Args& args, std::ostream& out);

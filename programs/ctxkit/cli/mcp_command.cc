@@ -4,18 +4,17 @@
 #include <ostream>
 
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/config.h"
-#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/cli/host_command.h"
 #include "programs/ctxkit/mcp/session.h"
 #include "programs/ctxkit/mcp/stdio.h"
 
 namespace ctxkit::program {
 
 Status RunMcp(const Args& args, std::ostream& out) {
-  auto config = host::CommandConfig(args, out);
+  auto config = CommandConfig(args, out);
   if (!config.ok()) return config.status();
   if (!config->has_value()) return Status();  // --print-config
-  auto services = host::OpenServicesForCommand(**config, args);
+  auto services = OpenServicesForCommand(**config, args);
   if (!services.ok()) return services.status();
   // stdout carries protocol messages only; the one human line goes to
   // stderr, where MCP clients collect server logs.

@@ -11,8 +11,7 @@
 #include <thread>
 
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/config.h"
-#include "programs/ctxkit/host/services.h"
+#include "programs/ctxkit/cli/host_command.h"
 #include "programs/ctxkit/http/http_server.h"
 
 namespace ctxkit::program {
@@ -77,7 +76,7 @@ class ServeSignals {
 }  // namespace
 
 Status RunServe(const Args& args, std::ostream& out) {
-  auto loaded = host::CommandConfig(args, out);
+  auto loaded = CommandConfig(args, out);
   if (!loaded.ok()) return loaded.status();
   if (!loaded->has_value()) return Status();  // --print-config
   const host::HostConfig& config = **loaded;
@@ -86,7 +85,7 @@ Status RunServe(const Args& args, std::ostream& out) {
     return token.status();
   }
   ServeSignals signals;
-  auto services = host::OpenServicesForCommand(config, args);
+  auto services = OpenServicesForCommand(config, args);
   if (!services.ok()) return services.status();
   auto server = http::HttpServer::Create(**services);
   if (!server.ok()) return server.status();

@@ -13,27 +13,11 @@
 
 #include "ctxkit/model_registry.h"
 #include "programs/ctxkit/host/files.h"
-#include "programs/ctxkit/http/http_server.h"
+#include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/host/record_common.h"
-#include "programs/ctxkit/host/store_location.h"
 #include "simdjson.h"
 
 namespace ctxkit::host {
-
-const program::Flag kConfigFlag{
-    "--config", "JSON|@FILE",
-    "settings as a JSON object, or @FILE naming a file holding one"};
-const program::Flag kListenFlag{
-    "--listen", "HOST:PORT",
-    "the address to serve on (default 127.0.0.1:6789; port 0 = any free "
-    "port)"};
-const program::Flag kTokenFileFlag{
-    "--token-file", "FILE",
-    "require 'Authorization: Bearer TOKEN', TOKEN being the file's first "
-    "line"};
-const program::Flag kPrintConfigFlag{
-    "--print-config", "",
-    "print the effective configuration as JSON and exit"};
 
 namespace {
 
@@ -134,9 +118,9 @@ Status Apply(const Setting& setting, const Value& value,
     if (setting.kind == Kind::kPort) {
       // The address in effect is valid: every source that set it was
       // checked, and the default is.
-      auto address = http::ParseListenAddress(config.listen);
+      auto address = ParseListenAddress(config.listen);
       if (!address.ok()) return Invalid(source, address.status().message());
-      config.listen = http::FormatHostPort(address->host, static_cast<int>(n));
+      config.listen = FormatHostPort(address->host, static_cast<int>(n));
     } else if (setting.key == "max_body_bytes") {
       config.max_body_bytes = static_cast<size_t>(n);
     } else if (setting.key == "max_message_bytes") {
@@ -161,12 +145,12 @@ Status Apply(const Setting& setting, const Value& value,
       }
       return Status();
     case Kind::kListen: {
-      auto address = http::ParseListenAddress(text);
+      auto address = ParseListenAddress(text);
       if (!address.ok()) {
         return Invalid(source, std::string(setting.key) + ": " +
                                    address.status().message());
       }
-      config.listen = http::FormatHostPort(address->host, address->port);
+      config.listen = FormatHostPort(address->host, address->port);
       return Status();
     }
     case Kind::kModel:
@@ -295,29 +279,31 @@ Status ApplyEnvironment(GetenvFn getenv_fn, HostConfig& config) {
   return Status();
 }
 
-Status ApplyFlags(const program::Args& args, HostConfig& config) {
-  if (const std::string* db = args.Value(program::kDbFlag.name)) {
-    if (db->empty()) return Invalid("--db", "must not be empty");
-    config.db_path = *db;
+Status ApplyFlags(const HostConfigFlags& flags, HostConfig& config) {
+  if (flags.db) {
+    if (flags.db->empty()) return Invalid("--db", "must not be empty");
+    config.db_path = *flags.db;
   }
-  if (const std::string* listen = args.Value(kListenFlag.name)) {
-    auto address = http::ParseListenAddress(*listen);
+  if (flags.listen) {
+    auto address = ParseListenAddress(*flags.listen);
     if (!address.ok()) return Invalid("--listen", address.status().message());
-    config.listen = http::FormatHostPort(address->host, address->port);
+    config.listen = FormatHostPort(address->host, address->port);
   }
-  if (const std::string* file = args.Value(kTokenFileFlag.name)) {
-    if (file->empty()) return Invalid("--token-file", "must not be empty");
-    config.token_file = *file;
+  if (flags.token_file) {
+    if (flags.token_file->empty()) {
+      return Invalid("--token-file", "must not be empty");
+    }
+    config.token_file = *flags.token_file;
   }
   return Status();
 }
 
 }  // namespace
 
-StatusOr<HostConfig> LoadHostConfig(const program::Args& args,
+StatusOr<HostConfig> LoadHostConfig(const HostConfigFlags& flags,
                                     GetenvFn getenv_fn) {
   HostConfig config;
-  if (const std::string* json = args.Value(kConfigFlag.name)) {
+  if (const std::optional<std::string>& json = flags.config) {
     std::string text;
     if (!json->empty() && json->front() == '@') {
       const std::string path = json->substr(1);
@@ -331,7 +317,7 @@ StatusOr<HostConfig> LoadHostConfig(const program::Args& args,
   if (getenv_fn != nullptr) {
     if (Status s = ApplyEnvironment(getenv_fn, config); !s.ok()) return s;
   }
-  if (Status s = ApplyFlags(args, config); !s.ok()) return s;
+  if (Status s = ApplyFlags(flags, config); !s.ok()) return s;
   return config;
 }
 

@@ -23,10 +23,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ctxkit/status.h"
-#include "programs/ctxkit/cli/cli.h"
 
 namespace ctxkit::host {
 
@@ -58,12 +58,15 @@ struct HostConfig {
   std::string log_level = "warning";
 };
 
-// The flags of `ctxkit mcp` and `ctxkit serve` that LoadHostConfig reads
-// (--db is store_location.h's kDbFlag).
-extern const program::Flag kConfigFlag;      // --config JSON|@FILE
-extern const program::Flag kListenFlag;      // --listen HOST:PORT
-extern const program::Flag kTokenFileFlag;   // --token-file FILE
-extern const program::Flag kPrintConfigFlag; // --print-config
+// What a command line says about the configuration, each member set when
+// its source was given (the CLI's --config, --db, --listen and --token-file).
+// Error messages name each source by its flag.
+struct HostConfigFlags {
+  std::optional<std::string> config;      // a JSON object, or @FILE
+  std::optional<std::string> db;          // the store's directory
+  std::optional<std::string> listen;      // HOST:PORT
+  std::optional<std::string> token_file;  // FILE
+};
 
 // Looks an environment variable up (std::getenv, or a table in tests);
 // returns nullptr when unset.
@@ -75,7 +78,7 @@ using GetenvFn = const char* (*)(const char* name);
 // ("--config: page_size must be 1..1000", "CTXKIT_PORT: not a port
 // number"), unknown --config keys included, so a typo is never ignored;
 // NOT_FOUND / PERMISSION_DENIED for an unreadable @FILE.
-StatusOr<HostConfig> LoadHostConfig(const program::Args& args,
+StatusOr<HostConfig> LoadHostConfig(const HostConfigFlags& flags,
                                     GetenvFn getenv_fn);
 
 // The configuration as one JSON object with the --config keys above (what

@@ -1,14 +1,15 @@
 #include "programs/ctxkit/host/json_text.h"
 
-#include <cstdint>
-#include <optional>
-#include <utility>
+#include <cstddef>
+#include <string>
+
+#include "simdjson.h"
 
 namespace ctxkit::program {
 
 namespace {
 
-constexpr int kMaxDepth = 512;
+constexpr size_t kMaxDepth = 512;
 
 // Length of the well-formed UTF-8 sequence at s[i] (1..4), or 0.
 size_t Utf8Length(std::string_view s, size_t i) {
@@ -39,303 +40,52 @@ size_t Utf8Length(std::string_view s, size_t i) {
   return n;
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-class Parser {
- public:
-  explicit Parser(std::string_view text) : text_(text) {}
-
-  StatusOr<std::string> LineText() {
-    SkipSpace();
-    std::string result;
-    if (Peek() == '"') {
-      if (!String(&result)) return error_;
-    } else if (Peek() == '{') {
-      std::optional<std::string> found;
-      if (!Object(&found)) return error_;
-      if (!found.has_value()) {
-        return Fail(0, "the object has no \"text\" member");
-      }
-      result = std::move(*found);
-    } else {
-      return Fail(pos_,
-                  "expected a JSON string or an object with a string "
-                  "\"text\"");
-    }
-    SkipSpace();
-    if (pos_ != text_.size())
-      return Fail(pos_, "unexpected data after the value");
-    return result;
-  }
-
- private:
-  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  bool AtEnd() const { return pos_ >= text_.size(); }
-
-  void SkipSpace() {
-    while (!AtEnd() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                        text_[pos_] == '\r' || text_[pos_] == '\n')) {
-      ++pos_;
-    }
-  }
-
-  Status Fail(size_t at, std::string_view what) {
-    error_ = Status(StatusCode::kInvalidArgument,
-                    std::string(what) + " at byte " + std::to_string(at));
-    return error_;
-  }
-  bool FailFalse(size_t at, std::string_view what) {
-    Fail(at, what);
-    return false;
-  }
-
-  bool Expect(char c) {
-    if (Peek() != c) {
-      return FailFalse(pos_, std::string("expected '") + c + "'");
-    }
-    ++pos_;
-    return true;
-  }
-
-  bool Hex4(uint32_t* out) {
-    if (pos_ + 4 > text_.size()) return FailFalse(pos_, "truncated \\u escape");
-    uint32_t v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = text_[pos_ + k];
-      v <<= 4;
-      if (c >= '0' && c <= '9') {
-        v |= static_cast<uint32_t>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        v |= static_cast<uint32_t>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        v |= static_cast<uint32_t>(c - 'A' + 10);
-      } else {
-        return FailFalse(pos_ + k, "invalid hex digit in \\u escape");
-      }
-    }
-    pos_ += 4;
-    *out = v;
-    return true;
-  }
-
-  // A string starting at '"'; its decoded value goes to *out (may be null
-  // to skip it).
-  bool String(std::string* out) {
-    ++pos_;  // the opening quote
-    while (true) {
-      if (AtEnd()) return FailFalse(pos_, "unterminated string");
-      const char c = text_[pos_];
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      if (static_cast<unsigned char>(c) < 0x20) {
-        return FailFalse(pos_, "control character in a string");
-      }
-      if (c != '\\') {
-        if (out != nullptr) out->push_back(c);
-        ++pos_;
-        continue;
-      }
-      const size_t escape = pos_++;
-      if (AtEnd()) return FailFalse(escape, "unterminated escape");
-      const char e = text_[pos_++];
-      char plain = 0;
-      switch (e) {
-        case '"':
-          plain = '"';
-          break;
-        case '\\':
-          plain = '\\';
-          break;
-        case '/':
-          plain = '/';
-          break;
-        case 'b':
-          plain = '\b';
-          break;
-        case 'f':
-          plain = '\f';
-          break;
-        case 'n':
-          plain = '\n';
-          break;
-        case 'r':
-          plain = '\r';
-          break;
-        case 't':
-          plain = '\t';
-          break;
-        case 'u': {
-          uint32_t cp;
-          if (!Hex4(&cp)) return false;
-          if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            return FailFalse(escape, "lone low surrogate in \\u escape");
-          }
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            uint32_t low;
-            if (text_.substr(pos_, 2) != "\\u") {
-              return FailFalse(escape, "lone high surrogate in \\u escape");
-            }
-            pos_ += 2;
-            if (!Hex4(&low)) return false;
-            if (low < 0xDC00 || low > 0xDFFF) {
-              return FailFalse(escape, "lone high surrogate in \\u escape");
-            }
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          if (out != nullptr) AppendUtf8(cp, out);
-          continue;
-        }
-        default:
-          return FailFalse(escape, "invalid escape");
-      }
-      if (out != nullptr) out->push_back(plain);
-    }
-  }
-
-  bool Number() {
-    const size_t start = pos_;
-    if (Peek() == '-') ++pos_;
-    if (Peek() == '0') {
-      ++pos_;
-    } else if (Peek() >= '1' && Peek() <= '9') {
-      while (Peek() >= '0' && Peek() <= '9') ++pos_;
-    } else {
-      return FailFalse(start, "invalid number");
-    }
-    if (Peek() == '.') {
-      ++pos_;
-      if (!(Peek() >= '0' && Peek() <= '9')) {
-        return FailFalse(start, "invalid number");
-      }
-      while (Peek() >= '0' && Peek() <= '9') ++pos_;
-    }
-    if (Peek() == 'e' || Peek() == 'E') {
-      ++pos_;
-      if (Peek() == '+' || Peek() == '-') ++pos_;
-      if (!(Peek() >= '0' && Peek() <= '9')) {
-        return FailFalse(start, "invalid number");
-      }
-      while (Peek() >= '0' && Peek() <= '9') ++pos_;
-    }
-    return true;
-  }
-
-  bool Literal(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) {
-      return FailFalse(pos_, "invalid value");
-    }
-    pos_ += word.size();
-    return true;
-  }
-
-  // Any value, skipped.
-  bool Value(int depth) {
-    if (depth > kMaxDepth) return FailFalse(pos_, "nesting too deep");
-    SkipSpace();
-    switch (Peek()) {
-      case '"':
-        return String(nullptr);
-      case '{':
-        return ObjectSkip(depth);
-      case '[': {
-        ++pos_;
-        SkipSpace();
-        if (Peek() == ']') {
-          ++pos_;
-          return true;
-        }
-        while (true) {
-          if (!Value(depth + 1)) return false;
-          SkipSpace();
-          if (Peek() == ']') {
-            ++pos_;
-            return true;
-          }
-          if (!Expect(',')) return false;
-        }
-      }
-      case 't':
-        return Literal("true");
-      case 'f':
-        return Literal("false");
-      case 'n':
-        return Literal("null");
-      default:
-        if (Peek() == '-' || (Peek() >= '0' && Peek() <= '9')) return Number();
-        return FailFalse(pos_, AtEnd() ? "missing value" : "invalid value");
-    }
-  }
-
-  bool ObjectSkip(int depth) { return Members(depth, nullptr); }
-
-  // The top-level object; "text" goes to *found.
-  bool Object(std::optional<std::string>* found) { return Members(1, found); }
-
-  bool Members(int depth, std::optional<std::string>* found) {
-    ++pos_;  // '{'
-    SkipSpace();
-    if (Peek() == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipSpace();
-      if (Peek() != '"') return FailFalse(pos_, "expected a member name");
-      const size_t key_at = pos_;
-      std::string key;
-      if (!String(&key)) return false;
-      SkipSpace();
-      if (!Expect(':')) return false;
-      SkipSpace();
-      if (found != nullptr && key == "text") {
-        if (found->has_value()) {
-          return FailFalse(key_at, "duplicate member \"text\"");
-        }
-        if (Peek() != '"') {
-          return FailFalse(pos_, "member \"text\" must be a string");
-        }
-        std::string value;
-        if (!String(&value)) return false;
-        *found = std::move(value);
-      } else if (!Value(depth + 1)) {
-        return false;
-      }
-      SkipSpace();
-      if (Peek() == '}') {
-        ++pos_;
-        return true;
-      }
-      if (!Expect(',')) return false;
-    }
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  Status error_;
-};
-
 }  // namespace
 
 StatusOr<std::string> ParseJsonLineText(std::string_view line) {
-  return Parser(line).LineText();
+  const auto invalid = [](std::string_view what) {
+    return Status(StatusCode::kInvalidArgument, std::string(what));
+  };
+  // One parser per thread: it keeps its buffers between lines, and a JSON
+  // Lines file is read one line at a time.
+  thread_local simdjson::dom::parser parser;
+  thread_local bool sized = false;
+  if (!sized) {
+    // Deeper nesting than this in a line meant to hold a text is a mistake,
+    // refused before it costs a deep parse.
+    if (parser.allocate(0, kMaxDepth) != simdjson::SUCCESS) {
+      return Status(StatusCode::kResourceExhausted,
+                    "cannot allocate the JSON parser");
+    }
+    sized = true;
+  }
+  simdjson::dom::element root;
+  if (auto error = parser.parse(line.data(), line.size()).get(root); error) {
+    return invalid(std::string("not valid JSON: ") +
+                   simdjson::error_message(error));
+  }
+  std::string_view text;
+  if (root.get_string().get(text) == simdjson::SUCCESS) {
+    return std::string(text);
+  }
+  simdjson::dom::object object;
+  if (root.get_object().get(object) != simdjson::SUCCESS) {
+    return invalid("expected a JSON string or an object with a string "
+                   "\"text\"");
+  }
+  // simdjson keeps every member, so a repeated "text" is seen here, and
+  // refused: which of the two was meant cannot be told.
+  bool found = false;
+  for (const simdjson::dom::key_value_pair member : object) {
+    if (member.key != "text") continue;
+    if (found) return invalid("duplicate member \"text\"");
+    found = true;
+    if (member.value.get_string().get(text) != simdjson::SUCCESS) {
+      return invalid("member \"text\" must be a string");
+    }
+  }
+  if (!found) return invalid("the object has no \"text\" member");
+  return std::string(text);
 }
 
 std::string JsonQuote(std::string_view text) {

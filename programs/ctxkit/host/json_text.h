@@ -1,9 +1,6 @@
 // The little JSON the program itself reads and writes: one JSON Lines input
-// line holding a text, and quoted strings for its own --json output.
-//
-// The program may use the library's public API only, and the library exposes
-// no JSON parser (simdjson stays inside it), so this is a small strict
-// parser of its own for exactly one shape (RFC 8259 grammar, no extensions).
+// line holding a text (parsed with simdjson, which the program links as the
+// library does), and quoted strings for its own --json output.
 
 #ifndef CTXKIT_PROGRAMS_CTXKIT_HOST_JSON_TEXT_H_
 #define CTXKIT_PROGRAMS_CTXKIT_HOST_JSON_TEXT_H_
@@ -19,10 +16,10 @@ namespace ctxkit::program {
 // JSON object whose member "text" is a string (other members may be any
 // JSON values and are ignored). Escapes are decoded; \u escapes must form
 // valid UTF-16 (a lone surrogate is an error, since the text must become
-// UTF-8). Raw bytes inside strings are copied as they are (the tokenizer
-// checks that they are UTF-8). INVALID_ARGUMENT naming the problem and its
-// byte offset within the line otherwise, also for a duplicate "text", a
-// missing "text" or trailing data. Nesting deeper than 512 is refused.
+// UTF-8), and the line must be valid UTF-8 (RFC 8259). INVALID_ARGUMENT
+// naming the problem otherwise, also for a duplicate "text", a missing
+// "text" or trailing data; nesting deeper than 512 is refused.
+// Thread-safe (a parser per thread, kept between calls).
 StatusOr<std::string> ParseJsonLineText(std::string_view line);
 
 // `text` as a JSON string literal with quotes: '"', '\\' and control

@@ -1,11 +1,8 @@
 #include "programs/ctxkit/host/services.h"
 
-#include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
-
 
 namespace ctxkit::host {
 
@@ -61,36 +58,6 @@ StatusOr<std::unique_ptr<Services>> OpenServices(
   compactor_services.analytics = services->analytics.get();
   services->compactor = std::make_unique<Compactor>(compactor_services);
   return services;
-}
-
-StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
-                                                  const program::Args& args) {
-  if (config.db_path.empty()) return program::ResolveStoreLocation(args);
-  program::StoreLocation location;
-  location.path = config.db_path;
-  return location;
-}
-
-StatusOr<std::optional<HostConfig>> CommandConfig(const program::Args& args,
-                                                  std::ostream& out) {
-  auto config = LoadHostConfig(
-      args, [](const char* name) -> const char* { return std::getenv(name); });
-  if (!config.ok()) return config.status();
-  if (!args.Has(kPrintConfigFlag.name)) return std::optional(*std::move(config));
-  auto location = StoreLocationFor(*config, args);
-  if (!location.ok()) return location.status();
-  config->db_path = location->path;
-  out << HostConfigToJson(*config) << "\n";
-  return std::optional<HostConfig>();
-}
-
-StatusOr<std::unique_ptr<Services>> OpenServicesForCommand(
-    const HostConfig& config, const program::Args& args) {
-  auto location = StoreLocationFor(config, args);
-  if (!location.ok()) return location.status();
-  auto store = program::OpenStoreForWriting(*location);
-  if (!store.ok()) return store.status();
-  return OpenServices(config, *std::move(store));
 }
 
 }  // namespace ctxkit::host

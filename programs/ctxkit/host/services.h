@@ -6,8 +6,6 @@
 #define CTXKIT_PROGRAMS_CTXKIT_HOST_SERVICES_H_
 
 #include <memory>
-#include <optional>
-#include <ostream>
 
 #include "ctxkit/analytics.h"
 #include "ctxkit/cache.h"
@@ -17,9 +15,7 @@
 #include "ctxkit/references.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
-#include "programs/ctxkit/cli/cli.h"
 #include "programs/ctxkit/host/config.h"
-#include "programs/ctxkit/host/store_location.h"
 
 namespace ctxkit::host {
 
@@ -44,26 +40,6 @@ struct Services {
 // prefixed with the part's name.
 StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
                                                  std::unique_ptr<Store> store);
-
-// The store location a command uses: config.db_path when set (flag,
-// CTXKIT_DB or --config), else the program's default location
-// (store_location.h). FAILED_PRECONDITION when neither applies.
-StatusOr<program::StoreLocation> StoreLocationFor(const HostConfig& config,
-                                                  const program::Args& args);
-
-// The configuration of `ctxkit mcp` and `ctxkit serve`: LoadHostConfig over
-// the process's environment. With --print-config it is printed to `out`
-// (the store location resolved, so the output is a usable --config) and
-// the result is nullopt: the command has nothing left to do. Errors: those
-// of LoadHostConfig and StoreLocationFor.
-StatusOr<std::optional<HostConfig>> CommandConfig(const program::Args& args,
-                                                  std::ostream& out);
-
-// Opens the store for a command -- config.db_path when set (flag, CTXKIT_DB
-// or --config), else the program's default location (store_location.h),
-// created when missing -- and every part over it.
-StatusOr<std::unique_ptr<Services>> OpenServicesForCommand(
-    const HostConfig& config, const program::Args& args);
 
 }  // namespace ctxkit::host
 

@@ -1,17 +1,10 @@
 #include "programs/ctxkit/http/http_server.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <sys/random.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,12 +16,20 @@
 #include <httplib.h>
 
 #include "ctxkit/version.h"
-#include "programs/ctxkit/host/files.h"
-#include "programs/ctxkit/mcp/session.h"
+#include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/host/record_common.h"
-#include "simdjson.h"
+#include "programs/ctxkit/http/auth.h"
+#include "programs/ctxkit/http/headers.h"
+#include "programs/ctxkit/http/mcp_messages.h"
+#include "programs/ctxkit/http/session_table.h"
+#include "programs/ctxkit/mcp/session.h"
 
 namespace ctxkit::http {
+
+using host::FormatHostPort;
+using host::IsLoopbackHost;
+using host::ListenAddress;
+using host::ParseListenAddress;
 
 namespace {
 
@@ -48,11 +49,6 @@ constexpr time_t kKeepAliveSeconds = 1;
 constexpr size_t kKeepAliveMaxRequests = 100;
 // How often the accept loop looks at a Stop() that came before it started.
 constexpr time_t kIdleIntervalMicros = 200'000;
-
-// Streamable HTTP sessions: idle ones expire, and the table is bounded so
-// that clients that never send DELETE cannot grow it without limit.
-constexpr auto kSessionIdleTimeout = std::chrono::hours(1);
-constexpr size_t kMaxSessions = 1024;
 
 // The revisions mcp::Session negotiates (session.h); a request naming any
 // other in MCP-Protocol-Version is refused with 400, as the transport
@@ -76,284 +72,6 @@ void SendJson(httplib::Response& res, int status, const std::string& body) {
 void SendError(httplib::Response& res, int status, std::string_view message) {
   SendJson(res, status, ErrorJson(message));
 }
-
-// A JSON-RPC error with id null: the body of the /mcp transport errors, so
-// that MCP clients can show the reason.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
-  if (needle.size() > haystack.size()) return false;
-  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    if (EqualsIgnoreCase(haystack.substr(i, needle.size()), needle)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string_view Trim(std::string_view text) {
-  const auto space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-  };
-  while (!text.empty() && space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-// Compares in time that depends on the expected token's length only, so
-// that response times do not tell an attacker how much of a guess matched.
-bool ConstantTimeEquals(std::string_view given, std::string_view expected) {
-  unsigned char diff = given.size() == expected.size() ? 0 : 1;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const char g = i < given.size() ? given[i] : 0;
-    diff |= static_cast<unsigned char>(g ^ expected[i]);
-  }
-  return diff == 0;
-}
-
-bool IsLoopbackHost(std::string_view host) {
-  if (EqualsIgnoreCase(host, "localhost")) return true;
-  const std::string h(host);
-  in_addr v4{};
-  if (inet_pton(AF_INET, h.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, h.c_str(), &v6) == 1) {
-    return IN6_IS_ADDR_LOOPBACK(&v6);
-  }
-  return false;
-}
-
-// The host of an Origin header value ("http://localhost:5173" ->
-// "localhost", "http://[::1]:80" -> "::1"); empty when it has none.
-std::string_view OriginHost(std::string_view origin) {
-  const size_t scheme = origin.find("://");
-  if (scheme == std::string_view::npos) return {};
-  std::string_view rest = origin.substr(scheme + 3);
-  rest = rest.substr(0, rest.find('/'));
-  if (!rest.empty() && rest.front() == '[') {
-    const size_t close = rest.find(']');
-    if (close == std::string_view::npos) return {};
-    return rest.substr(1, close - 1);
-  }
-  return rest.substr(0, rest.find(':'));
-}
-
-StatusOr<std::string> NewSessionId() {
-  unsigned char bytes[16];
-  size_t filled = 0;
-  while (filled < sizeof bytes) {
-    const ssize_t n = getrandom(bytes + filled, sizeof bytes - filled, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return program::ErrnoStatus(errno, "cannot make a session id");
-    }
-    filled += static_cast<size_t>(n);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (unsigned char b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
-  return id;
-}
-
-// ---- outbound message sinks -------------------------------------------------
-
-// Whether `message` (one JSON-RPC message or a batch reply) is a
-// notification: those have a method, replies do not. The session writes
-// "jsonrpc" first and then "method" or "id", so the prefix nearly always
-// decides without a parse (a parser per thread would keep buffers as large
-// as the largest reply alive in every worker).
-bool IsNotification(std::string_view message) {
-  constexpr std::string_view kNotification = R"({"jsonrpc":"2.0","method":)";
-  constexpr std::string_view kReply = R"({"jsonrpc":"2.0","id":)";
-  if (message.substr(0, kNotification.size()) == kNotification) return true;
-  if (message.substr(0, kReply.size()) == kReply) return false;
-  if (!message.empty() && message.front() == '[') return false;  // a batch
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(message.data(), message.size()).get(root) !=
-      simdjson::SUCCESS) {
-    return false;
-  }
-  simdjson::dom::object object;
-  if (root.get_object().get(object) != simdjson::SUCCESS) return false;
-  simdjson::dom::element method;
-  return object.at_key("method").get(method) == simdjson::SUCCESS;
-}
-
-// Collects what a session sends while handling one message on this thread.
-class Collector final : public mcp::Outbound {
- public:
-  void Send(std::string message) override {
-    messages_.push_back(std::move(message));
-  }
-  const std::vector<std::string>& messages() const { return messages_; }
-  // The replies only: notifications produced on the way (progress, log)
-  // have nowhere to go in a plain JSON response.
-  std::vector<std::string> Replies() const {
-    std::vector<std::string> replies;
-    for (const std::string& m : messages_) {
-      if (!IsNotification(m)) replies.push_back(m);
-    }
-    return replies;
-  }
-
- private:
-  std::vector<std::string> messages_;
-};
-
-std::string SseEvent(std::string_view message) {
-  // Messages are single-line JSON (the session's writer escapes every
-  // control character), so one data line carries one message.
-  std::string event = "event: message\ndata: ";
-  event.append(message);
-  event.append("\n\n");
-  return event;
-}
-
-// Writes each message as a server-sent event as soon as the session sends
-// it, so progress and log notifications reach the client while the request
-// runs.
-class SseWriter final : public mcp::Outbound {
- public:
-  explicit SseWriter(httplib::DataSink& sink) : sink_(sink) {}
-  void Send(std::string message) override {
-    if (failed_) return;  // the client went away; the work still completes
-    const std::string event = SseEvent(message);
-    if (!sink_.write(event.data(), event.size())) failed_ = true;
-  }
-
- private:
-  httplib::DataSink& sink_;
-  bool failed_ = false;
-};
-
-// ---- classifying incoming JSON-RPC input ------------------------------------
-
-enum class InputKind {
-  kInvalid,     // not JSON, or neither an object nor an array
-  kNoRequests,  // notifications and responses only
-  kRequests,    // at least one request
-  kInitialize,  // one initialize request (the start of a session)
-};
-
-InputKind Classify(std::string_view body) {
-  thread_local simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(body.data(), body.size()).get(root) != simdjson::SUCCESS) {
-    return InputKind::kInvalid;
-  }
-  // A request has an id and a method. Anything else (notifications,
-  // responses, malformed messages) is not: those are served synchronously,
-  // and a malformed one then turns into a 400 carrying the session's error.
-  const auto is_request = [](simdjson::dom::element e, bool* initialize) {
-    simdjson::dom::object object;
-    if (e.get_object().get(object) != simdjson::SUCCESS) return false;
-    simdjson::dom::element id, method;
-    if (object.at_key("id").get(id) != simdjson::SUCCESS ||
-        object.at_key("method").get(method) != simdjson::SUCCESS) {
-      return false;
-    }
-    std::string_view name;
-    if (initialize != nullptr &&
-        method.get_string().get(name) == simdjson::SUCCESS) {
-      *initialize = name == "initialize";
-    }
-    return true;
-  };
-  simdjson::dom::array batch;
-  if (root.get_array().get(batch) == simdjson::SUCCESS) {
-    if (batch.size() == 0) return InputKind::kInvalid;
-    for (simdjson::dom::element item : batch) {
-      if (is_request(item, nullptr)) return InputKind::kRequests;
-    }
-    return InputKind::kNoRequests;
-  }
-  simdjson::dom::object object;
-  if (root.get_object().get(object) != simdjson::SUCCESS) {
-    return InputKind::kInvalid;
-  }
-  bool initialize = false;
-  if (!is_request(root, &initialize)) return InputKind::kNoRequests;
-  return initialize ? InputKind::kInitialize : InputKind::kRequests;
-}
-
-// ---- Streamable HTTP sessions -----------------------------------------------
-
-class SessionTable {
- public:
-  // The live session `id`, or null (unknown, deleted or expired).
-  std::shared_ptr<mcp::Session> Find(const std::string& id) {
-    std::lock_guard lock(mutex_);
-    auto it = sessions_.find(id);
-    if (it == sessions_.end()) return nullptr;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - it->second.last_used > kSessionIdleTimeout) {
-      it->second.session->CancelAll();
-      sessions_.erase(it);
-      return nullptr;
-    }
-    it->second.last_used = now;
-    return it->second.session;
-  }
-
-  // Registers `session` under `id`, dropping expired sessions and, when the
-  // table is full, the one unused longest. A dropped session stays alive
-  // for the requests still holding it.
-  void Add(const std::string& id, std::shared_ptr<mcp::Session> session) {
-    std::lock_guard lock(mutex_);
-    const auto now = std::chrono::steady_clock::now();
-    for (auto it = sessions_.begin(); it != sessions_.end();) {
-      if (now - it->second.last_used > kSessionIdleTimeout) {
-        it = sessions_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (sessions_.size() >= kMaxSessions) {
-      auto oldest = std::min_element(
-          sessions_.begin(), sessions_.end(), [](const auto& a, const auto& b) {
-            return a.second.last_used < b.second.last_used;
-          });
-      oldest->second.session->CancelAll();
-      sessions_.erase(oldest);
-    }
-    sessions_[id] = Entry{std::move(session), now};
-  }
-
-  // Ends session `id`: its requests in flight are cancelled. False if
-  // unknown.
-  bool Remove(const std::string& id) {
-    std::shared_ptr<mcp::Session> session;
-    {
-      std::lock_guard lock(mutex_);
-      auto it = sessions_.find(id);
-      if (it == sessions_.end()) return false;
-      session = std::move(it->second.session);
-      sessions_.erase(it);
-    }
-    session->CancelAll();
-    return true;
-  }
-
- private:
-  struct Entry {
-    std::shared_ptr<mcp::Session> session;
-    std::chrono::steady_clock::time_point last_used;
-  };
-  std::mutex mutex_;
-  std::map<std::string, Entry> sessions_;  // guarded by mutex_
-};
 
 // The pool of request workers; its idle hook lets the accept loop notice a
 // Stop() that arrived before the loop was running (httplib's stop() does
@@ -408,102 +126,6 @@ const char* AllowedMethods(std::string_view path) {
 }
 
 }  // namespace
-
-// ---- public helpers ---------------------------------------------------------
-
-StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
-  const auto invalid = [&](std::string_view why) {
-    return Status(StatusCode::kInvalidArgument,
-                  "bad listen address '" + std::string(text) + "': " +
-                      std::string(why) +
-                      " (expected HOST:PORT, e.g. 127.0.0.1:6789 or "
-                      "[::1]:6789)");
-  };
-  ListenAddress address;
-  std::string_view port;
-  if (!text.empty() && text.front() == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string_view::npos) return invalid("no closing ']'");
-    address.host = std::string(text.substr(1, close - 1));
-    in6_addr v6{};
-    if (inet_pton(AF_INET6, address.host.c_str(), &v6) != 1) {
-      return invalid("not an IPv6 address inside [ ]");
-    }
-    if (close + 1 >= text.size() || text[close + 1] != ':') {
-      return invalid("no :PORT after ']'");
-    }
-    port = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return invalid("no :PORT");
-    const std::string_view host = text.substr(0, colon);
-    if (host.find(':') != std::string_view::npos) {
-      return invalid("an IPv6 address needs brackets");
-    }
-    if (host.empty()) return invalid("no host");
-    for (char c : host) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                      c == '_';
-      if (!ok) return invalid("bad character in the host");
-    }
-    address.host = std::string(host);
-    port = text.substr(colon + 1);
-  }
-  if (port.empty() || port.size() > 5 ||
-      !std::all_of(port.begin(), port.end(),
-                   [](char c) { return c >= '0' && c <= '9'; })) {
-    return invalid("the port must be a number 0..65535");
-  }
-  const int value = std::stoi(std::string(port));
-  if (value > 65535) return invalid("the port must be a number 0..65535");
-  address.port = value;
-  address.loopback = IsLoopbackHost(address.host);
-  return address;
-}
-
-std::string FormatHostPort(std::string_view host, int port) {
-  std::string text;
-  if (host.find(':') != std::string_view::npos) {
-    text = "[" + std::string(host) + "]";
-  } else {
-    text = std::string(host);
-  }
-  return text + ":" + std::to_string(port);
-}
-
-StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return program::ErrnoStatus(errno,
-                                "cannot open the token file '" + path + "'");
-  }
-  // The first line is all we need; a token file is never large.
-  std::string text;
-  char buffer[4096];
-  Status status;
-  while (text.find('\n') == std::string::npos && text.size() < 65536) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      status = program::ErrnoStatus(
-          errno, "cannot read the token file '" + path + "'");
-      break;
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  if (!status.ok()) return status;
-  const std::string_view token =
-      Trim(std::string_view(text).substr(0, text.find('\n')));
-  if (token.empty()) {
-    return Status(StatusCode::kInvalidArgument,
-                  "the token file '" + path +
-                      "' is empty: its first line must hold the token");
-  }
-  return std::string(token);
-}
 
 // ---- the server -------------------------------------------------------------
 

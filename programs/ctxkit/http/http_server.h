@@ -35,31 +35,10 @@
 
 namespace ctxkit::http {
 
-// A parsed --listen value.
-struct ListenAddress {
-  std::string host;  // without brackets: "127.0.0.1", "::1", "localhost"
-  int port = 0;      // 0..65535; 0 = any free port
-  // 127.0.0.0/8, ::1 or "localhost": reachable from this machine only.
-  bool loopback = false;
-};
-
-// Parses "HOST:PORT" ("127.0.0.1:6789", "localhost:0", "[::1]:8080",
-// "0.0.0.0:80"). INVALID_ARGUMENT for a missing or empty host, a port that
-// is not a decimal number in 0..65535, or an IPv6 address without brackets.
-StatusOr<ListenAddress> ParseListenAddress(std::string_view text);
-
-// "HOST:PORT" again, with brackets around an IPv6 host.
-std::string FormatHostPort(std::string_view host, int port);
-
-// The bearer token of a token file: its first line, surrounding white space
-// removed. NOT_FOUND / PERMISSION_DENIED when unreadable, INVALID_ARGUMENT
-// when that line is empty.
-StatusOr<std::string> ReadTokenFile(const std::string& path);
-
 // Checks what `ctxkit serve` needs before anything is opened: the listen
 // address parses, a non-loopback address comes with a token file
 // (FAILED_PRECONDITION otherwise), and the token file holds a token
-// (ReadTokenFile's errors). Returns the token; empty when there is no
+// (auth.h's ReadTokenFile errors). Returns the token; empty when there is no
 // token file.
 StatusOr<std::string> CheckServeConfig(const host::HostConfig& config);
 

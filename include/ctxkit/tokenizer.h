@@ -110,7 +110,8 @@ struct Truncation {
 // so a vocabulary whose pattern is not one of them cannot be loaded.
 enum class PretokenizerPattern {
   // r50k_base, p50k_base and GPT-2:
-  //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+|
+  //   ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
   kGpt2,
   // cl100k_base, and Llama 3 (Meta's llama3 tokenizer.py uses it unchanged):
   //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}
@@ -197,8 +198,8 @@ class CTXKIT_EXPORT Tokenizer {
   // The token ids of `text`. Errors: INVALID_ARGUMENT for invalid UTF-8
   // (unless replaced) or disallowed special-token text, or for a token named
   // in `options` that is not a special token of this encoding.
-  StatusOr<std::vector<uint32_t>> Encode(std::string_view text,
-                                         const EncodeOptions& options = {}) const;
+  StatusOr<std::vector<uint32_t>> Encode(
+      std::string_view text, const EncodeOptions& options = {}) const;
 
   // Encode into a caller's buffer, without allocating per call. Returns the
   // number of ids written. OUT_OF_RANGE if `ids` is too small: the message
@@ -210,17 +211,27 @@ class CTXKIT_EXPORT Tokenizer {
   // Encode with no special tokens at all: their text is ordinary text.
   StatusOr<std::vector<uint32_t>> EncodeOrdinary(std::string_view text) const;
 
-  // The number of tokens Encode would return, without building the list.
+  // The number of tokens Encode would return with the same options, without
+  // building the list. So with the default options, as Encode and tiktoken,
+  // special-token text such as "<|endoftext|>" is an INVALID_ARGUMENT error
+  // (text from a user must not pass for a control token); to count text
+  // as the content of a message, whatever it holds, use CountOrdinary.
   StatusOr<size_t> Count(std::string_view text,
                          const EncodeOptions& options = {}) const;
 
-  // Counts each of `texts` using up to `threads` threads (0: one per core);
-  // fewer when there is too little text to repay starting them (under
-  // 64 KiB a thread). The result has one count per text, in order. Fails with the first
-  // error, naming the index of the text that caused it.
-  StatusOr<std::vector<size_t>> CountMany(std::span<const std::string_view> texts,
-                                          unsigned threads = 0,
-                                          const EncodeOptions& options = {}) const;
+  // The number of tokens EncodeOrdinary would return: special-token text
+  // counts as the ordinary text it is. This is the count ModelRegistry's
+  // CountTokens, CountMessages and the ctxkit program's `count` give.
+  // Errors: INVALID_ARGUMENT for invalid UTF-8, naming the byte offset.
+  StatusOr<size_t> CountOrdinary(std::string_view text) const;
+
+  // Counts each of `texts` as Count does, using up to `threads` threads (0: one
+  // per core); fewer when there is too little text to repay starting them
+  // (under 64 KiB a thread). The result has one count per text, in order. Fails
+  // with the first error, naming the index of the text that caused it.
+  StatusOr<std::vector<size_t>> CountMany(
+      std::span<const std::string_view> texts, unsigned threads = 0,
+      const EncodeOptions& options = {}) const;
 
   // Cuts `text` to at most `max_tokens` tokens, never inside a UTF-8
   // character: when the last token that fits ends inside a character (a
@@ -228,6 +239,13 @@ class CTXKIT_EXPORT Tokenizer {
   // boundary that is also a character boundary. Invalid UTF-8 is an
   // INVALID_ARGUMENT error here even with replace_invalid_utf8, since the
   // result must point into `text`.
+  //
+  // Cost: tokenizing stops once max_tokens + 1 tokens are known, so cutting
+  // a long text to a few tokens costs those tokens, not the whole text
+  // (only the checks of UTF-8 and of disallowed special tokens, and the
+  // NFKC normalization of "claude", read all of it). One pre-token piece is
+  // always merged whole, so a text that is a single long piece, such as
+  // megabytes of spaces, is merged whole.
   //
   // For an encoding that normalizes its input ("claude": NFKC), the tokens
   // are those of the normalized text, and the result is still a prefix of
@@ -246,6 +264,11 @@ class CTXKIT_EXPORT Tokenizer {
 
   // Decode, with every ill-formed UTF-8 sequence replaced by U+FFFD.
   StatusOr<std::string> DecodeUtf8(std::span<const uint32_t> ids) const;
+
+  // The encoding's special tokens as {text, id} pairs, in the order the
+  // encoding defines them (two texts may share an id: o200k_harmony's
+  // reserved range covers <|endofprompt|>). Empty when it has none.
+  std::vector<std::pair<std::string, uint32_t>> SpecialTokens() const;
 
   // The bytes of one token. The view is valid as long as this Tokenizer.
   // INVALID_ARGUMENT if `id` is not a token.

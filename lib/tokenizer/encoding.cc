@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -156,25 +157,36 @@ absl::Status Encoding::EncodeValid(std::string_view text,
     }
   }
 
+  // A sink that can say it has enough (EncodePrefix's) stops the loop
+  // between pieces; the pieces before are those of the whole text, since a
+  // piece's end depends only on the bytes before it and the one after.
+  auto full = [&] {
+    if constexpr (requires { sink.Full(); }) {
+      return sink.Full();
+    } else {
+      return false;
+    }
+  };
   auto encode_ordinary = [&](std::string_view segment) {
     size_t pos = 0;
-    while (pos < segment.size()) {
+    while (pos < segment.size() && !full()) {
       const size_t end = NextPiece(pattern_, segment, pos);
       sink(segment.substr(pos, end - pos));
       pos = end;
     }
   };
   size_t start = 0;
-  while (any_allowed) {
+  while (any_allowed && !full()) {
     const auto [index, offset] = FindSpecial(text, start, *allowed);
     if (index < 0) break;
     // tiktoken pre-tokenizes each stretch between special tokens on its
     // own: a piece never reaches across a special token.
     encode_ordinary(text.substr(start, offset - start));
+    if (full()) return absl::OkStatus();
     sink(specials_[index].rank);
     start = offset + specials_[index].text.size();
   }
-  encode_ordinary(text.substr(start));
+  if (!full()) encode_ordinary(text.substr(start));
   return absl::OkStatus();
 }
 
@@ -422,6 +434,31 @@ absl::Status Encoding::Encode(std::string_view text,
   out->reserve(out->size() + text.size() / 3 + 1);
   const size_t before = out->size();
   EncodeSink sink{ThreadPieceCache(), *vocabulary_, id_, out};
+  absl::Status status = EncodeAny(text, options, sink);
+  sink.Flush();
+  if (!status.ok()) out->resize(before);
+  return status;
+}
+
+namespace {
+
+// EncodeSink that reports when more than `limit` ids have been emitted.
+struct PrefixSink : EncodeSink {
+  PrefixSink(PieceCache& c, const Vocabulary& v, uint32_t o,
+             std::vector<uint32_t>* ids, size_t l)
+      : EncodeSink(c, v, o, ids), limit(l) {}
+  bool Full() const { return out->size() + used > limit; }
+  size_t limit;
+};
+
+}  // namespace
+
+absl::Status Encoding::EncodePrefix(std::string_view text,
+                                    const EncodeOptions& options, size_t limit,
+                                    std::vector<uint32_t>* out) const {
+  const size_t before = out->size();
+  PrefixSink sink{ThreadPieceCache(), *vocabulary_, id_, out,
+                  limit > SIZE_MAX - before ? SIZE_MAX : before + limit};
   absl::Status status = EncodeAny(text, options, sink);
   sink.Flush();
   if (!status.ok()) out->resize(before);

@@ -59,6 +59,13 @@ class Encoding {
 
   absl::Status Encode(std::string_view text, const EncodeOptions& options,
                       std::vector<uint32_t>* out) const;
+  // Encode, but stops once more than `limit` ids have been appended, at the
+  // end of the pre-token piece that went past it: the ids appended are then
+  // the first ones of the whole text's, at least limit + 1 of them. The
+  // checks that concern the whole text (UTF-8, disallowed special tokens)
+  // still run on all of it, so the errors are Encode's.
+  absl::Status EncodePrefix(std::string_view text, const EncodeOptions& options,
+                            size_t limit, std::vector<uint32_t>* out) const;
   // Writes the ids into `out` while they fit and returns how many ids the
   // text has, which may exceed out.size() (then only a prefix is written).
   absl::StatusOr<size_t> EncodeInto(std::string_view text,
@@ -68,6 +75,8 @@ class Encoding {
                                const EncodeOptions& options) const;
   absl::StatusOr<std::string> Decode(std::span<const uint32_t> ids) const;
   absl::StatusOr<std::string_view> TokenBytes(uint32_t id) const;
+  // The special tokens, {text, id}, in the order they were given to Create.
+  const std::vector<SpecialToken>& specials() const { return specials_; }
 
  private:
   explicit Encoding(std::shared_ptr<const Vocabulary> vocabulary)
@@ -97,8 +106,8 @@ class Encoding {
   PretokenPattern pattern_ = PretokenPattern::kCl100k;
   InputNormalization normalization_ = InputNormalization::kNone;
   std::vector<SpecialToken> specials_;
-  absl::flat_hash_map<std::string, int> special_index_;   // text -> index
-  absl::flat_hash_map<uint32_t, int> special_by_id_;      // id -> index
+  absl::flat_hash_map<std::string, int> special_index_;  // text -> index
+  absl::flat_hash_map<uint32_t, int> special_by_id_;     // id -> index
   // Distinct lengths of special tokens, longest first, and which bytes can
   // start one: the search looks up a candidate of each length in
   // special_index_ only where such a byte occurs.

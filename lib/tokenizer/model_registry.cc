@@ -120,13 +120,6 @@ size_t EditDistance(std::string_view a, std::string_view b, size_t bound) {
   return last[b.size()];
 }
 
-EncodeOptions OrdinaryText() {
-  EncodeOptions options;
-  options.allowed_special = SpecialTokenSet::None();
-  options.disallowed_special = SpecialTokenSet::None();
-  return options;
-}
-
 }  // namespace
 
 struct ModelRegistry::Impl {
@@ -302,12 +295,11 @@ Status ModelRegistry::Register(ModelInfo info) {
   }
   if (info.context_window != 0 &&
       info.max_output_tokens > info.context_window) {
-    return Status(
-        StatusCode::kInvalidArgument,
-        absl::StrFormat("model \"%s\": max_output_tokens %d exceeds "
-                        "context_window %d",
-                        info.name, info.max_output_tokens,
-                        info.context_window));
+    return Status(StatusCode::kInvalidArgument,
+                  absl::StrFormat("model \"%s\": max_output_tokens %d exceeds "
+                                  "context_window %d",
+                                  info.name, info.max_output_tokens,
+                                  info.context_window));
   }
   std::unique_lock lock(impl_->mu);
   impl_->Insert(std::move(info));
@@ -320,10 +312,10 @@ Status ModelRegistry::Unregister(std::string_view name, bool is_prefix) {
   auto& map = is_prefix ? impl_->prefixes : impl_->exact;
   auto it = map.find(lower);
   if (it == map.end()) {
-    return Status(StatusCode::kNotFound,
-                  absl::StrFormat("no %s entry \"%s\"",
-                                  is_prefix ? "prefix" : "exact",
-                                  absl::CHexEscape(lower)));
+    return Status(
+        StatusCode::kNotFound,
+        absl::StrFormat("no %s entry \"%s\"", is_prefix ? "prefix" : "exact",
+                        absl::CHexEscape(lower)));
   }
   map.erase(it);
   return Status();
@@ -339,8 +331,9 @@ std::vector<ModelInfo> ModelRegistry::List() const {
       keyed.emplace_back(key, info);
     }
   }
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(
+      keyed.begin(), keyed.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<ModelInfo> out;
   out.reserve(keyed.size());
   for (auto& [key, info] : keyed) out.push_back(std::move(info));
@@ -387,9 +380,9 @@ StatusOr<std::shared_ptr<const Tokenizer>> ModelRegistry::TokenizerFor(
   StatusOr<ModelInfo> info = Find(model);
   if (!info.ok()) return info.status();
   if (info->encoding.empty()) {
-    return Status(StatusCode::kFailedPrecondition,
-                  absl::StrFormat("model \"%s\" has no known tokenizer",
-                                  info->name));
+    return Status(
+        StatusCode::kFailedPrecondition,
+        absl::StrFormat("model \"%s\" has no known tokenizer", info->name));
   }
   return TokenizerForEncoding(info->encoding);
 }
@@ -405,7 +398,8 @@ StatusOr<TokenCount> ModelRegistry::CountTokens(std::string_view model,
   if (!out.encoding.empty()) {
     auto tokenizer = TokenizerForEncoding(out.encoding);
     if (tokenizer.ok()) {
-      StatusOr<size_t> n = (*tokenizer)->Count(text, OrdinaryText());
+      // Content, whatever it holds, as Tokenizer::CountOrdinary counts it.
+      StatusOr<size_t> n = (*tokenizer)->CountOrdinary(text);
       if (!n.ok()) return n.status();
       out.tokens = *n;
       out.method = CountMethod::kTokenizer;
@@ -473,14 +467,14 @@ enum class CharClass {
 };
 
 bool IsCjk(char32_t cp) {
-  return (cp >= 0x2E80 && cp <= 0x2FDF) ||    // CJK radicals, Kangxi
-         (cp >= 0x3040 && cp <= 0x30FF) ||    // Hiragana, Katakana
-         (cp >= 0x3100 && cp <= 0x31FF) ||    // Bopomofo, Hangul compat...
-         (cp >= 0x3400 && cp <= 0x4DBF) ||    // CJK Extension A
-         (cp >= 0x4E00 && cp <= 0x9FFF) ||    // CJK Unified Ideographs
-         (cp >= 0xAC00 && cp <= 0xD7AF) ||    // Hangul syllables
-         (cp >= 0xF900 && cp <= 0xFAFF) ||    // CJK compatibility
-         (cp >= 0x20000 && cp <= 0x3FFFF);    // CJK Extensions B..
+  return (cp >= 0x2E80 && cp <= 0x2FDF) ||  // CJK radicals, Kangxi
+         (cp >= 0x3040 && cp <= 0x30FF) ||  // Hiragana, Katakana
+         (cp >= 0x3100 && cp <= 0x31FF) ||  // Bopomofo, Hangul compat...
+         (cp >= 0x3400 && cp <= 0x4DBF) ||  // CJK Extension A
+         (cp >= 0x4E00 && cp <= 0x9FFF) ||  // CJK Unified Ideographs
+         (cp >= 0xAC00 && cp <= 0xD7AF) ||  // Hangul syllables
+         (cp >= 0xF900 && cp <= 0xFAFF) ||  // CJK compatibility
+         (cp >= 0x20000 && cp <= 0x3FFFF);  // CJK Extensions B..
 }
 
 // The length of the well-formed UTF-8 sequence at text[pos], or 0.
@@ -557,7 +551,8 @@ size_t EstimateTokens(std::string_view text) noexcept {
         while (pos < text.size()) {
           const size_t n = WellFormedLength(text, pos);
           if (n == 0) break;
-          const char32_t c = internal::unicode::DecodeUtf8(text, pos).code_point;
+          const char32_t c =
+              internal::unicode::DecodeUtf8(text, pos).code_point;
           if (Classify(c) != CharClass::kLetter) break;
           units += c < 0x80 ? 1 : 2;
           pos += n;

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
 #include "lib/tokenizer/builtin_encodings.h"
@@ -49,7 +48,8 @@ std::vector<std::string> Tokenizer::EncodingNames() {
 StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::FromTiktokenFile(
     const std::string& path, std::string name, PretokenizerPattern pattern,
     std::vector<std::pair<std::string, uint32_t>> special_tokens) {
-  internal::PretokenPattern internal_pattern = internal::PretokenPattern::kCl100k;
+  internal::PretokenPattern internal_pattern =
+      internal::PretokenPattern::kCl100k;
   switch (pattern) {
     case PretokenizerPattern::kGpt2:
       internal_pattern = internal::PretokenPattern::kGpt2;
@@ -103,14 +103,15 @@ StatusOr<std::vector<uint32_t>> Tokenizer::Encode(
 }
 
 StatusOr<size_t> Tokenizer::EncodeInto(std::string_view text,
-                                        std::span<uint32_t> ids,
-                                        const EncodeOptions& options) const {
+                                       std::span<uint32_t> ids,
+                                       const EncodeOptions& options) const {
   auto needed = encoding_->EncodeInto(text, options, ids);
   if (!needed.ok()) return ToPublic(needed.status());
   if (*needed > ids.size()) {
-    return Status(StatusCode::kOutOfRange,
-                  absl::StrFormat("the text is %u tokens, but the buffer holds %u",
-                                  *needed, ids.size()));
+    return Status(
+        StatusCode::kOutOfRange,
+        absl::StrFormat("the text is %u tokens, but the buffer holds %u",
+                        *needed, ids.size()));
   }
   return *needed;
 }
@@ -125,6 +126,21 @@ StatusOr<std::vector<uint32_t>> Tokenizer::EncodeOrdinary(
 StatusOr<size_t> Tokenizer::Count(std::string_view text,
                                   const EncodeOptions& options) const {
   return ToPublic(encoding_->Count(text, options));
+}
+
+StatusOr<size_t> Tokenizer::CountOrdinary(std::string_view text) const {
+  EncodeOptions options;
+  options.disallowed_special = SpecialTokenSet::None();
+  return Count(text, options);
+}
+
+std::vector<std::pair<std::string, uint32_t>> Tokenizer::SpecialTokens() const {
+  std::vector<std::pair<std::string, uint32_t>> tokens;
+  tokens.reserve(encoding_->specials().size());
+  for (const internal::SpecialToken& special : encoding_->specials()) {
+    tokens.emplace_back(special.text, special.rank);
+  }
+  return tokens;
 }
 
 StatusOr<std::vector<size_t>> Tokenizer::CountMany(
@@ -157,8 +173,9 @@ StatusOr<std::vector<size_t>> Tokenizer::CountMany(
       std::lock_guard lock(error_mu);
       if (i < first_error.load()) {
         first_error.store(i);
-        error = absl::Status(n.status().code(),
-                             absl::StrFormat("texts[%u]: %s", i, n.status().message()));
+        error = absl::Status(
+            n.status().code(),
+            absl::StrFormat("texts[%u]: %s", i, n.status().message()));
       }
     }
   };
@@ -184,7 +201,11 @@ StatusOr<Truncation> Tokenizer::Truncate(std::string_view text,
       encoding_->Normalize(text, &storage, &stretches);
   std::vector<uint32_t> ids;
   // Normalizing again inside Encode changes nothing (NFKC is idempotent).
-  if (absl::Status s = encoding_->Encode(normalized, options, &ids); !s.ok()) {
+  // Only the first max_tokens + 1 ids matter (the last one says whether
+  // anything is cut off), so the encoding stops there.
+  if (absl::Status s =
+          encoding_->EncodePrefix(normalized, options, max_tokens, &ids);
+      !s.ok()) {
     return ToPublic(s);
   }
   if (ids.size() <= max_tokens) return Truncation{text, ids.size(), false};
@@ -221,7 +242,8 @@ StatusOr<std::string> Tokenizer::Decode(std::span<const uint32_t> ids) const {
   return ToPublic(encoding_->Decode(ids));
 }
 
-StatusOr<std::string> Tokenizer::DecodeUtf8(std::span<const uint32_t> ids) const {
+StatusOr<std::string> Tokenizer::DecodeUtf8(
+    std::span<const uint32_t> ids) const {
   auto bytes = encoding_->Decode(ids);
   if (!bytes.ok()) return ToPublic(bytes.status());
   if (internal::IsValidUtf8(*bytes)) return std::move(*bytes);

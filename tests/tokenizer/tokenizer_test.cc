@@ -1,17 +1,20 @@
 // ctxkit::Tokenizer's contract: built-in encodings, special-token rules as in
 // tiktoken, UTF-8 handling, decoding, and use from many threads.
 
+#include "ctxkit/tokenizer.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "ctxkit/tokenizer.h"
+#include "ctxkit/model_registry.h"
 
 namespace ctxkit {
 namespace {
@@ -110,7 +113,8 @@ TEST_CASE("special tokens follow tiktoken's rules") {
 
   // Harmony's specials, including a reserved one.
   auto harmony = Get("o200k_harmony");
-  auto h = harmony->Encode("<|start|>user<|message|>hi<|end|><|reserved_201087|>", all);
+  auto h = harmony->Encode(
+      "<|start|>user<|message|>hi<|end|><|reserved_201087|>", all);
   REQUIRE(h.ok());
   CHECK(h->front() == 200006);
   CHECK(h->back() == 201087);
@@ -147,7 +151,8 @@ TEST_CASE("decoding") {
   CHECK(*tok->TokenBytes(15339) == "hello");
   CHECK(*tok->TokenBytes(100257) == "<|endoftext|>");
   // 100261..100275 are unused ids between the specials.
-  CHECK(tok->TokenBytes(100261).status().code() == StatusCode::kInvalidArgument);
+  CHECK(tok->TokenBytes(100261).status().code() ==
+        StatusCode::kInvalidArgument);
   CHECK(tok->Decode(Ids{}).value().empty());
   CHECK(tok->Encode("").value().empty());
 }
@@ -167,8 +172,10 @@ TEST_CASE("EncodeInto fills a caller's buffer or says how big it must be") {
   std::vector<uint32_t> small(expected.size() - 1);
   auto too_small = tok->EncodeInto(text, small, all);
   CHECK(too_small.status().code() == StatusCode::kOutOfRange);
-  CHECK(Contains(too_small.status().message(), std::to_string(expected.size()) + " tokens"));
-  CHECK(tok->EncodeInto(text, buffer).status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(too_small.status().message(),
+                 std::to_string(expected.size()) + " tokens"));
+  CHECK(tok->EncodeInto(text, buffer).status().code() ==
+        StatusCode::kInvalidArgument);
   CHECK(*tok->EncodeInto("", std::span<uint32_t>()) == 0);
 }
 
@@ -199,7 +206,138 @@ TEST_CASE("Truncate cuts on token and character boundaries") {
     CHECK(cut->text.size() % 4 == 0);  // whole 4-byte characters only
     CHECK(cut->tokens <= max);
   }
-  CHECK(tok->Truncate("\xff", 1).status().code() == StatusCode::kInvalidArgument);
+  CHECK(tok->Truncate("\xff", 1).status().code() ==
+        StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Truncate's early stop gives what cutting the whole encoding gives") {
+  // Truncate stops tokenizing after max_tokens + 1 tokens; its result must
+  // still be the prefix of the whole text's tokens, for every encoding,
+  // around special tokens and long pieces, at every limit.
+  std::mt19937 rng(1313);
+  const std::vector<std::string> parts = {"The quick brown fox",
+                                          " jumps",
+                                          "\n\n",
+                                          "    ",
+                                          "\t",
+                                          "<|endoftext|>",
+                                          "caf\xC3\xA9",
+                                          "\xE4\xBD\xA0\xE5\xA5\xBD",
+                                          "\xF0\x9F\x98\x80",
+                                          "12345",
+                                          "-=-=-=",
+                                          std::string(300, ' '),
+                                          "it's",
+                                          "\r\n"};
+  EncodeOptions all;
+  all.allowed_special = SpecialTokenSet::All();
+  for (const std::string& name : Tokenizer::EncodingNames()) {
+    auto tok = Get(name);
+    for (int round = 0; round < 20; ++round) {
+      std::string text;
+      const size_t n = 1 + rng() % 40;
+      for (size_t i = 0; i < n; ++i) text += parts[rng() % parts.size()];
+      for (const EncodeOptions& options :
+           {all, EncodeOptions{SpecialTokenSet::None(), SpecialTokenSet::None(),
+                               false}}) {
+        const auto ids = tok->Encode(text, options);
+        REQUIRE(ids.ok());
+        for (size_t max = 0; max <= ids->size() + 1; ++max) {
+          auto cut = tok->Truncate(text, max, options);
+          REQUIRE(cut.ok());
+          CHECK(cut->truncated == (ids->size() > max));
+          CHECK(cut->tokens <= max);
+          if (!cut->truncated) {
+            CHECK(cut->text == text);
+            continue;
+          }
+          if (name == "claude") continue;  // NFKC: see the claude tests
+          // The contract, from the whole text's ids: the most of the first
+          // max tokens that end on a character boundary.
+          size_t end = 0, bytes = 0, tokens = 0;
+          for (size_t k = 0; k < max; ++k) {
+            end += tok->TokenBytes((*ids)[k])->size();
+            if (end == text.size() ||
+                (static_cast<unsigned char>(text[end]) & 0xC0) != 0x80) {
+              bytes = end;
+              tokens = k + 1;
+            }
+          }
+          CHECK_MESSAGE(cut->text.size() == bytes, name << " max " << max);
+          CHECK(cut->tokens == tokens);
+        }
+      }
+    }
+  }
+  // A disallowed special token after the cut is still an error, as it is
+  // for Encode: the early stop changes no error.
+  auto tok = Get("cl100k_base");
+  const std::string text = std::string(5000, 'a') + " b <|endoftext|>";
+  CHECK(tok->Truncate(text, 3).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Count, CountOrdinary and CountTokens agree on special-token text") {
+  const std::string text = "before <|endoftext|> after <|fim_prefix|>";
+  for (const std::string& name :
+       {std::string("cl100k_base"), std::string("o200k_base"),
+        std::string("r50k_base")}) {
+    auto tok = Get(name);
+    // Count mirrors Encode: tiktoken's default refuses special-token text,
+    // naming CountOrdinary's way out is the caller's choice.
+    auto strict = tok->Count(text);
+    CHECK(strict.status().code() == StatusCode::kInvalidArgument);
+    CHECK(Contains(strict.status().message(), "<|endoftext|>"));
+    CHECK(tok->Encode(text).status().code() == StatusCode::kInvalidArgument);
+    // CountOrdinary is EncodeOrdinary's length.
+    auto ordinary = tok->CountOrdinary(text);
+    REQUIRE(ordinary.ok());
+    CHECK(*ordinary == tok->EncodeOrdinary(text)->size());
+    CHECK(*ordinary > 4);
+    EncodeOptions as_text;
+    as_text.disallowed_special = SpecialTokenSet::None();
+    CHECK(*tok->Count(text, as_text) == *ordinary);
+    CHECK(tok->CountOrdinary("\xff").status().code() ==
+          StatusCode::kInvalidArgument);
+  }
+  // The registry's CountTokens counts content as CountOrdinary does.
+  auto counted = CountTokens("gpt-4o", text);
+  REQUIRE(counted.ok());
+  CHECK(counted->tokens == *Get("o200k_base")->CountOrdinary(text));
+  counted = CountTokens("gpt-4", text);
+  REQUIRE(counted.ok());
+  CHECK(counted->tokens == *Get("cl100k_base")->CountOrdinary(text));
+}
+
+TEST_CASE("SpecialTokens lists each encoding's special tokens with their ids") {
+  auto has = [](const std::vector<std::pair<std::string, uint32_t>>& list,
+                const std::string& text, uint32_t id) {
+    return std::find(list.begin(), list.end(), std::make_pair(text, id)) !=
+           list.end();
+  };
+  const auto cl100k = Get("cl100k_base")->SpecialTokens();
+  CHECK(cl100k.size() == 5);
+  CHECK(has(cl100k, "<|endoftext|>", 100257));
+  CHECK(has(cl100k, "<|fim_prefix|>", 100258));
+  CHECK(has(cl100k, "<|endofprompt|>", 100276));
+  const auto r50k = Get("r50k_base")->SpecialTokens();
+  CHECK(r50k == std::vector<std::pair<std::string, uint32_t>>{
+                    {"<|endoftext|>", 50256}});
+  CHECK(has(Get("claude")->SpecialTokens(), "<EOT>", 0));
+  // Each listed text encodes, when allowed, to its id.
+  EncodeOptions all;
+  all.allowed_special = SpecialTokenSet::All();
+  for (const std::string& name : Tokenizer::EncodingNames()) {
+    auto tok = Get(name);
+    const auto specials = tok->SpecialTokens();
+    CHECK_FALSE(specials.empty());
+    for (const auto& [text, id] : specials) {
+      auto ids = tok->Encode(text, all);
+      REQUIRE(ids.ok());
+      CHECK_MESSAGE(ids->size() == 1, name << " " << text);
+      // o200k_harmony: two texts may share an id; the id decodes to one.
+      CHECK(id < tok->vocabulary_size());
+    }
+  }
 }
 
 // Ids below are those of @anthropic-ai/tokenizer@0.0.4, which encodes
@@ -221,16 +359,22 @@ TEST_CASE("claude: NFKC first, then the legacy vocabulary") {
   // brackets become <EOT>.
   EncodeOptions all;
   all.allowed_special = SpecialTokenSet::All();
-  const std::pair<const char*, uint32_t> specials[] = {
-      {"<EOT>", 0}, {"<META>", 1}, {"<META_START>", 2}, {"<META_END>", 3},
-      {"<SOS>", 4}};
+  const std::pair<const char*, uint32_t> specials[] = {{"<EOT>", 0},
+                                                       {"<META>", 1},
+                                                       {"<META_START>", 2},
+                                                       {"<META_END>", 3},
+                                                       {"<SOS>", 4}};
   for (const auto& [text, id] : specials) {
     CHECK(*tok->Encode(text, all) == Ids{id});
     CHECK(*tok->Decode(Ids{id}) == text);
   }
-  CHECK(*tok->Encode("\uFF1C" "EOT\uFF1E hi", all) == Ids{0, 13837});
+  CHECK(*tok->Encode("\uFF1C"
+                     "EOT\uFF1E hi",
+                     all) == Ids{0, 13837});
   CHECK(*tok->EncodeOrdinary("<EOT>") == Ids{32, 41, 1591, 34});
-  auto refused = tok->Encode("\uFF1C" "EOT\uFF1E");  // disallowed by default
+  auto refused = tok->Encode(
+      "\uFF1C"
+      "EOT\uFF1E");  // disallowed by default
   CHECK(refused.status().code() == StatusCode::kInvalidArgument);
   CHECK(Contains(refused.status().message(), "<EOT>"));
   // Invalid UTF-8 is still an error, or replaced before normalizing.
@@ -300,20 +444,23 @@ TEST_CASE("CountMany counts each text, in order, on several threads") {
 TEST_CASE("recently seen pieces are never confused across encodings") {
   // Short pieces are cached per thread; the same bytes under different
   // encodings must still give each encoding's own ids.
-  const std::vector<std::string> words = {"hello", " world", "\n\n", "  ", "42", " the",
-                                          "é", "你好", "'s", "<|", ";"};
+  const std::vector<std::string> words = {"hello", " world", "\n\n", "  ",
+                                          "42",    " the",   "é",    "你好",
+                                          "'s",    "<|",     ";"};
   std::vector<std::string> names = {"r50k_base", "cl100k_base", "o200k_base"};
   std::map<std::string, std::vector<Ids>> first;
   for (const auto& name : names) {
-    for (const auto& w : words) first[name].push_back(*Get(name)->EncodeOrdinary(w));
+    for (const auto& w : words)
+      first[name].push_back(*Get(name)->EncodeOrdinary(w));
   }
   for (int round = 0; round < 50; ++round) {
     for (size_t i = 0; i < words.size(); ++i) {
       for (const auto& name : names) {
         auto tok = Get(name);
         CHECK(*tok->EncodeOrdinary(words[i]) == first[name][i]);
-        CHECK(*tok->Count(words[i], EncodeOptions{SpecialTokenSet::None(),
-                                                  SpecialTokenSet::None(), false}) ==
+        CHECK(*tok->Count(words[i],
+                          EncodeOptions{SpecialTokenSet::None(),
+                                        SpecialTokenSet::None(), false}) ==
               first[name][i].size());
       }
     }
@@ -324,7 +471,8 @@ TEST_CASE("recently seen pieces are never confused across encodings") {
 TEST_CASE("one tokenizer serves many threads") {
   auto tok = Get("o200k_base");
   std::string text;
-  for (int i = 0; i < 200; ++i) text += "The quick brown fox " + std::to_string(i) + ". ";
+  for (int i = 0; i < 200; ++i)
+    text += "The quick brown fox " + std::to_string(i) + ". ";
   const Ids expected = *tok->Encode(text);
   std::vector<std::thread> threads;
   std::atomic<int> mismatches{0};

@@ -2,8 +2,8 @@
 // pointer + length, malloc'd results) and the C++ API. No logic lives here.
 
 #include "ctxkit/c.h"
-#include "capi/c_internal.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "capi/c_internal.h"
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
@@ -463,6 +464,63 @@ int ctxkit_tokenizer_truncate(const ctxkit_tokenizer* tokenizer,
   });
 }
 
+int ctxkit_tokenizer_count_many(const ctxkit_tokenizer* tokenizer,
+                                const char* const* texts, const size_t* lens,
+                                size_t n, unsigned threads, uint32_t flags,
+                                size_t* out_counts, char** out_error) {
+  if (out_counts != nullptr) std::fill(out_counts, out_counts + n, size_t{0});
+  if (tokenizer == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "tokenizer is NULL");
+  }
+  if (n != 0 &&
+      (texts == nullptr || lens == nullptr || out_counts == nullptr)) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "texts, lens and out_counts must not be NULL when n is not 0");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (texts[i] == nullptr && lens[i] != 0) {
+      return Fail(
+          out_error, CTXKIT_INVALID_ARGUMENT,
+          "texts[" + std::to_string(i) + "] is NULL with a non-zero length");
+    }
+  }
+  return Guard(out_error, [&] {
+    ctxkit::EncodeOptions options;
+    if (auto s = OptionsFromFlags(flags, &options); !s.ok()) {
+      return Report(s, out_error);
+    }
+    std::vector<std::string_view> views(n);
+    for (size_t i = 0; i < n; ++i) views[i] = View(texts[i], lens[i]);
+    auto counts = tokenizer->tokenizer->CountMany(views, threads, options);
+    if (!counts.ok()) return Report(counts.status(), out_error);
+    std::copy(counts->begin(), counts->end(), out_counts);
+    return Report(ctxkit::Status(), out_error);
+  });
+}
+
+int ctxkit_tokenizer_special_tokens_json(const ctxkit_tokenizer* tokenizer,
+                                         char** out_json, size_t* out_json_len,
+                                         char** out_error) {
+  if (out_json != nullptr) *out_json = nullptr;
+  if (out_json_len != nullptr) *out_json_len = 0;
+  if (tokenizer == nullptr || out_json == nullptr || out_json_len == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "tokenizer, out_json and out_json_len must not be NULL");
+  }
+  return Guard(out_error, [&] {
+    ctxkit::internal::JsonWriter writer;
+    writer.BeginObject().Key("schema_version").Int(1);
+    writer.Key("encoding").String(tokenizer->tokenizer->name());
+    writer.Key("special_tokens").BeginArray();
+    for (const auto& [text, id] : tokenizer->tokenizer->SpecialTokens()) {
+      writer.BeginObject().Key("text").String(text).Key("id").Uint(id);
+      writer.EndObject();
+    }
+    writer.EndArray().EndObject();
+    return ReturnJson(std::move(writer), out_json, out_json_len, out_error);
+  });
+}
+
 size_t ctxkit_estimate_tokens(const char* text, size_t len) {
   return text == nullptr ? 0
                          : ctxkit::EstimateTokens(std::string_view(text, len));
@@ -535,8 +593,7 @@ namespace {
 
 // specials_json, {"text": id, ...}, as the pairs FromTiktokenFile takes.
 ctxkit::Status ParseSpecials(
-    std::string_view json,
-    std::vector<std::pair<std::string, uint32_t>>* out) {
+    std::string_view json, std::vector<std::pair<std::string, uint32_t>>* out) {
   if (json.empty()) return ctxkit::Status();
   simdjson::dom::parser parser;
   auto root = ctxkit::internal::ParseJson(parser, json, "specials_json");
@@ -572,7 +629,8 @@ int ctxkit_tokenizer_from_tiktoken_file(const char* path, size_t path_len,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
   }
   *out = nullptr;
-  if ((path == nullptr && path_len != 0) || (name == nullptr && name_len != 0) ||
+  if ((path == nullptr && path_len != 0) ||
+      (name == nullptr && name_len != 0) ||
       (specials_json == nullptr && specials_json_len != 0)) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
                 "a string is NULL with a non-zero length");
@@ -595,8 +653,8 @@ int ctxkit_tokenizer_from_tiktoken_file(const char* path, size_t path_len,
   }
   return Guard(out_error, [&] {
     std::vector<std::pair<std::string, uint32_t>> specials;
-    if (auto s = ParseSpecials(View(specials_json, specials_json_len),
-                               &specials);
+    if (auto s =
+            ParseSpecials(View(specials_json, specials_json_len), &specials);
         !s.ok()) {
       return Report(s, out_error);
     }

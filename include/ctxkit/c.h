@@ -323,6 +323,37 @@ CTXKIT_EXPORT int ctxkit_tokenizer_truncate(const ctxkit_tokenizer* tokenizer,
                                             size_t* out_tokens,
                                             char** out_error);
 
+/* The number of tokens of each of the n texts texts[i] (lens[i] bytes of
+ * UTF-8), as ctxkit_tokenizer_count gives it with `flags`, into
+ * out_counts[0 .. n), counted on up to `threads` threads (0: one per core;
+ * fewer when there is too little text to repay starting them: under 64 KiB
+ * a thread). The texts are only read during the call. When n is 0 the
+ * arrays may be NULL.
+ * Errors: INVALID_ARGUMENT (NULL tokenizer; NULL texts, lens or out_counts
+ * with n > 0; texts[i] NULL with lens[i] > 0; unknown flags; invalid UTF-8
+ * or disallowed special-token text, the message naming the index of the
+ * first text that fails, "texts[3]: ..."); RESOURCE_EXHAUSTED. On error
+ * every out_counts[i] is 0. Thread-safe. */
+CTXKIT_EXPORT int ctxkit_tokenizer_count_many(const ctxkit_tokenizer* tokenizer,
+                                              const char* const* texts,
+                                              const size_t* lens, size_t n,
+                                              unsigned threads, uint32_t flags,
+                                              size_t* out_counts,
+                                              char** out_error);
+
+/* The encoding's special tokens as a JSON document:
+ *   {"schema_version":1, "encoding":"cl100k_base",
+ *    "special_tokens":[{"text":"<|endoftext|>","id":100257}, ...]}
+ * in the order the encoding defines them (two texts may share an id, as in
+ * o200k_harmony's reserved range); an empty array when it has none. The
+ * texts are what the ALLOW_SPECIAL and SPECIAL_AS_TEXT flags act on.
+ * *out_json (released with ctxkit_free) and *out_json_len receive it.
+ * Errors: INVALID_ARGUMENT for a NULL argument; RESOURCE_EXHAUSTED.
+ * Thread-safe. */
+CTXKIT_EXPORT int ctxkit_tokenizer_special_tokens_json(
+    const ctxkit_tokenizer* tokenizer, char** out_json, size_t* out_json_len,
+    char** out_error);
+
 /* A tokenizer-free estimate of the tokens `text` takes with a modern BPE
  * vocabulary (cl100k_base, o200k_base, Llama 3), erring on the high side:
  * for models with no available tokenizer. Bytes that are not UTF-8 cost one

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "ctxkit/store.h"
-#include "lib/base/conversation_hook.h"
+#include "lib/store/conversation_hook.h"
 
 namespace ctxkit::internal {
 

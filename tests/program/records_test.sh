@@ -578,7 +578,7 @@ case_bad_input() {
   local missing=6f1d2b8e-1111-4222-8333-444455556666
 
   run conv create
-  expect_error INVALID_ARGUMENT title
+  expect_usage "ctxkit: missing flag '--title' for 'conv create'"
   run conv create --title "t" --metadata '[1,2]'
   expect_error INVALID_ARGUMENT metadata
   run conv create --title "t" --metadata '{bad'
@@ -624,7 +624,7 @@ case_bad_input() {
   run ref add --type image --title t --content c
   expect_error INVALID_ARGUMENT type
   run ref add --type note --content c
-  expect_error INVALID_ARGUMENT title
+  expect_usage "ctxkit: missing flag '--title' for 'ref add'"
   run ref add --type note --title t
   expect_error INVALID_ARGUMENT content
   run ref add --type note --title t --content c --conversation "$missing"

@@ -3,8 +3,8 @@
 // part's hook inside its own write transaction, so a conversation and
 // everything that belongs to it go together or not at all.
 
-#ifndef CTXKIT_LIB_BASE_CONVERSATION_HOOK_H_
-#define CTXKIT_LIB_BASE_CONVERSATION_HOOK_H_
+#ifndef CTXKIT_LIB_STORE_CONVERSATION_HOOK_H_
+#define CTXKIT_LIB_STORE_CONVERSATION_HOOK_H_
 
 #include <cstdint>
 #include <string_view>
@@ -28,4 +28,4 @@ class ConversationDeleteHook {
 
 }  // namespace ctxkit::internal
 
-#endif  // CTXKIT_LIB_BASE_CONVERSATION_HOOK_H_
+#endif  // CTXKIT_LIB_STORE_CONVERSATION_HOOK_H_

@@ -51,7 +51,7 @@
 #include "ctxkit/model_registry.h"
 #include "lib/base/absl_string_view.h"
 #include "lib/base/clock.h"
-#include "lib/base/conversation_hook.h"
+#include "lib/store/conversation_hook.h"
 #include "lib/base/field_check.h"
 #include "lib/base/ids.h"
 #include "lib/base/key_codec.h"

@@ -366,6 +366,11 @@ case_demo() {
   expect_out_line "  Count +1000 records"
   expect_out_line "  Get\(\"note:0042\"\) +\"note 42: .*\""
   expect_out_line "  Seek\(\"note:050\"\) +10 records with that prefix.*"
+  # The first count's figure includes loading the vocabulary, shown apart
+  # (loading is milliseconds; counting 1000 notes is far less).
+  expect_out_line "    o200k_base +[1-9][0-9]* tokens: vocabulary loaded in [0-9.]+ [mu]?s \(once per process\), counted in [0-9.]+ [mu]?s"
+  expect_out_line "    cl100k_base +[1-9][0-9]* tokens: vocabulary loaded in .*"
+  expect_out_contains "next steps:"
   expect_out_line "    note:0500 +\"note 500: .*\""
   expect_out_line "demo +1000 +[0-9]+ +[0-9]+"
   # The compaction: 25 % of the session's exact o200k_base count, met, and
@@ -884,7 +889,7 @@ case_tokenizer_usage_errors() {
   run tokenize --encoding
   expect_usage_error "ctxkit: missing value for flag '--encoding' of 'tokenize'"
   run count --jsonl
-  expect_usage_error "ctxkit: unknown flag '--jsonl' for 'count'"
+  expect_usage_error "ctxkit: unknown flag '--jsonl' for 'count'; did you mean '--json'?"
   run encodings extra
   expect_usage_error "ctxkit: unexpected argument 'extra' for 'encodings'"
 

@@ -276,22 +276,28 @@ const Program& CtxkitProgram() {
           .args_usage = "[FILE|-]",
           .max_args = 1,
           .flags = {&kModelFlag, &kEstimateFlag, &kEncodingFlag, &kSpecialFlag,
-                    &kMessagesFlag, &kChunkSizeFlag, &kJsonFlag},
+                    &kMessagesFlag, &kChunkSizeFlag, &kTextFlag, &kJsonFlag},
           .description =
               "Prints the number of tokens of FILE (standard input for - or\n"
-              "no FILE) in the encoding of --encoding (default o200k_base)\n"
-              "or of the model --model names. Counts are exact: the ids are\n"
-              "those of OpenAI's tiktoken. An unknown model is a usage error\n"
-              "naming the closest known ones; with --estimate it is counted\n"
-              "with a heuristic estimate instead, as is a known model whose\n"
+              "no FILE), or of TEXT itself with --text, in the encoding of\n"
+              "--encoding (default o200k_base) or of the model --model\n"
+              "names. Counts are exact: the ids are those of OpenAI's\n"
+              "tiktoken. An unknown model is a usage error naming the\n"
+              "closest known ones; with --estimate it is counted with a\n"
+              "heuristic estimate instead, as is a known model whose\n"
               "tokenizer is not available (Llama 3), said so on stderr;\n"
-              "--json then shows \"method\":\"heuristic\".\n"
+              "--json then shows \"method\":\"heuristic\", \"estimate\":true\n"
+              "and what estimated it, and \"encoding\":null.\n"
               "\n"
-              "Input of any size is read in chunks and never held whole:\n"
-              "a chunk ends only between an ASCII letter or digit and\n"
-              "whitespace, where cutting cannot change the tokens, so the\n"
-              "count equals that of the whole text. Chunks are counted on\n"
-              "every core. Inputs over 100 MB show progress on stderr when\n"
+              "Input of any size is read in chunks, counted on every core.\n"
+              "A chunk ends only where cutting cannot change the tokens, so\n"
+              "the count equals that of the whole text: after an ASCII\n"
+              "letter or digit, before whitespace, punctuation or a digit\n"
+              "or letter of the other kind (before whitespace only, with\n"
+              "--special all), and after a CJK letter before 、。or ，.\n"
+              "A stretch with no such place is one piece of the tokenizer's\n"
+              "(megabytes of spaces, of punctuation, of CJK letters) and is\n"
+              "held whole. Inputs over 100 MB show progress on stderr when\n"
               "it is a terminal.\n"
               "\n"
               "With --messages the input is a chat request as JSON: an\n"
@@ -302,6 +308,23 @@ const Program& CtxkitProgram() {
               "shows the count of each message.\n",
           .handler = RunCount,
           .exclusive = {{&kModelFlag, &kEncodingFlag}},
+      },
+      {
+          .name = "decode",
+          .summary = "print the text of token ids",
+          .args_usage = "[ID...]",
+          .max_args = kUnlimitedArgs,
+          .flags = {&kEncodingFlag, &kModelFlag},
+          .description =
+              "Prints the bytes the token ids stand for, in the encoding of\n"
+              "--encoding (default o200k_base) or of --model: the ID\n"
+              "arguments, or the ids on standard input, separated by\n"
+              "spaces, commas or brackets, so the output of 'tokenize'\n"
+              "(or a JSON array) decodes back to its text. A number that\n"
+              "is not a token of the encoding is an error naming it and\n"
+              "its place.\n",
+          .handler = RunDecode,
+          .exclusive = {{&kEncodingFlag, &kModelFlag}},
       },
       {
           .name = "demo",
@@ -500,7 +523,7 @@ const Program& CtxkitProgram() {
           .args_usage = "[FILE|-]",
           .max_args = 1,
           .flags = {&kEncodingFlag, &kModelFlag, &kSpecialFlag, &kJsonlFlag,
-                    &kChunkSizeFlag},
+                    &kChunkSizeFlag, &kTextFlag},
           .description =
               "Prints the token ids of FILE (standard input for - or no\n"
               "FILE) on one line, separated by spaces, in the encoding of\n"
@@ -510,7 +533,8 @@ const Program& CtxkitProgram() {
               "\n"
               "With --jsonl every input line is a JSON string or an object\n"
               "with a string member \"text\" (other members are ignored),\n"
-              "and every output line is the JSON array of that text's ids.\n",
+              "and every output line is the JSON array of that text's ids;\n"
+              "blank lines are skipped.\n",
           .handler = RunTokenize,
           .exclusive = {{&kEncodingFlag, &kModelFlag}},
       },

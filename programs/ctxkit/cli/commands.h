@@ -49,8 +49,10 @@ extern const Flag kSpecialFlag;
 extern const Flag kMessagesFlag;
 extern const Flag kChunkSizeFlag;
 extern const Flag kJsonlFlag;
+extern const Flag kTextFlag;
 Status RunCount(const Args& args, std::ostream& out);
 Status RunTokenize(const Args& args, std::ostream& out);
+Status RunDecode(const Args& args, std::ostream& out);
 Status RunEncodings(const Args& args, std::ostream& out);
 
 // conversation_commands.cc

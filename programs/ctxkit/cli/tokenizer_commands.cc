@@ -1,8 +1,12 @@
-// `count`, `tokenize` and `encodings`: the tokenizer from the command line.
+// `count`, `tokenize`, `decode` and `encodings`: the tokenizer from the
+// command line.
 //
-// Inputs of any size are read in chunks and never held whole (except by
-// `count --messages`, whose JSON document must be parsed as one). A chunk
-// ends only where cutting cannot change the tokens; see SafeBoundary().
+// Inputs of any size are read in chunks (except by `count --messages`,
+// whose JSON document must be parsed as one). A chunk ends only where
+// cutting cannot change the tokens; see SafeBoundary(). Text with no such
+// place for megabytes (one pre-token piece that long: a run of spaces or of
+// punctuation, CJK without punctuation) is held until one comes, since any
+// cut of it would change its tokens.
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -74,6 +78,25 @@ const Flag kJsonlFlag{"--jsonl", "",
                       "input lines are JSON strings or {\"text\":...}; "
                       "print an id array per line"};
 
+namespace {
+
+std::string CheckTextFlag(std::string_view /*value*/,
+                          const Command& /*command*/, const Args& args) {
+  if (!args.positional().empty()) {
+    return "--text is the input: give it or FILE, not both";
+  }
+  return "";
+}
+
+}  // namespace
+
+const Flag kTextFlag{.name = "--text",
+                     .value_name = "TEXT",
+                     .help =
+                         "the input itself, instead of FILE or standard "
+                         "input",
+                     .check = CheckTextFlag};
+
 std::string CheckModelFlag(std::string_view value, const Command& command,
                            const Args& args) {
   const ModelRegistry& registry = ModelRegistry::Default();
@@ -103,12 +126,29 @@ namespace {
 // or no argument. Reads with read(2), so nothing is buffered twice.
 class Input {
  public:
-  static StatusOr<std::unique_ptr<Input>> Open(const Args& args) {
+  // `what` is what a terminal user is asked to type ("the text").
+  static StatusOr<std::unique_ptr<Input>> Open(const Args& args,
+                                               std::string_view what) {
     std::unique_ptr<Input> input(new Input);
+    if (const std::string* text = args.Value(kTextFlag.name)) {
+      input->name_ = "--text";
+      input->text_ = *text;
+      input->size_ = text->size();
+      return input;
+    }
     const auto& positional = args.positional();
     if (positional.empty() || positional[0] == "-") {
       input->fd_ = STDIN_FILENO;
       input->name_ = "standard input";
+      // Without this a command run with no argument at a prompt seems to
+      // hang: it is waiting for the text to be typed.
+      if (::isatty(STDIN_FILENO) == 1) {
+        std::cerr << "ctxkit: reading standard input (a terminal): type or "
+                     "paste "
+                  << what
+                  << ", then press Ctrl-D on a line of its own; or give "
+                     "FILE or --text\n";
+      }
     } else {
       input->name_ = "'" + Printable(positional[0]) + "'";
       input->fd_ = ::open(positional[0].c_str(), O_RDONLY | O_CLOEXEC);
@@ -137,6 +177,13 @@ class Input {
 
   // Appends up to `max` bytes to `buffer`; 0 at the end of the input.
   StatusOr<size_t> ReadInto(std::string& buffer, size_t max) {
+    if (fd_ < 0) {  // --text
+      const size_t n = std::min(max, text_.size() - text_read_);
+      buffer.append(text_, text_read_, n);
+      text_read_ += n;
+      bytes_read_ += n;
+      return n;
+    }
     const size_t old = buffer.size();
     buffer.resize(old + max);
     ssize_t n;
@@ -171,70 +218,129 @@ class Input {
  private:
   Input() = default;
 
-  int fd_ = -1;
+  int fd_ = -1;  // -1: the input is text_ (--text)
   bool owned_ = false;
+  std::string text_;
+  size_t text_read_ = 0;
   std::string name_;
   std::optional<uint64_t> size_;
   uint64_t bytes_read_ = 0;
 };
 
-bool IsAsciiAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9');
+bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
+
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool IsAsciiAlnum(char c) { return IsAsciiLetter(c) || IsAsciiDigit(c); }
 
 bool IsAsciiSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
          c == '\f';
 }
 
+// Whether the three bytes before `b` are a CJK letter of a block whose
+// every code point is a letter (Lo) that NFKC leaves alone: hiragana
+// U+3041..3096, katakana U+30A1..30FA, ideographs U+3400..4DBF and
+// U+4E00..9FFF, hangul syllables U+AC00..D7A3.
+bool CjkLetterEndsAt(std::string_view text, size_t b) {
+  if (b < 3) return false;
+  const auto byte = [&](size_t i) {
+    return static_cast<unsigned char>(text[i]);
+  };
+  if ((byte(b - 3) & 0xF0) != 0xE0 || (byte(b - 2) & 0xC0) != 0x80 ||
+      (byte(b - 1) & 0xC0) != 0x80) {
+    return false;
+  }
+  const uint32_t c = (uint32_t{byte(b - 3)} & 0x0F) << 12 |
+                     (uint32_t{byte(b - 2)} & 0x3F) << 6 |
+                     (uint32_t{byte(b - 1)} & 0x3F);
+  return (c >= 0x3041 && c <= 0x3096) || (c >= 0x30A1 && c <= 0x30FA) ||
+         (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) ||
+         (c >= 0xAC00 && c <= 0xD7A3);
+}
+
+// Whether `b` starts U+3001 IDEOGRAPHIC COMMA, U+3002 IDEOGRAPHIC FULL STOP
+// or U+FF0C FULLWIDTH COMMA: punctuation (Po), never part of a letter or
+// digit piece.
+bool CjkPunctuationAt(std::string_view text, size_t b) {
+  const std::string_view rest = text.substr(b, 3);
+  return rest == "\xE3\x80\x81" || rest == "\xE3\x80\x82" ||
+         rest == "\xEF\xBC\x8C";
+}
+
 // Whether the text may be cut before byte `b` (0 < b < text.size()) without
 // changing its tokens: tokens(text) == tokens(text[:b]) + tokens(text[b:]).
+// `special_tokens`: whether special-token text is looked for (--special
+// all), which rules out the cuts that could fall inside one.
 //
-// The rule: text[b-1] is an ASCII letter or digit and text[b] is ASCII
-// whitespace. Why it holds for every built-in encoding:
+// The places (L: a letter, D: a digit; "ASCII" for the byte at b):
+//  1. an ASCII L or D, then ASCII whitespace;
+//  2. (not with `special_tokens`) an ASCII L or D, then an ASCII byte that
+//     is neither whitespace, nor an apostrophe, nor of its own kind: L then
+//     D, D then L, L or D then punctuation;
+//  3. a CJK letter (CjkLetterEndsAt), then U+3001, U+3002 or U+FF0C.
+// Why they hold for every built-in encoding:
 //  - BPE runs within the pieces the pre-tokenizer's pattern splits the text
-//    into, so equal pieces give equal tokens. Special tokens contain no
-//    whitespace, so none can span the cut.
+//    into, so equal pieces give equal tokens.
 //  - The piece holding text[b-1] ends at b. In the GPT-2 pattern (r50k,
-//    p50k, claude) a letter or digit lies only in ` ?\p{L}+`, ` ?\p{N}+` or a
-//    contraction, none of which takes whitespace. In cl100k (and Llama 3)
-//    and o200k it lies only in the letter alternatives (an optional leading
-//    non-letter, letters, an optional contraction 's 't ...) or \p{N}{1,3},
-//    none of which takes whitespace either. (Punctuation could not serve:
-//    cl100k's ` ?[^\s\p{L}\p{N}]+[\r\n]*` takes the line breaks after it.)
+//    p50k, claude) a letter lies only in ` ?\p{L}+` and a digit in
+//    ` ?\p{N}+`, which take nothing else after it. In cl100k (and Llama 3)
+//    and o200k a letter lies only in the letter alternatives (an optional
+//    leading non-letter-non-digit, letters (o200k: and marks), and in o200k
+//    an optional contraction 's 't ... after them, hence no apostrophe in
+//    2) and a digit only in \p{N}{1,3}; none takes whitespace,
+//    punctuation, or a digit after a letter or a letter after a digit.
+//    (Punctuation could not come before the cut: cl100k's
+//    ` ?[^\s\p{L}\p{N}]+[\r\n]*` takes the line breaks after it.)
 //  - The patterns have no look-behind, so the pieces from b on depend only
 //    on text[b:].
 //  - The pieces before b are found by the same attempts in text[:b], since
-//    none of them reads past b: the only look-ahead, `\s+(?!\S)`, would look
-//    at b only after a whitespace run ending at b, and text[b-1] is not
+//    none of them reads past b: the only look-ahead, `\s+(?!\S)`, would
+//    look at b only after a whitespace run ending at b, and text[b-1] is not
 //    whitespace; and at the end of text[:b] a greedy run stops exactly where
 //    it stopped at text[b] in the whole text.
-//  - claude normalizes its input to NFKC first. ASCII whitespace composes
-//    with nothing before it and is left as it is, so NFKC(text) ==
-//    NFKC(text[:b]) + NFKC(text[b:]), the first part still ending in
-//    text[b-1] and the second starting with text[b]: the argument above
-//    holds for the normalized parts.
+//  - Special tokens: none of the built-in ones holds whitespace, so cuts 1
+//    and 3 never fall inside one; cut 2 could ("<|endoftext|>" has "t|"),
+//    hence not with `special_tokens`. Without them their text is ordinary.
+//  - claude normalizes its input to NFKC first. The byte at b starts a
+//    character that composes with nothing before it (ASCII, U+3001, U+3002,
+//    U+FF0C) and the character before it is ASCII or a letter NFKC leaves
+//    alone, so NFKC(text) == NFKC(text[:b]) + NFKC(text[b:]), the first
+//    part still ending in text[b-1] and the second starting with what
+//    text[b] normalizes to (U+FF0C to ','; still punctuation): the argument
+//    above holds for the normalized parts.
 // A cut chunk starts with the same bytes around its own later cuts, so the
-// argument applies again to each chunk. Being ASCII on both sides, the cut
-// never splits a UTF-8 character.
-bool SafeBoundary(std::string_view text, size_t b) {
-  return b > 0 && b < text.size() && IsAsciiAlnum(text[b - 1]) &&
-         IsAsciiSpace(text[b]);
+// argument applies again to each chunk. The cut never splits a UTF-8
+// character: the byte at b is ASCII or starts one.
+bool SafeBoundary(std::string_view text, size_t b, bool special_tokens) {
+  if (b == 0 || b >= text.size()) return false;
+  const char before = text[b - 1];
+  const char at = text[b];
+  if (IsAsciiAlnum(before)) {
+    if (IsAsciiSpace(at)) return true;
+    if (special_tokens || (static_cast<unsigned char>(at) & 0x80) != 0 ||
+        at == '\'') {
+      return false;
+    }
+    return IsAsciiLetter(before) ? !IsAsciiLetter(at) : !IsAsciiDigit(at);
+  }
+  return CjkPunctuationAt(text, b) && CjkLetterEndsAt(text, b);
 }
 
 // Splits the input into chunks at safe boundaries: each chunk ends at the
 // last safe boundary within `chunk_size` bytes, or, if there is none, at the
 // first one after (0: the whole input is one chunk). The input is read in
-// blocks of kReadSize, so memory stays near chunk_size + kReadSize for text
-// and is the whole input only for input without a single "letter or digit,
-// then whitespace" pair.
+// blocks of kReadSize, so memory stays near chunk_size + kReadSize, except
+// across a stretch with no safe boundary, which is held whole.
 class Chunker {
  public:
-  Chunker(Input& input, size_t chunk_size)
+  Chunker(Input& input, size_t chunk_size, bool special_tokens)
       : input_(input),
         target_(chunk_size == 0 ? std::numeric_limits<size_t>::max()
-                                : chunk_size) {}
+                                : chunk_size),
+        special_tokens_(special_tokens) {}
 
   // The next chunk in `chunk`; false once the input is exhausted.
   StatusOr<bool> Next(std::string& chunk) {
@@ -246,16 +352,16 @@ class Chunker {
     size_t cut = 0;
     if (buffer_.size() > target_) {
       for (size_t b = target_; b > 0 && cut == 0; --b) {
-        if (SafeBoundary(buffer_, b)) cut = b;
+        if (SafeBoundary(buffer_, b, special_tokens_)) cut = b;
       }
-      // SafeBoundary needs the byte after b, hence the fill at size - 1.
+      // SafeBoundary reads up to 3 bytes from b, hence the fill before.
       for (size_t b = target_ + 1; cut == 0;) {
-        if (b + 1 > buffer_.size()) {
-          if (eof_) break;
+        if (b + 3 > buffer_.size() && !eof_) {
           if (Status s = Fill(); !s.ok()) return s;
           continue;
         }
-        if (SafeBoundary(buffer_, b)) cut = b;
+        if (b >= buffer_.size()) break;
+        if (SafeBoundary(buffer_, b, special_tokens_)) cut = b;
         ++b;
       }
     }
@@ -283,6 +389,7 @@ class Chunker {
 
   Input& input_;
   const size_t target_;
+  const bool special_tokens_;
   std::string buffer_;
   bool eof_ = false;
   uint64_t offset_ = 0;
@@ -336,9 +443,13 @@ class Progress {
 
 // ---- what counts ----
 
+// What `count --estimate` counts with when there is no tokenizer, as the
+// JSON result names it.
+constexpr std::string_view kEstimator = "ctxkit::EstimateTokens";
+
 struct Counter {
   std::shared_ptr<const Tokenizer> tokenizer;  // null: EstimateTokens()
-  std::string encoding;  // the encoding used or, when estimating, named
+  std::string encoding;  // the encoding used; empty when estimating
   bool exact = true;
 };
 
@@ -353,6 +464,12 @@ EncodeOptions OptionsFromArgs(const Args& args) {
     options.disallowed_special = SpecialTokenSet::None();
   }
   return options;
+}
+
+// Whether OptionsFromArgs looks for special-token text (--special all).
+bool SpecialTokensLookedFor(const Args& args) {
+  const std::string* special = args.Value(kSpecialFlag.name);
+  return special != nullptr && *special == "all";
 }
 
 void Note(std::string_view text) {
@@ -372,7 +489,8 @@ StatusOr<Counter> ResolveCounter(const Args& args, bool allow_estimate) {
     if (resolved.match == ModelMatch::kUnknown) {
       if (!allow_estimate) return registry.Find(*model).status();
       Note("unknown model '" + Printable(*model) +
-           "': the count is an estimate");
+           "': the count is an estimate by " + std::string(kEstimator) +
+           ", not by a tokenizer");
       counter.exact = false;
       return counter;
     }
@@ -382,8 +500,10 @@ StatusOr<Counter> ResolveCounter(const Args& args, bool allow_estimate) {
           tokenizer.status().code() != StatusCode::kFailedPrecondition) {
         return tokenizer.status();
       }
-      Note("the tokenizer of model '" + Printable(*model) +
-           "' is not available: the count is an estimate");
+      Note("the tokenizer of model '" + Printable(*model) + "' (" +
+           resolved.info.encoding + ") is not available: the count is an " +
+           "estimate by " + std::string(kEstimator));
+      counter.encoding.clear();
       counter.exact = false;
       return counter;
     }
@@ -412,11 +532,28 @@ size_t ChunkSize(const Args& args) {
   return static_cast<size_t>(n);
 }
 
-// `status` of the chunk at `offset` of `input`, saying where it was.
+// `status` of the chunk at `offset` of `input`, with the byte offsets it
+// names ("offset N", counted from the start of the chunk, which is all the
+// tokenizer saw) made offsets in the whole input.
 Status InChunk(const Status& status, const Input& input, uint64_t offset) {
-  return Status(status.code(), input.name() + ", in the chunk at byte " +
-                                   std::to_string(offset) + ": " +
-                                   status.message());
+  const std::string& message = status.message();
+  std::string absolute;
+  constexpr std::string_view kOffset = "offset ";
+  size_t from = 0;
+  for (size_t at; (at = message.find(kOffset, from)) != std::string::npos;) {
+    size_t digits = at + kOffset.size();
+    uint64_t n = 0;
+    const auto [end, error] = std::from_chars(
+        message.data() + digits, message.data() + message.size(), n);
+    absolute.append(message, from, digits - from);
+    from = digits;
+    if (error == std::errc() && end != message.data() + digits) {
+      absolute += std::to_string(n + offset);
+      from = static_cast<size_t>(end - message.data());
+    }
+  }
+  absolute.append(message, from);
+  return Status(status.code(), input.name() + ": " + absolute);
 }
 
 // ---- count ----
@@ -465,7 +602,7 @@ Status CountMessagesCommand(const Args& args, Input& input, std::ostream& out) {
 }  // namespace
 
 Status RunCount(const Args& args, std::ostream& out) {
-  auto input = Input::Open(args);
+  auto input = Input::Open(args, "the text");
   if (!input.ok()) return input.status();
   if (args.Has(kMessagesFlag.name)) {
     return CountMessagesCommand(args, **input, out);
@@ -476,7 +613,7 @@ Status RunCount(const Args& args, std::ostream& out) {
 
   // Chunks are counted a batch at a time on every core.
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  Chunker chunker(**input, ChunkSize(args));
+  Chunker chunker(**input, ChunkSize(args), SpecialTokensLookedFor(args));
   Progress progress(**input);
   std::vector<std::string> batch(threads);
   std::vector<uint64_t> offsets(threads);
@@ -520,13 +657,19 @@ Status RunCount(const Args& args, std::ostream& out) {
   if (const std::string* model = args.Value(kModelFlag.name)) {
     doc += ",\"model\":" + JsonQuote(*model);
   }
+  const bool estimated = counter->tokenizer == nullptr;
   doc += ",\"tokens\":" + std::to_string(total) +
          ",\"bytes\":" + std::to_string((*input)->bytes_read()) +
-         ",\"encoding\":" + JsonQuote(counter->encoding) + ",\"method\":\"" +
-         (counter->tokenizer != nullptr ? "tokenizer" : "heuristic") +
-         "\",\"exact\":" +
-         (counter->tokenizer != nullptr && counter->exact ? "true" : "false") +
-         "}";
+         ",\"encoding\":" +
+         (estimated ? std::string("null") : JsonQuote(counter->encoding)) +
+         ",\"method\":\"" + (estimated ? "heuristic" : "tokenizer") + "\"";
+  // An estimate says so, and with what, in the result itself, not only in
+  // the note on stderr.
+  if (estimated) {
+    doc += ",\"estimate\":true,\"estimated_with\":" + JsonQuote(kEstimator);
+  }
+  doc += std::string(",\"exact\":") +
+         (!estimated && counter->exact ? "true" : "false") + "}";
   out << doc << "\n";
   return Status::Ok();
 }
@@ -569,6 +712,9 @@ Status TokenizeJsonl(const Tokenizer& tokenizer, const EncodeOptions& options,
     const std::string_view line(buffer.data() + start, newline - start);
     start = newline + (newline < buffer.size() ? 1 : 0);
     ++line_number;
+    // JSON Lines files often end with a blank line, or separate records by
+    // one: it holds no record, so it gets no output line.
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const auto where = [&](const Status& status) {
       return Status(status.code(), input.name() + ", line " +
                                        std::to_string(line_number) + ": " +
@@ -589,7 +735,7 @@ Status TokenizeJsonl(const Tokenizer& tokenizer, const EncodeOptions& options,
 }  // namespace
 
 Status RunTokenize(const Args& args, std::ostream& out) {
-  auto input = Input::Open(args);
+  auto input = Input::Open(args, "the text");
   if (!input.ok()) return input.status();
   auto counter = ResolveCounter(args, /*allow_estimate=*/false);
   if (!counter.ok()) return counter.status();
@@ -598,7 +744,7 @@ Status RunTokenize(const Args& args, std::ostream& out) {
   if (args.Has(kJsonlFlag.name)) {
     return TokenizeJsonl(tokenizer, options, **input, out);
   }
-  Chunker chunker(**input, ChunkSize(args));
+  Chunker chunker(**input, ChunkSize(args), SpecialTokensLookedFor(args));
   std::string chunk;
   std::string line;
   bool first = true;
@@ -614,6 +760,92 @@ Status RunTokenize(const Args& args, std::ostream& out) {
     out << line;
   }
   out << "\n";
+  return Status::Ok();
+}
+
+// ---- decode ----
+
+namespace {
+
+bool IsIdSeparator(char c) {
+  return IsAsciiSpace(c) || c == ',' || c == '[' || c == ']';
+}
+
+// Appends the bytes of the ids in `text` (whole ids only: the last one is
+// left in `text` unless `last`) to `bytes`; `ids_seen` counts the ids
+// before, for the errors, and `offset` is where `text` starts in the input.
+// Returns how many bytes of `text` it used.
+StatusOr<size_t> DecodeIds(const Tokenizer& tokenizer, std::string_view text,
+                           bool last, const std::string& input_name,
+                           uint64_t offset, uint64_t* ids_seen,
+                           std::string* bytes) {
+  size_t pos = 0;
+  while (true) {
+    while (pos < text.size() && IsIdSeparator(text[pos])) ++pos;
+    size_t end = pos;
+    while (end < text.size() && !IsIdSeparator(text[end])) ++end;
+    if (pos == end || (end == text.size() && !last)) return pos;
+    const std::string_view word = text.substr(pos, end - pos);
+    uint32_t id = 0;
+    const auto [ptr, error] =
+        std::from_chars(word.data(), word.data() + word.size(), id);
+    if (error != std::errc() || ptr != word.data() + word.size()) {
+      return Status(StatusCode::kInvalidArgument,
+                    input_name + ": '" + Printable(word) + "' at offset " +
+                        std::to_string(offset + pos) +
+                        " is not a token id (ids are decimal numbers "
+                        "separated by spaces, commas or brackets)");
+    }
+    auto token = tokenizer.TokenBytes(id);
+    if (!token.ok()) {
+      return Status(StatusCode::kInvalidArgument,
+                    input_name + ": id " + std::to_string(*ids_seen) +
+                        " (counting from 0), at offset " +
+                        std::to_string(offset + pos) + ": " +
+                        token.status().message());
+    }
+    bytes->append(*token);
+    ++*ids_seen;
+    pos = end;
+  }
+}
+
+}  // namespace
+
+Status RunDecode(const Args& args, std::ostream& out) {
+  auto counter = ResolveCounter(args, /*allow_estimate=*/false);
+  if (!counter.ok()) return counter.status();
+  const Tokenizer& tokenizer = *counter->tokenizer;
+  uint64_t ids_seen = 0;
+  std::string bytes;
+  if (!args.positional().empty()) {
+    std::string text;
+    for (const std::string& arg : args.positional()) text += arg + " ";
+    auto used = DecodeIds(tokenizer, text, /*last=*/true, "the arguments", 0,
+                          &ids_seen, &bytes);
+    if (!used.ok()) return used.status();
+    out << bytes;
+    return Status::Ok();
+  }
+  Args stdin_args;
+  auto input = Input::Open(stdin_args, "the ids");
+  if (!input.ok()) return input.status();
+  std::string buffer;
+  uint64_t offset = 0;  // of buffer[0] in the input
+  bool eof = false;
+  while (!eof) {
+    auto n = (*input)->ReadInto(buffer, kReadSize);
+    if (!n.ok()) return n.status();
+    eof = *n == 0;
+    auto used = DecodeIds(tokenizer, buffer, eof, (*input)->name(), offset,
+                          &ids_seen, &bytes);
+    if (!used.ok()) return used.status();
+    buffer.erase(0, *used);
+    offset += *used;
+    // Memory stays near one read's worth whatever the input's length.
+    out << bytes;
+    bytes.clear();
+  }
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <string>
 #include <string_view>
 
 #include "ctxkit/analytics.h"
@@ -18,6 +19,7 @@
 #include "ctxkit/conversations.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "lib/json/utf8.h"
 
 struct ctxkit_store {
   std::unique_ptr<ctxkit::Store> store;
@@ -47,8 +49,21 @@ inline char* CopyOut(std::string_view s) {
   return out;
 }
 
+// `message` as every C error message must be: valid UTF-8 (a message may
+// quote input bytes that are not, such as an unknown encoding name) with no
+// NUL inside (a C string would end there, cutting the message short).
+// Invalid sequences become U+FFFD, NUL bytes the two characters "\0".
+inline std::string ErrorText(std::string_view message) {
+  std::string text = internal::ReplaceInvalidUtf8(message);
+  for (size_t at = text.find('\0'); at != std::string::npos;
+       at = text.find('\0', at + 2)) {
+    text.replace(at, 1, "\\0");
+  }
+  return text;
+}
+
 inline int Fail(char** out_error, int code, std::string_view message) {
-  if (out_error != nullptr) *out_error = CopyOut(message);
+  if (out_error != nullptr) *out_error = CopyOut(ErrorText(message));
   return code;
 }
 

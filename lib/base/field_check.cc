@@ -1,5 +1,10 @@
 #include "lib/base/field_check.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "lib/json/utf8.h"
 
@@ -25,6 +30,91 @@ absl::Status CheckRange(std::string_view field, int64_t value, int64_t min,
         "%s is %d; it must be between %d and %d", field, value, min, max));
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// Optimal string alignment distance, ASCII case ignored: a typed key is
+// short, so the quadratic table costs nothing, and a swap of two adjacent
+// letters is the commonest typo after a missing one.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1,
+                                     std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const char x = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1]));
+      const char y = absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (x == y ? 0 : 1)});
+      if (i > 1 && j > 1 &&
+          x == absl::ascii_tolower(static_cast<unsigned char>(b[j - 2])) &&
+          y == absl::ascii_tolower(static_cast<unsigned char>(a[i - 2]))) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+bool ContainsIgnoringCase(std::string_view haystack, std::string_view needle) {
+  return std::search(
+             haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+             [](char x, char y) {
+               return absl::ascii_tolower(static_cast<unsigned char>(x)) ==
+                      absl::ascii_tolower(static_cast<unsigned char>(y));
+             }) != haystack.end();
+}
+
+}  // namespace
+
+std::string_view ClosestName(std::string_view name,
+                             std::span<const std::string_view> known) {
+  // Longer keys than this are not typos of a member name; the cap also
+  // bounds the distance table for hostile input.
+  constexpr size_t kMaxCompared = 128;
+  if (name.empty() || name.size() > kMaxCompared) return {};
+  const size_t limit = std::max<size_t>(2, name.size() / 3);
+  std::string_view best;
+  size_t best_distance = limit + 1;
+  for (const std::string_view candidate : known) {
+    const size_t distance = EditDistance(name, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  if (!best.empty()) return best;
+  if (name.size() < 3) return {};
+  for (const std::string_view candidate : known) {
+    if (ContainsIgnoringCase(candidate, name) ||
+        (candidate.size() >= 3 && ContainsIgnoringCase(name, candidate))) {
+      return candidate;
+    }
+  }
+  return {};
+}
+
+absl::Status UnknownKeyError(std::string_view context, std::string_view key,
+                             std::span<const std::string_view> known) {
+  // The key comes from the caller's document: never echo bytes that would
+  // make the message itself invalid UTF-8.
+  const std::string shown = ReplaceInvalidUtf8(key);
+  const std::string prefix =
+      context.empty() ? std::string() : std::string(context) + ": ";
+  const std::string_view closest = ClosestName(key, known);
+  if (!closest.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%sunknown key '%s'; did you mean '%s'?", prefix, shown, closest));
+  }
+  std::string names;
+  for (const std::string_view name : known) {
+    if (!names.empty()) names += ", ";
+    names += name;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%sunknown key '%s' (known: %s)", prefix, shown, names));
 }
 
 }  // namespace ctxkit::internal

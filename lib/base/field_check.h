@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -25,6 +26,24 @@ absl::Status CheckText(std::string_view field, std::string_view value,
 // the range: "limit is -1; it must be between 1 and 1000".
 absl::Status CheckRange(std::string_view field, int64_t value, int64_t min,
                         int64_t max);
+
+// The entry of `known` a caller most likely meant by `name`: the nearest by
+// edit distance (ASCII case ignored; an adjacent swap counts one edit) within
+// about a third of the name's length, or one that contains `name` or is
+// contained in it (three or more characters). Ties go to the earlier entry.
+// Empty when none is that close, since a far-fetched guess misleads more
+// than it helps.
+std::string_view ClosestName(std::string_view name,
+                             std::span<const std::string_view> known);
+
+// The error for a key that a document does not define, so that a typo is
+// never taken as "use the default":
+//   "unknown key 'max_token'; did you mean 'max_tokens'?"
+//   "options: unknown key 'colour' (known: a, b, c)"   (nothing close)
+// `context` names the object holding the key ("" for the root, "options",
+// "rules[2]", "--config").
+absl::Status UnknownKeyError(std::string_view context, std::string_view key,
+                             std::span<const std::string_view> known);
 
 }  // namespace ctxkit::internal
 

@@ -134,14 +134,18 @@ CTXKIT_EXPORT int ctxkit_store_options_set_read_only(ctxkit_store_options* optio
  * once. Open a given directory once per process and share the handle. */
 typedef struct ctxkit_store ctxkit_store;
 
-/* Opens the store in directory `path` (path_len bytes, any bytes but NUL),
- * creating the directory (not its parents) unless read-only. `options` may be
- * NULL for the defaults; it is not retained.
+/* Opens the store in directory `path` (path_len bytes, any bytes but NUL).
+ * Unless read-only, a missing store is created: the directory (not its
+ * parents) when it is missing, or in it when it is empty. A directory that
+ * holds other files is never made a store, so a mistyped path cannot turn a
+ * project or home directory into one. `options` may be NULL for the
+ * defaults; it is not retained.
  *
  * Errors: INVALID_ARGUMENT (NULL out_store, empty path, NUL in the path, bad
  * options); NOT_FOUND (the parent directory, or for read-only the store, does
  * not exist); PERMISSION_DENIED (cannot read or write the directory);
- * FAILED_PRECONDITION (the path is a file; it holds something that is not a
+ * FAILED_PRECONDITION (the path is a file; it holds no store but other
+ * files, the message naming one; it holds something that is not a
  * ctxkit store; the store's on-disk format is newer than this library's, the
  * message naming both; the directory is already open in this process);
  * DATA_LOSS (corrupted); RESOURCE_EXHAUSTED (out of memory or map space). */

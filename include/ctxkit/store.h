@@ -64,8 +64,14 @@ struct StoreOptions {
   // Open for reading only: no write transaction can be begun, nothing is
   // created, and the store must already exist.
   bool read_only = false;
-  // Create the store's directory if it is missing (never its parents).
-  // Ignored when read_only.
+  // When `path` holds no store, create one: the directory if it is missing
+  // (never its parents), or in the directory if it is empty. A directory
+  // that holds other files is never made a store (FAILED_PRECONDITION), so
+  // a mistyped path cannot turn a project or home directory into one. When
+  // false, a path without a store is NOT_FOUND and nothing is created: what
+  // callers that only read or update existing data should pass, so that a
+  // typo is reported instead of answered from a new, empty store. Ignored
+  // when read_only (which never creates).
   bool create_if_missing = true;
   // Most read transactions open at once across all processes sharing the
   // store; 1..32767.
@@ -273,15 +279,19 @@ class CTXKIT_EXPORT Store {
   // refused; an older one is migrated on a read-write open.
   static constexpr uint32_t kFormatVersion = 1;
 
-  // Opens (or, unless read_only or !create_if_missing, creates) the store in
-  // directory `path`. Stale reader slots left by killed processes are cleared.
+  // Opens (or, with create_if_missing and not read_only, creates) the store
+  // in directory `path`. Stale reader slots left by killed processes are
+  // cleared.
   //
   // Errors:
   //   INVALID_ARGUMENT    bad options, or an empty path
-  //   NOT_FOUND           the directory (or, for read-only, the store) or its
-  //                       parent does not exist
+  //   NOT_FOUND           no store at `path` and none may be created
+  //                       (read_only or !create_if_missing), or the parent
+  //                       of a directory to create does not exist
   //   PERMISSION_DENIED   the directory or its files cannot be written or read
-  //   FAILED_PRECONDITION the path is not a directory; it holds a file that is
+  //   FAILED_PRECONDITION the path is not a directory; a store would be
+  //                       created in a directory that holds other files
+  //                       (the message names one); it holds a file that is
   //                       not an LMDB environment, or an LMDB environment
   //                       that is not a ctxkit store; the store's format is
   //                       newer than kFormatVersion (the message names both
@@ -291,8 +301,8 @@ class CTXKIT_EXPORT Store {
   //                       one process: share the Store instead)
   //   RESOURCE_EXHAUSTED  out of memory, or of address space for the map
   //   DATA_LOSS           the environment is corrupted
-  static StatusOr<std::unique_ptr<Store>> Open(std::string_view path,
-                                               const StoreOptions& options = {});
+  static StatusOr<std::unique_ptr<Store>> Open(
+      std::string_view path, const StoreOptions& options = {});
 
   ~Store();
   Store(const Store&) = delete;

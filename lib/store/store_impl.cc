@@ -1,5 +1,6 @@
 #include "lib/store/store_impl.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,6 +53,25 @@ std::string ParentOf(std::string_view path) {
   if (slash == std::string_view::npos) return ".";
   if (slash == 0) return "/";
   return std::string(path.substr(0, slash));
+}
+
+// The name of an entry of directory `path` that a new store would not own
+// (anything but lock.mdb, which an interrupted creation may leave), or ""
+// when there is none.
+absl::StatusOr<std::string> ForeignEntry(const std::string& path) {
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) {
+    return LmdbStatus(errno,
+                      absl::StrCat("cannot list store directory '", path, "'"));
+  }
+  absl::Cleanup close_dir = [dir] { closedir(dir); };
+  while (const dirent* entry = readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != ".." && name != "lock.mdb") {
+      return std::string(name);
+    }
+  }
+  return std::string();
 }
 
 uint64_t RoundUp(uint64_t value, uint64_t multiple) {
@@ -265,9 +285,21 @@ absl::Status StoreImpl::OpenEnvironment() {
       return absl::FailedPreconditionError(
           absl::StrCat("'", data_path, "' is not a regular file"));
     }
-  } else if (read_only) {
+  } else if (read_only || !options_.create_if_missing) {
     return absl::NotFoundError(absl::StrCat(
         "no store at '", path_, "': the directory holds no data.mdb"));
+  } else {
+    // A mistyped path that names a project or home directory must not
+    // become a store: LMDB would add its files beside the user's.
+    absl::StatusOr<std::string> foreign = ForeignEntry(path_);
+    if (!foreign.ok()) return foreign.status();
+    if (!foreign->empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "'", path_, "' holds no ctxkit store but is not empty (it holds '",
+          ReplaceInvalidUtf8(*foreign),
+          "'); refusing to create a store among other files: name a missing "
+          "or empty directory"));
+    }
   }
 
   dev_ = st.st_dev;

@@ -16,9 +16,10 @@ const std::string_view kStoreLocationHelp =
     "  $CTXKIT_DB                  if set and not empty, used as given;\n"
     "  $XDG_DATA_HOME/ctxkit       else, if XDG_DATA_HOME is absolute;\n"
     "  $HOME/.local/share/ctxkit   else.\n"
-    "Commands that write create the missing parents of the last two (mode\n"
-    "0700), never those of --db or $CTXKIT_DB: a mistyped path is reported.\n"
-    "'store info' never creates anything.\n";
+    "Commands that add records create the store when it is missing, and the\n"
+    "missing parents of the last two (mode 0700), never those of --db or\n"
+    "$CTXKIT_DB: a mistyped path is reported. No command makes a store of a\n"
+    "directory that holds other files. 'store info' never creates anything.\n";
 
 namespace {
 
@@ -52,6 +53,16 @@ Status Annotate(const Status& status, const StoreLocation& location) {
   return Status(status.code(), status.message() + " (store location from " +
                                    std::string(SourceName(location.source)) +
                                    ")");
+}
+
+// NOT_FOUND says how to create the store, since a missing store is either
+// a typo or a first use.
+Status WithCreateHint(const Status& status) {
+  if (status.code() != StatusCode::kNotFound) return status;
+  return Status(status.code(),
+                status.message() +
+                    " ('ctxkit store init' creates one, as does any command "
+                    "that adds records)");
 }
 
 std::string WithoutTrailingSlashes(std::string_view path) {
@@ -101,13 +112,14 @@ StatusOr<std::unique_ptr<Store>> OpenStoreForReading(
   options.read_only = true;
   options.create_if_missing = false;
   auto store = Store::Open(location.path, options);
-  if (!store.ok()) return Annotate(store.status(), location);
+  if (!store.ok()) return Annotate(WithCreateHint(store.status()), location);
   return store;
 }
 
 StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
-    const StoreLocation& location) {
-  if (location.is_default()) {
+    const StoreLocation& location, StoreCreation creation) {
+  const bool create = creation == StoreCreation::kIfMissing;
+  if (create && location.is_default()) {
     const size_t slash = location.path.rfind('/');
     const std::string parent =
         slash == 0 ? "/" : location.path.substr(0, slash);
@@ -117,9 +129,9 @@ StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
     }
   }
   StoreOptions options;
-  options.create_if_missing = true;
+  options.create_if_missing = create;
   auto store = Store::Open(location.path, options);
-  if (!store.ok()) return Annotate(store.status(), location);
+  if (!store.ok()) return Annotate(WithCreateHint(store.status()), location);
   return store;
 }
 

@@ -54,10 +54,23 @@ StatusOr<StoreLocation> ResolveStoreLocation(const Args& args);
 StatusOr<std::unique_ptr<Store>> OpenStoreForReading(
     const StoreLocation& location);
 
-// Opens the store read-write, creating it if missing; for a default location
-// its missing parent directories are created first (mode 0700).
+// Whether opening a store read-write may create it. Only commands that add
+// records create a store; the others (listing, getting, updating, deleting,
+// statistics) refuse a missing one, so that a mistyped --db is reported
+// instead of answered from a new, empty store.
+enum class StoreCreation {
+  kNever,      // NOT_FOUND as OpenStoreForReading when there is no store
+  kIfMissing,  // create it, and for a default location its parents
+};
+
+// Opens the store read-write (the parts register sub-databases and flush
+// statistics as they open, so even commands that only read need it). With
+// kIfMissing a missing store is created and, for a default location, its
+// missing parent directories first (mode 0700). A directory that holds other
+// files but no store is refused (FAILED_PRECONDITION), never made a store.
 StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
-    const StoreLocation& location);
+    const StoreLocation& location,
+    StoreCreation creation = StoreCreation::kIfMissing);
 
 }  // namespace ctxkit::program
 

@@ -1,15 +1,18 @@
 // The C API of the compactor (ctxkit/compactor.h): translation between C
 // conventions and ctxkit::Compactor, plus the adapter that turns a C
 // summarizer callback into a ctxkit::Summarizer. No compaction logic lives
-// here.
+// here: requests go whole to Compactor::CompactJson and
+// CompactConversationJson.
 //
 // A ctxkit::Compactor is immutable, yet the C handle lets callers add rules
 // and install a summarizer at any time. The handle therefore keeps its
 // configuration as an immutable snapshot (the Compactor built with the
-// current summarizer, plus the added rules) behind a shared_ptr: a change
-// builds a new snapshot under the mutex and swaps it in; a compaction
-// copies the pointer under the mutex and runs without it. Compactions never
-// wait for each other, and one that is running keeps its snapshot alive.
+// current summarizer and rule table) behind a shared_ptr: a change builds a
+// new snapshot under the mutex and swaps it in; a compaction copies the
+// pointer under the mutex and runs without it. Compactions never wait for
+// each other, and one that is running keeps its snapshot alive.
+
+#include "ctxkit/compactor.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -26,15 +29,9 @@
 #include "ctxkit/c.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/classifier.h"
-#include "ctxkit/compactor.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/status.h"
-#include "lib/compactor/compaction_json.h"
-#include "lib/compactor/compactor_access.h"
-#include "lib/json/json_reader.h"
 #include "lib/json/utf8.h"
-#include "lib/status/status_internal.h"
-#include "simdjson.h"
 
 struct ctxkit_text {
   std::string text;
@@ -51,11 +48,6 @@ using ctxkit::capi::Fail;
 using ctxkit::capi::Guard;
 using ctxkit::capi::Report;
 using ctxkit::capi::View;
-using ctxkit::internal::ToPublic;
-
-int Report(const absl::Status& status, char** out_error) {
-  return Report(ToPublic(status), out_error);
-}
 
 int Ok(char** out_error) { return Report(Status(), out_error); }
 
@@ -70,10 +62,9 @@ class CallbackSummarizer final : public ctxkit::Summarizer {
       const ctxkit::SummaryRequest& request) override {
     ctxkit_text out;
     // std::string's data is NUL-terminated, as the typedef promises.
-    const int rc =
-        fn_(user_data_, request.messages_json.c_str(),
-            request.messages_json.size(), request.extractive.c_str(),
-            request.extractive.size(), request.max_tokens, &out);
+    const int rc = fn_(user_data_, request.messages_json.c_str(),
+                       request.messages_json.size(), request.extractive.c_str(),
+                       request.extractive.size(), request.max_tokens, &out);
     if (rc != 0) {
       return Status(StatusCode::kUnknown,
                     absl::StrFormat("summarizer callback returned %d", rc));
@@ -91,29 +82,12 @@ class CallbackSummarizer final : public ctxkit::Summarizer {
   void* const user_data_;
 };
 
-// Appends `text` as a JSON string: keys come from the parser unescaped.
-void AppendJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20) {
-      out += absl::StrFormat("\\u%04x", byte);
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
 // What one compaction uses; never modified once published.
 struct Snapshot {
   std::shared_ptr<const ctxkit::Compactor> compactor;
   std::shared_ptr<ctxkit::Summarizer> summarizer;
-  // The built-in table with the added rules in front; null when no rule
-  // was added (compactions then use the request's, or the default, table).
+  // The built-in table with the added rules in front; null until a rule is
+  // added (Classifier::Default() is used then).
   std::shared_ptr<const ctxkit::Classifier> classifier;
 };
 
@@ -142,6 +116,7 @@ std::shared_ptr<const Snapshot> MakeSnapshot(
   services.cache = handle.cache;
   services.analytics = handle.analytics;
   services.summarizer = summarizer;
+  services.classifier = classifier;
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->compactor = std::make_shared<const ctxkit::Compactor>(services);
   snapshot->summarizer = std::move(summarizer);
@@ -163,83 +138,28 @@ int StartCompaction(const void* compactor, char** out_json, size_t* out_len,
 }
 
 // Hands a response to the caller: CTXKIT_OK, or OUT_OF_RANGE with the
-// response set when `not_met` holds a message.
-int ReturnResponse(std::string_view response,
-                   const std::optional<std::string>& not_met, char** out_json,
+// response set when the budget was not met.
+int ReturnResponse(const ctxkit::StatusOr<std::string>& response,
+                   const ctxkit::CompactionBudget& budget, char** out_json,
                    size_t* out_len, char** out_error) {
-  char* copy = CopyOut(response);
+  if (!response.ok()) return Report(response.status(), out_error);
+  char* copy = CopyOut(*response);
   if (copy == nullptr) {
     return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
   }
   *out_json = copy;
-  *out_len = response.size();
-  if (not_met.has_value()) {
-    return Fail(out_error, CTXKIT_OUT_OF_RANGE, *not_met);
+  *out_len = response->size();
+  if (!budget.met()) {
+    return Fail(
+        out_error, CTXKIT_OUT_OF_RANGE,
+        absl::StrFormat(
+            "budget: infeasible: the messages that must be kept take %d "
+            "tokens even truncated, %d over the target of %d; the "
+            "best-effort result is in out_json",
+            budget.compacted_tokens, budget.over_budget_by,
+            budget.target_tokens));
   }
   return Ok(out_error);
-}
-
-std::optional<std::string> BudgetNotMet(const ctxkit::CompactionResult& r) {
-  if (r.budget_met) return std::nullopt;
-  return absl::StrFormat(
-      "budget: infeasible: the messages that must be kept take %d tokens "
-      "even truncated, %d over the target of %d; the best-effort result is "
-      "in out_json",
-      r.compacted_tokens, r.over_budget_by, r.target_tokens);
-}
-
-// `snapshot`'s added rules, then the request's own (in front of the
-// built-in table in options->classifier, when it has some), as the
-// classifier of `options`.
-absl::Status UseAddedRules(const Snapshot& snapshot,
-                           ctxkit::CompactionOptions& options) {
-  if (snapshot.classifier == nullptr) return absl::OkStatus();
-  if (options.classifier == nullptr) {
-    options.classifier = snapshot.classifier;
-    return absl::OkStatus();
-  }
-  // The request's table is its rules followed by the built-in ones.
-  const size_t builtin = ctxkit::Classifier::Default()->rules().size();
-  const auto& request_rules = options.classifier->rules();
-  const size_t own =
-      request_rules.size() > builtin ? request_rules.size() - builtin : 0;
-  auto combined = std::make_shared<ctxkit::Classifier>(*snapshot.classifier);
-  for (size_t i = 0; i < own; ++i) {
-    if (Status added = combined->AddRule(request_rules[i]); !added.ok()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "rules[%d]: %s (rules added to the compactor come first)", i,
-          added.message()));
-    }
-  }
-  options.classifier = std::move(combined);
-  return absl::OkStatus();
-}
-
-// Compacts a parsed request with `snapshot`, from the messages as parsed.
-int CompactParsed(const Snapshot& snapshot,
-                  ctxkit::internal::CompactionRequest& request,
-                  char** out_json, size_t* out_len, char** out_error) {
-  if (absl::Status s = UseAddedRules(snapshot, request.options); !s.ok()) {
-    return Report(s, out_error);
-  }
-  auto result = ctxkit::internal::CompactorAccess::Compact(
-      *snapshot.compactor, request.messages, request.options);
-  if (!result.ok()) return Report(result.status(), out_error);
-  auto response = ctxkit::internal::ResponseJson(*result, request);
-  if (!response.ok()) return Report(response.status(), out_error);
-  return ReturnResponse(*response, BudgetNotMet(*result), out_json, out_len,
-                        out_error);
-}
-
-// A bare array of messages as a request with every default.
-std::string_view AsRequest(std::string_view json, std::string& storage) {
-  const size_t start = json.find_first_not_of(" \t\r\n");
-  if (start == std::string_view::npos || json[start] != '[') return json;
-  storage.reserve(json.size() + 14);
-  storage += "{\"messages\":";
-  storage += json;
-  storage += '}';
-  return storage;
 }
 
 }  // namespace
@@ -316,11 +236,10 @@ int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
     // A copy, so a failed call changes nothing; the Classifier checks every
     // field and names clashing with the built-in or earlier added rules.
     auto classifier = std::make_shared<ctxkit::Classifier>(
-        current.classifier != nullptr
-            ? *current.classifier
-            : ctxkit::Classifier::WithBuiltinRules());
-    if (Status status = classifier->AddRulesJson(
-            View(rules_json, rules_json_len));
+        current.classifier != nullptr ? *current.classifier
+                                      : ctxkit::Classifier::WithBuiltinRules());
+    if (Status status =
+            classifier->AddRulesJson(View(rules_json, rules_json_len));
         !status.ok()) {
       return Report(status, out_error);
     }
@@ -343,13 +262,10 @@ int ctxkit_compact(ctxkit_compactor* compactor, const char* request_json,
   }
   return Guard(out_error, [&] {
     const std::shared_ptr<const Snapshot> snapshot = compactor->Current();
-    std::string storage;
-    const std::string_view request =
-        AsRequest(View(request_json, request_json_len), storage);
-    simdjson::dom::parser parser;
-    auto parsed = ctxkit::internal::ParseCompactionRequest(parser, request);
-    if (!parsed.ok()) return Report(parsed.status(), out_error);
-    return CompactParsed(*snapshot, *parsed, out_json, out_len, out_error);
+    ctxkit::CompactionBudget budget;
+    const auto response = snapshot->compactor->CompactJson(
+        View(request_json, request_json_len), &budget);
+    return ReturnResponse(response, budget, out_json, out_len, out_error);
   });
 }
 
@@ -375,62 +291,11 @@ int ctxkit_compact_conversation(ctxkit_compactor* compactor,
   }
   return Guard(out_error, [&] {
     const std::shared_ptr<const Snapshot> snapshot = compactor->Current();
-    // The options are a request without messages: parsed as one with an
-    // empty history, after checking that they do not bring their own.
-    std::string request = "{\"messages\":[]}";
-    if (options_json != nullptr) {
-      simdjson::dom::parser check;
-      auto root = ctxkit::internal::ParseJson(
-          check, View(options_json, options_json_len), "options_json");
-      if (!root.ok()) return Report(root.status(), out_error);
-      if (!root->is_object()) {
-        return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                    "options_json must be an object");
-      }
-      // Bound to a name: iterating the temporary directly makes GCC 12
-      // warn (-Wdangling-pointer) in optimized builds.
-      const simdjson::dom::object options_object =
-          root->get_object().value_unsafe();
-      if (!options_object["messages"].error()) {
-        return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                    "options_json.messages: not allowed; the stored "
-                    "conversation's messages are compacted");
-      }
-      request = "{\"messages\":[]";
-      for (const auto field : options_object) {
-        request += ',';
-        AppendJsonString(request, field.key);
-        request += ':';
-        request += simdjson::to_string(field.value);
-      }
-      request += '}';
-    }
-    simdjson::dom::parser parser;
-    auto parsed = ctxkit::internal::ParseCompactionRequest(parser, request);
-    if (!parsed.ok()) return Report(parsed.status(), out_error);
-    if (absl::Status s = UseAddedRules(*snapshot, parsed->options); !s.ok()) {
-      return Report(s, out_error);
-    }
-    uint64_t version = 0;
-    auto result = snapshot->compactor->CompactConversation(
+    ctxkit::CompactionBudget budget;
+    const auto response = snapshot->compactor->CompactConversationJson(
         *convs->conversations, View(conversation_id, conversation_id_len),
-        parsed->options, &version);
-    if (!result.ok()) return Report(result.status(), out_error);
-    auto response = ctxkit::internal::ResponseJson(*result, *parsed);
-    if (!response.ok()) return Report(response.status(), out_error);
-    // The conversation and the view's version go after schema_version (or
-    // first, in seed 000's shape, which has none).
-    const std::string_view body(*response);
-    constexpr std::string_view kHead = "{\"schema_version\":1,";
-    const size_t head = body.substr(0, kHead.size()) == kHead ? kHead.size()
-                                                               : size_t{1};
-    std::string document(body.substr(0, head));
-    document += "\"conversation_id\":";
-    AppendJsonString(document, View(conversation_id, conversation_id_len));
-    document += absl::StrFormat(",\"view_version\":%d,", version);
-    document += body.substr(head);
-    return ReturnResponse(document, BudgetNotMet(*result), out_json, out_len,
-                          out_error);
+        View(options_json, options_json_len), &budget);
+    return ReturnResponse(response, budget, out_json, out_len, out_error);
   });
 }
 

@@ -1012,10 +1012,17 @@ CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
 
 /* Compacts a chat history. `request_json` is seed 001's POST
  * /api/chat/compact body, {"messages":[...],"max_tokens","recent_window",
- * "keep_anchors","options":{...}}, plus ctxkit's "model", "format",
- * "strategy", "target_ratio", "preserve_recent", "explain",
- * "max_summary_tokens" and "rules" (see ctxkit::Compactor::CompactJson), or
- * a bare array of messages (all defaults). The response document is
+ * "keep_anchors","options":{...}}, plus ctxkit's "model",
+ * "estimate_unknown_model", "format", "strategy", "target_ratio",
+ * "preserve_recent", "explain", "max_summary_tokens", "rules" and
+ * "response" (every member, its type and default: ctxkit/compactor.h,
+ * Compactor::CompactJson), or a bare array of messages (all defaults). A
+ * key the request does not define, at its root or in "options", is
+ * INVALID_ARGUMENT naming it and the closest defined one ("unknown key
+ * 'max_token'; did you mean 'max_tokens'?"), never ignored. So is a
+ * "model" the registry does not know (naming the closest known models),
+ * unless "estimate_unknown_model" is true: its tokens are then estimated
+ * and the response says "counting":"estimate". The response document is
  * {"messages","summary":{"topics","tables","tools","description"},
  * "token_estimate","compaction_info":{...},"budget":{"target_tokens","met",
  * "status","over_by","must_keep_cut_tokens"},"format","strategy",
@@ -1036,20 +1043,24 @@ CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
  * Errors: INVALID_ARGUMENT (a NULL compactor, out_json or out_len; NULL
  * request_json with a non-zero length; the bad inputs above);
  * OUT_OF_RANGE (budget infeasible, see above); RESOURCE_EXHAUSTED;
- * the tokenizer's and the cache's. */
+ * the tokenizer's and the cache's. Thread-safe: any number of compactions
+ * may run at once on one compactor. */
 CTXKIT_EXPORT int ctxkit_compact(ctxkit_compactor* compactor,
                                  const char* request_json,
                                  size_t request_json_len, char** out_json,
                                  size_t* out_len, char** out_error);
 
 /* Compacts stored conversation `conversation_id` with the options of
- * `options_json` (NULL = defaults; else an object with the members of a
- * ctxkit_compact request except "messages"), stores the result beside the
- * untouched messages as a new compacted view, and returns the response
- * document of ctxkit_compact with "conversation_id" and "view_version"
- * added. Budget and errors as ctxkit_compact, plus NOT_FOUND (no such
+ * `options_json` (NULL or empty = defaults; else an object with the members
+ * of a ctxkit_compact request except "messages", which is refused, unknown
+ * keys refused as there), stores the result beside the untouched messages
+ * as a new compacted view, and returns the response document of
+ * ctxkit_compact with "conversation_id" and "view_version" (the version of
+ * the view saved) first. Without "model" or "options.token_counter_type"
+ * the conversation's own model counts, estimated when the registry does not
+ * know it. Budget and errors as ctxkit_compact, plus NOT_FOUND (no such
  * conversation) and the store's. `convs` must come from the same process's
- * ctxkit_conversations_open and stay open during the call. */
+ * ctxkit_conversations_open and stay open during the call. Thread-safe. */
 CTXKIT_EXPORT int ctxkit_compact_conversation(
     ctxkit_compactor* compactor, ctxkit_conversations* convs,
     const char* conversation_id, size_t conversation_id_len,

@@ -165,7 +165,9 @@ class CTXKIT_EXPORT Classifier {
   Status AddRule(ClassificationRule rule);
   // Adds every rule of a JSON array of objects with the fields of
   // ClassificationRule (tier by name; no predicate). All or nothing;
-  // INVALID_ARGUMENT naming "rules[i].<field>".
+  // INVALID_ARGUMENT naming "rules[i].<field>", or for a key that is not a
+  // field, naming it and the closest field ("rules[0]: unknown key
+  // 'contans_any'; did you mean 'contains_any'?").
   Status AddRulesJson(std::string_view json);
   // Removes the rule `name` (built-in or added). NOT_FOUND otherwise.
   Status RemoveRule(std::string_view name);

@@ -93,9 +93,10 @@
 //
 // Determinism. The same input and options give the same bytes.
 //
-// Thread safety: a Compactor is immutable after construction; Compact() may
-// run concurrently from many threads (the Cache and Analytics it is given
-// are thread-safe; a Summarizer must be too).
+// Thread safety: a Compactor is immutable after construction; every method
+// may run concurrently from many threads (the Cache and Analytics it is
+// given are thread-safe; a Summarizer must be too). Results are values owned
+// by the caller.
 
 #ifndef CTXKIT_COMPACTOR_H_
 #define CTXKIT_COMPACTOR_H_
@@ -168,7 +169,7 @@ struct CompactionOptions {
   bool preserve_tool_results = true;
   // Keep the "schema_info" rule (schema talk is important). False removes it.
   bool preserve_schema_info = true;
-  bool enable_summarization = true;   // dropped spans become summaries
+  bool enable_summarization = true;  // dropped spans become summaries
   // The newest this many important messages before the recent window go
   // after every other older message, just before the window (0..2^31).
   int64_t min_important_messages = 3;
@@ -177,8 +178,14 @@ struct CompactionOptions {
   // "openai" otherwise.
   std::string token_counter_type;
   // A model name (ModelRegistry): its tokenizer and message format count.
-  // Takes precedence over token_counter_type.
+  // Takes precedence over token_counter_type. A name the registry does not
+  // know is INVALID_ARGUMENT naming the closest known ones, unless
+  // estimate_unknown_model is set.
   std::string model;
+  // Count an unknown `model` with EstimateTokens() instead of refusing it;
+  // the result then says so (CompactionResult::method is kHeuristic,
+  // encoding is empty).
+  bool estimate_unknown_model = false;
   // The registered Summarizer writes the summaries, with ctxkit's
   // extractive one as its fallback. ctxkit's own summaries always carry the
   // enhanced form's entities, errors, actions and decisions.
@@ -209,7 +216,7 @@ struct SummaryRequest {
   std::string messages_json;  // the span's messages, a JSON array
   std::string extractive;     // ctxkit's own summary of it
   size_t message_count = 0;
-  size_t max_tokens = 0;      // the summary message's token allowance
+  size_t max_tokens = 0;  // the summary message's token allowance
 };
 
 // A host-provided summarizer (e.g. an LLM call). Its text replaces the
@@ -244,7 +251,8 @@ struct MessageDecision {
   std::string detail;
   size_t tokens = 0;
 };
-CTXKIT_EXPORT const char* DecisionActionName(MessageDecision::Action a) noexcept;
+CTXKIT_EXPORT const char* DecisionActionName(
+    MessageDecision::Action a) noexcept;
 
 struct CompactionSummary {
   std::vector<std::string> topics;
@@ -254,8 +262,8 @@ struct CompactionSummary {
 };
 
 struct CompactedMessage {
-  std::string json;  // minified message object
-  size_t tokens = 0;  // with its per-message overhead
+  std::string json;            // minified message object
+  size_t tokens = 0;           // with its per-message overhead
   bool is_compressed = false;  // a summary, or holds one, or was truncated
   // Index of the input message it is (or starts with); empty for a summary.
   std::optional<size_t> source_index;
@@ -294,7 +302,7 @@ struct CompactionResult {
   size_t must_keep_cut_tokens = 0;
   size_t original_count = 0;
   size_t compacted_count = 0;
-  size_t dropped_count = 0;     // input messages not emitted as themselves
+  size_t dropped_count = 0;  // input messages not emitted as themselves
   size_t anchor_count = 0;
   size_t summary_count = 0;
   size_t truncated_count = 0;
@@ -311,18 +319,33 @@ struct CompactionResult {
   std::vector<MessageDecision> decisions;  // when explain
 };
 
-// Where results may be cached and metrics recorded. Both optional; they must
-// outlive the Compactor.
+// What a Compactor works with. Every member is optional. The cache,
+// analytics and registry are borrowed and must outlive the Compactor; the
+// summarizer and classifier are shared and kept alive by it.
 struct CompactorServices {
   Cache* cache = nullptr;
   Analytics* analytics = nullptr;
   const ModelRegistry* registry = nullptr;  // null = ModelRegistry::Default()
   std::shared_ptr<Summarizer> summarizer;
+  // The rule table of every compaction whose options name no classifier:
+  // typically the built-in table with the host's own rules added
+  // (Classifier::AddRule). A request's "rules" (CompactJson) are added to a
+  // copy of it, so they come after its added rules and before its built-in
+  // ones. Null = Classifier::Default().
+  std::shared_ptr<const Classifier> classifier;
 };
 
-namespace internal {
-class CompactorAccess;
-}  // namespace internal
+// How a result stands against its budget: CompactionResult's figures, for
+// callers of the JSON entry points that act on them without parsing the
+// document (the C ABI returns OUT_OF_RANGE when !met()).
+struct CompactionBudget {
+  BudgetStatus status = BudgetStatus::kMet;
+  size_t target_tokens = 0;
+  size_t compacted_tokens = 0;
+  size_t over_budget_by = 0;
+  size_t must_keep_cut_tokens = 0;
+  bool met() const { return status != BudgetStatus::kInfeasible; }
+};
 
 class CTXKIT_EXPORT Compactor {
  public:
@@ -342,29 +365,62 @@ class CTXKIT_EXPORT Compactor {
   // Compacts the stored conversation `conversation_id` (its messages in the
   // OpenAI format) and stores the result beside it as a new compacted view
   // (ConversationStore::SaveCompactedView); the messages are not touched.
-  // Returns the view's version in *version. Errors as Compact() plus the
+  // Options that name neither a model nor a token_counter_type count with
+  // the conversation's model; that stored name is estimated when the
+  // registry does not know it (conversations may hold any model name, and
+  // their own token counts are estimated alike). Returns the view's version
+  // in *version when `version` is not null. Errors as Compact() plus the
   // store's (NOT_FOUND for an unknown conversation).
   StatusOr<CompactionResult> CompactConversation(
       ConversationStore& conversations, std::string_view conversation_id,
       const CompactionOptions& options, uint64_t* version = nullptr) const;
 
   // The JSON entry point: `request_json` is seed 001's POST
-  // /api/chat/compact body ({"messages", "max_tokens", "recent_window",
-  // "keep_anchors", "options": {...}}) plus ctxkit's members "model",
-  // "format", "strategy", "target_ratio", "preserve_recent" (seed 000's
-  // name for recent_window), "explain", "max_summary_tokens", "rules" (an
-  // array as Classifier::AddRulesJson), "response". The response is seed
-  // 001's {messages, summary, token_estimate, compaction_info} plus
-  // "budget", "format", "strategy", "encoding" and, with explain,
-  // "decisions"; with "response": "compress_context", seed 000's shape
-  // (CompressContextResponseJson).
-  // Errors as Compact(), naming request fields.
-  StatusOr<std::string> CompactJson(std::string_view request_json) const;
+  // /api/chat/compact body, or a bare array of messages (every default).
+  // Members (all optional but "messages"):
+  //   messages            the history (see Formats)
+  //   max_tokens, recent_window, keep_anchors, model, estimate_unknown_model,
+  //   format, strategy, target_ratio, explain, max_summary_tokens
+  //                       the CompactionOptions of the same names (format
+  //                       and strategy by name)
+  //   preserve_recent     seed 000's name for recent_window
+  //   options             {preserve_tool_results, preserve_schema_info,
+  //                       enable_summarization, min_important_messages,
+  //                       token_counter_type, enable_llm_summarization,
+  //                       enable_caching, cache_ttl_ms, enable_analytics}
+  //   rules               an array as Classifier::AddRulesJson, added to
+  //                       the services' table (see CompactorServices)
+  //   response            "chat_compact" (default) or "compress_context"
+  // When a key occurs twice the first occurrence counts; null is the same
+  // as absent. The response is seed 001's {messages, summary,
+  // token_estimate, compaction_info} plus "schema_version", "budget",
+  // "format", "strategy", "encoding", "counting", "from_cache" and, with
+  // explain, "decisions"; with "response": "compress_context", seed 000's
+  // shape (CompressContextResponseJson). An infeasible budget is not an
+  // error: the document's "budget" says so, and so does *budget when
+  // `budget` is not null (left untouched on error).
+  // Errors: INVALID_ARGUMENT naming the member for an unknown key (with the
+  // closest known one: "unknown key 'max_token'; did you mean
+  // 'max_tokens'?", "options: unknown key ..."), a value of the wrong type
+  // or out of range, a rule that clashes with the services' table
+  // ("rules[0].name ..."), an unknown model; otherwise as Compact().
+  StatusOr<std::string> CompactJson(std::string_view request_json,
+                                    CompactionBudget* budget = nullptr) const;
+
+  // CompactConversation() driven by JSON: `options_json` holds the members
+  // of a CompactJson request except "messages" (which is refused: the
+  // stored messages are compacted); empty means every default. Returns the
+  // CompactJson response document with "conversation_id" and
+  // "view_version" (the version of the view saved) first, after
+  // "schema_version" in seed 001's shape. *budget and *version as
+  // CompactJson and CompactConversation. Errors as both.
+  StatusOr<std::string> CompactConversationJson(
+      ConversationStore& conversations, std::string_view conversation_id,
+      std::string_view options_json, CompactionBudget* budget = nullptr,
+      uint64_t* version = nullptr) const;
 
  private:
-  // Lets ctxkit's C ABI compact messages it has already parsed.
-  friend class internal::CompactorAccess;
-  struct Impl;
+  struct CTXKIT_NO_EXPORT Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -30,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/field_check.h"
 #include "lib/compactor/builtin_rules.h"
 #include "lib/compactor/phrase_matcher.h"
 #include "lib/json/json_reader.h"
@@ -504,13 +505,7 @@ absl::StatusOr<ClassificationRule> ReadRule(simdjson::dom::element value,
     const std::string_view key = field.key;
     if (std::find(kJsonFields.begin(), kJsonFields.end(), key) ==
         kJsonFields.end()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s is not a rule field (known: name, tier, description, roles, "
-          "contains_any, contains_none, starts_with_any, equals_any, "
-          "tool_names_any, arguments_contains_any, match_arguments, "
-          "min_chars, max_chars, is_tool_result, is_error, is_task, "
-          "is_demonstration, has_tool_calls)",
-          internal::JsonPath(context, key)));
+      return internal::UnknownKeyError(context, key, kJsonFields);
     }
   }
   ClassificationRule rule;

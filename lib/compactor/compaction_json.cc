@@ -2,10 +2,12 @@
 
 #include "lib/compactor/compaction_json.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/field_check.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
@@ -71,8 +74,8 @@ void WriteCounting(JsonWriter& w, const CompactionResult& r) {
   w.Key("format").String(ChatFormatName(r.format));
   w.Key("strategy").String(CompactionStrategyName(r.strategy));
   w.Key("encoding").String(r.encoding);
-  w.Key("counting").String(r.method == CountMethod::kTokenizer ? "tokenizer"
-                                                               : "estimate");
+  w.Key("counting")
+      .String(r.method == CountMethod::kTokenizer ? "tokenizer" : "estimate");
 }
 
 absl::StatusOr<std::optional<int64_t>> OptionalInt(object obj,
@@ -105,13 +108,110 @@ absl::StatusOr<array> HistoryMessages(element root) {
       JsonTypeName(root.type())));
 }
 
+namespace {
+
+// Every member a request may hold; a key outside these is a typo that would
+// otherwise leave its option at the default (see UnknownKeyError).
+constexpr std::string_view kRequestKeys[] = {"messages",
+                                             "max_tokens",
+                                             "recent_window",
+                                             "preserve_recent",
+                                             "keep_anchors",
+                                             "options",
+                                             "model",
+                                             "estimate_unknown_model",
+                                             "format",
+                                             "strategy",
+                                             "target_ratio",
+                                             "explain",
+                                             "max_summary_tokens",
+                                             "rules",
+                                             "response"};
+constexpr std::string_view kOptionKeys[] = {
+    "preserve_tool_results", "preserve_schema_info",
+    "enable_summarization",  "min_important_messages",
+    "token_counter_type",    "enable_llm_summarization",
+    "enable_caching",        "cache_ttl_ms",
+    "enable_analytics"};
+
+absl::Status CheckKeys(object obj, std::string_view context,
+                       std::span<const std::string_view> known) {
+  for (const auto field : obj) {
+    if (std::find(known.begin(), known.end(), field.key) == known.end()) {
+      return UnknownKeyError(context, field.key, known);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadOptions(object opts, CompactionOptions& o) {
+  const std::string_view c = "options";
+  CTXKIT_RETURN_IF_ERROR(CheckKeys(opts, c, kOptionKeys));
+  CTXKIT_ASSIGN_OR_RETURN(auto v1,
+                          GetOptionalBool(opts, "preserve_tool_results", c));
+  SetIf(v1, o.preserve_tool_results);
+  CTXKIT_ASSIGN_OR_RETURN(auto v2,
+                          GetOptionalBool(opts, "preserve_schema_info", c));
+  SetIf(v2, o.preserve_schema_info);
+  CTXKIT_ASSIGN_OR_RETURN(auto v3,
+                          GetOptionalBool(opts, "enable_summarization", c));
+  SetIf(v3, o.enable_summarization);
+  CTXKIT_ASSIGN_OR_RETURN(auto v4,
+                          OptionalInt(opts, "min_important_messages", c));
+  SetIf(v4, o.min_important_messages);
+  CTXKIT_ASSIGN_OR_RETURN(auto v5,
+                          GetOptionalString(opts, "token_counter_type", c));
+  if (v5.has_value()) {
+    static constexpr std::string_view kTypes[] = {"generic", "openai",
+                                                  "anthropic", "ollama"};
+    if (std::find(std::begin(kTypes), std::end(kTypes), *v5) ==
+        std::end(kTypes)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "options.token_counter_type must be one of generic, openai, "
+          "anthropic, ollama (got \"%s\")",
+          *v5));
+    }
+    o.token_counter_type = std::string(*v5);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(auto v6,
+                          GetOptionalBool(opts, "enable_llm_summarization", c));
+  SetIf(v6, o.enable_llm_summarization);
+  CTXKIT_ASSIGN_OR_RETURN(auto v7, GetOptionalBool(opts, "enable_caching", c));
+  SetIf(v7, o.enable_caching);
+  CTXKIT_ASSIGN_OR_RETURN(auto v8, OptionalInt(opts, "cache_ttl_ms", c));
+  SetIf(v8, o.cache_ttl_ms);
+  CTXKIT_ASSIGN_OR_RETURN(auto v9,
+                          GetOptionalBool(opts, "enable_analytics", c));
+  SetIf(v9, o.enable_analytics);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<CompactionRequest> ParseCompactionRequest(
-    simdjson::dom::parser& parser, std::string_view json) {
-  CTXKIT_ASSIGN_OR_RETURN(element root,
-                          ParseJson(parser, json, "compaction request"));
-  CTXKIT_ASSIGN_OR_RETURN(object req, AsObject(root, "request"));
+    simdjson::dom::parser& parser, std::string_view json, RequestKind kind) {
+  const bool conversation = kind == RequestKind::kConversation;
+  CTXKIT_ASSIGN_OR_RETURN(
+      element root,
+      ParseJson(parser, json,
+                conversation ? "compaction options" : "compaction request"));
   CompactionRequest out;
-  CTXKIT_ASSIGN_OR_RETURN(out.messages, GetArray(req, "messages", ""));
+  if (!conversation && root.type() == element_type::ARRAY) {
+    out.messages = array(root);
+    return out;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(object req,
+                          AsObject(root, conversation ? "options" : "request"));
+  CTXKIT_RETURN_IF_ERROR(CheckKeys(req, "", kRequestKeys));
+  if (conversation) {
+    if (!req["messages"].error()) {
+      return absl::InvalidArgumentError(
+          "messages: not allowed in a conversation's compaction options; "
+          "the stored conversation's messages are compacted");
+    }
+  } else {
+    CTXKIT_ASSIGN_OR_RETURN(out.messages, GetArray(req, "messages", ""));
+  }
   CompactionOptions& o = out.options;
 
   CTXKIT_ASSIGN_OR_RETURN(auto max_tokens, OptionalInt(req, "max_tokens", ""));
@@ -135,6 +235,9 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   if (target_ratio.has_value()) o.target_ratio = *target_ratio;
   CTXKIT_ASSIGN_OR_RETURN(auto model, GetOptionalString(req, "model", ""));
   if (model.has_value()) o.model = std::string(*model);
+  CTXKIT_ASSIGN_OR_RETURN(auto estimate,
+                          GetOptionalBool(req, "estimate_unknown_model", ""));
+  SetIf(estimate, o.estimate_unknown_model);
   CTXKIT_ASSIGN_OR_RETURN(auto format, GetOptionalString(req, "format", ""));
   if (format.has_value()) {
     StatusOr<ChatFormat> f = ParseChatFormat(*format);
@@ -165,55 +268,13 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   CTXKIT_ASSIGN_OR_RETURN(std::optional<object> opts,
                           GetOptionalObject(req, "options", ""));
   if (opts.has_value()) {
-    const std::string_view c = "options";
-    CTXKIT_ASSIGN_OR_RETURN(auto v1,
-                            GetOptionalBool(*opts, "preserve_tool_results", c));
-    SetIf(v1, o.preserve_tool_results);
-    CTXKIT_ASSIGN_OR_RETURN(auto v2,
-                            GetOptionalBool(*opts, "preserve_schema_info", c));
-    SetIf(v2, o.preserve_schema_info);
-    CTXKIT_ASSIGN_OR_RETURN(auto v3,
-                            GetOptionalBool(*opts, "enable_summarization", c));
-    SetIf(v3, o.enable_summarization);
-    CTXKIT_ASSIGN_OR_RETURN(auto v4,
-                            OptionalInt(*opts, "min_important_messages", c));
-    SetIf(v4, o.min_important_messages);
-    CTXKIT_ASSIGN_OR_RETURN(auto v5,
-                            GetOptionalString(*opts, "token_counter_type", c));
-    if (v5.has_value()) {
-      static constexpr std::string_view kTypes[] = {"generic", "openai",
-                                                    "anthropic", "ollama"};
-      bool known = false;
-      for (std::string_view t : kTypes) known = known || t == *v5;
-      if (!known) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "options.token_counter_type must be one of generic, openai, "
-            "anthropic, ollama (got \"%s\")",
-            *v5));
-      }
-      o.token_counter_type = std::string(*v5);
-    }
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto v6, GetOptionalBool(*opts, "enable_llm_summarization", c));
-    SetIf(v6, o.enable_llm_summarization);
-    CTXKIT_ASSIGN_OR_RETURN(auto v7,
-                            GetOptionalBool(*opts, "enable_caching", c));
-    SetIf(v7, o.enable_caching);
-    CTXKIT_ASSIGN_OR_RETURN(auto v8, OptionalInt(*opts, "cache_ttl_ms", c));
-    SetIf(v8, o.cache_ttl_ms);
-    CTXKIT_ASSIGN_OR_RETURN(auto v9,
-                            GetOptionalBool(*opts, "enable_analytics", c));
-    SetIf(v9, o.enable_analytics);
+    CTXKIT_RETURN_IF_ERROR(ReadOptions(*opts, o));
   }
 
   CTXKIT_ASSIGN_OR_RETURN(std::optional<array> rules,
                           GetOptionalArray(req, "rules", ""));
   if (rules.has_value() && rules->size() > 0) {
-    auto classifier = std::make_shared<Classifier>(Classifier::WithBuiltinRules());
-    const std::string text = simdjson::minify(*rules);
-    Status added = classifier->AddRulesJson(text);
-    if (!added.ok()) return ToAbsl(added);
-    o.classifier = std::move(classifier);
+    out.rules_json = simdjson::minify(*rules);
   }
 
   // Range errors name the request's members, as the options' checks do.
@@ -236,11 +297,20 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   return out;
 }
 
-absl::StatusOr<std::string> ChatCompactResponseJson(
-    const CompactionResult& r) {
+namespace {
+
+void WriteSavedView(JsonWriter& w, const SavedView* view) {
+  if (view == nullptr) return;
+  w.Key("conversation_id").String(view->conversation_id);
+  w.Key("view_version").Uint(view->version);
+}
+
+absl::StatusOr<std::string> WriteChatCompact(const CompactionResult& r,
+                                             const SavedView* view) {
   JsonWriter w;
   w.BeginObject();
   w.Key("schema_version").Int(1);
+  WriteSavedView(w, view);
   w.Key("messages").BeginArray();
   for (const CompactedMessage& m : r.messages) w.TrustedValue(m.json);
   w.EndArray();
@@ -269,14 +339,65 @@ absl::StatusOr<std::string> ChatCompactResponseJson(
   return std::move(w).Finish();
 }
 
-absl::StatusOr<std::string> ResponseJson(const CompactionResult& result,
-                                         const CompactionRequest& request) {
-  if (request.compress_context_response) {
-    StatusOr<std::string> json = CompressContextResponseJson(result);
-    if (!json.ok()) return ToAbsl(json.status());
-    return *std::move(json);
+// Seed 000's compress_context document (CompressContextResponseJson), with
+// the saved view first when there is one.
+absl::StatusOr<std::string> WriteCompressContext(const CompactionResult& r,
+                                                 const SavedView* view) {
+  JsonWriter w;
+  w.BeginObject();
+  WriteSavedView(w, view);
+  w.Key("success").Bool(true);
+  w.Key("original_tokens").Uint(r.original_tokens);
+  w.Key("compressed_tokens").Uint(r.compacted_tokens);
+  w.Key("tokens_saved").Int(r.tokens_saved());
+  w.Key("compression_ratio").Double(r.compression_ratio);
+  w.Key("original_message_count").Uint(r.original_count);
+  w.Key("compressed_message_count").Uint(r.compacted_count);
+  w.Key("strategy").String(CompactionStrategyName(r.strategy));
+  w.Key("compressed_messages").BeginArray();
+  simdjson::dom::parser parser;
+  for (const CompactedMessage& m : r.messages) {
+    CTXKIT_ASSIGN_OR_RETURN(element root,
+                            ParseJson(parser, m.json, "compacted message"));
+    object obj;
+    if (root.get(obj)) {
+      return absl::InternalError("compacted message is not an object");
+    }
+    w.BeginObject();
+    std::string_view role;
+    w.Key("role").String(obj["role"].get(role) ? std::string_view() : role);
+    w.Key("content");
+    element content;
+    if (obj["content"].get(content)) {
+      w.Null();
+    } else if (content.type() == element_type::STRING) {
+      w.String(std::string_view(content));
+    } else {
+      w.TrustedValue(simdjson::minify(content));
+    }
+    w.Key("tokens").Uint(m.tokens);
+    w.Key("is_compressed").Bool(m.is_compressed);
+    w.EndObject();
   }
-  return ChatCompactResponseJson(result);
+  w.EndArray();
+  WriteBudget(w, r);
+  w.EndObject();
+  return std::move(w).Finish();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ChatCompactResponseJson(const CompactionResult& r) {
+  return WriteChatCompact(r, nullptr);
+}
+
+absl::StatusOr<std::string> ResponseJson(const CompactionResult& result,
+                                         const CompactionRequest& request,
+                                         const SavedView* conversation) {
+  if (request.compress_context_response) {
+    return WriteCompressContext(result, conversation);
+  }
+  return WriteChatCompact(result, conversation);
 }
 
 absl::StatusOr<std::string> CompactionInfoJson(const CompactionResult& r) {
@@ -376,7 +497,8 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
     out.tokens = static_cast<size_t>(tokens);
     if (fields.at(2).get(out.is_compressed)) return bad();
     uint64_t source = 0;
-    if (!fields.at(3).get(source)) out.source_index = static_cast<size_t>(source);
+    if (!fields.at(3).get(source))
+      out.source_index = static_cast<size_t>(source);
     if (r.messages_json.size() > 1) r.messages_json += ",";
     r.messages_json += out.json;
     r.messages.push_back(std::move(out));
@@ -465,7 +587,7 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
 
 std::string CacheLookupKey(const ChatHistory& history,
                            const CompactionOptions& o,
-                           std::string_view encoding) {
+                           std::string_view encoding, const Classifier* table) {
   std::string key = absl::StrFormat(
       "ctxkit.compact.v1\nmax_tokens=%d\nrecent_window=%d\nkeep_anchors=%d\n"
       "preserve_tool_results=%d\npreserve_schema_info=%d\n"
@@ -481,9 +603,9 @@ std::string CacheLookupKey(const ChatHistory& history,
       o.target_ratio.has_value() ? absl::StrFormat("%.17g", *o.target_ratio)
                                  : std::string("none"),
       ChatFormatName(history.format), o.explain ? 1 : 0, o.max_summary_tokens);
-  if (o.classifier != nullptr) {
+  if (table != nullptr) {
     key += "rules=";
-    key += o.classifier->RulesJson();
+    key += table->RulesJson();
     key += "\n";
   }
   key += "messages=[";
@@ -509,7 +631,8 @@ absl::StatusOr<std::string> StoredMessagesJson(
       absl::Status s = WriteJsonValue(w, *m.tool_calls, "tool_calls");
       if (!s.ok()) return s;
     }
-    if (m.tool_call_id.has_value()) w.Key("tool_call_id").String(*m.tool_call_id);
+    if (m.tool_call_id.has_value())
+      w.Key("tool_call_id").String(*m.tool_call_id);
     w.EndObject();
   }
   w.EndArray();
@@ -521,47 +644,7 @@ absl::StatusOr<std::string> StoredMessagesJson(
 namespace ctxkit {
 
 StatusOr<std::string> CompressContextResponseJson(const CompactionResult& r) {
-  using internal::JsonWriter;
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("success").Bool(true);
-  w.Key("original_tokens").Uint(r.original_tokens);
-  w.Key("compressed_tokens").Uint(r.compacted_tokens);
-  w.Key("tokens_saved").Int(r.tokens_saved());
-  w.Key("compression_ratio").Double(r.compression_ratio);
-  w.Key("original_message_count").Uint(r.original_count);
-  w.Key("compressed_message_count").Uint(r.compacted_count);
-  w.Key("strategy").String(CompactionStrategyName(r.strategy));
-  w.Key("compressed_messages").BeginArray();
-  simdjson::dom::parser parser;
-  for (const CompactedMessage& m : r.messages) {
-    absl::StatusOr<simdjson::dom::element> root =
-        internal::ParseJson(parser, m.json, "compacted message");
-    if (!root.ok()) return internal::ToPublic(root.status());
-    simdjson::dom::object obj;
-    if (root->get(obj)) {
-      return Status(StatusCode::kInternal, "compacted message is not an object");
-    }
-    w.BeginObject();
-    std::string_view role;
-    w.Key("role").String(obj["role"].get(role) ? std::string_view() : role);
-    w.Key("content");
-    simdjson::dom::element content;
-    if (obj["content"].get(content)) {
-      w.Null();
-    } else if (content.type() == simdjson::dom::element_type::STRING) {
-      w.String(std::string_view(content));
-    } else {
-      w.TrustedValue(simdjson::minify(content));
-    }
-    w.Key("tokens").Uint(m.tokens);
-    w.Key("is_compressed").Bool(m.is_compressed);
-    w.EndObject();
-  }
-  w.EndArray();
-  internal::WriteBudget(w, r);
-  w.EndObject();
-  return internal::ToPublic(std::move(w).Finish());
+  return internal::ToPublic(internal::WriteCompressContext(r, nullptr));
 }
 
 }  // namespace ctxkit

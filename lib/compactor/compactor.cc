@@ -25,7 +25,6 @@
 #include "ctxkit/conversations.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/compactor/compaction_json.h"
-#include "lib/compactor/compactor_access.h"
 #include "lib/compactor/engine.h"
 #include "lib/compactor/plan.h"
 #include "lib/json/json_reader.h"
@@ -133,18 +132,23 @@ const char* DecisionActionName(MessageDecision::Action a) noexcept {
 
 namespace {
 
-// The classifier a compaction uses: the caller's or the built-in one,
+// The classifier a compaction uses: the options' or the Compactor's table,
 // without the "tool_result" and "schema_info" rules when the options say
 // so. Removing a rule recompiles the phrase automaton, so the variants of
-// the built-in table are made once per Compactor.
+// the Compactor's own table are made once per Compactor.
 class ClassifierVariants {
  public:
+  explicit ClassifierVariants(std::shared_ptr<const Classifier> table)
+      : table_(table != nullptr ? std::move(table) : Classifier::Default()) {}
+
+  const std::shared_ptr<const Classifier>& table() const { return table_; }
+
   std::shared_ptr<const Classifier> For(
       const std::shared_ptr<const Classifier>& given, bool tool_results,
       bool schema_info) {
     const bool default_table = given == nullptr;
     const std::shared_ptr<const Classifier> base =
-        default_table ? Classifier::Default() : given;
+        default_table ? table_ : given;
     if (tool_results && schema_info) return base;
     const size_t slot = (tool_results ? 0 : 1) + (schema_info ? 0 : 2) - 1;
     if (default_table) {
@@ -163,6 +167,7 @@ class ClassifierVariants {
   }
 
  private:
+  const std::shared_ptr<const Classifier> table_;
   std::mutex mu_;
   std::shared_ptr<const Classifier> made_[3];
 };
@@ -170,6 +175,8 @@ class ClassifierVariants {
 }  // namespace
 
 struct Compactor::Impl {
+  explicit Impl(CompactorServices s)
+      : services(std::move(s)), variants(services.classifier) {}
   CompactorServices services;
   ClassifierVariants variants;
 };
@@ -186,6 +193,17 @@ absl::StatusOr<CompactionResult> RunCompaction(
                                       : ModelRegistry::Default();
   const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  if (!options.model.empty() && !options.estimate_unknown_model) {
+    // Counting an unknown model with the heuristic would give a result
+    // that looks exact to a caller who only mistyped the name.
+    StatusOr<ModelInfo> known = registry.Find(options.model);
+    if (!known.ok() && known.status().code() == StatusCode::kNotFound) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "model: %s (set estimate_unknown_model to estimate its tokens "
+          "instead)",
+          known.status().message()));
+    }
+  }
   CTXKIT_ASSIGN_OR_RETURN(ChatHistory history,
                           internal::ParseChatHistory(messages, options.format));
   std::string counter_type = options.token_counter_type;
@@ -200,9 +218,14 @@ absl::StatusOr<CompactionResult> RunCompaction(
   count_options.format = choice.format;
   MessageCounter counter(choice.tokenizer, count_options, choice.format);
 
+  // The Compactor's own table is keyed unless it is the built-in one.
+  const Classifier* keyed_table = options.classifier != nullptr
+                                      ? options.classifier.get()
+                                      : services.classifier.get();
   std::string cache_lookup;
   if (options.enable_caching && services.cache != nullptr) {
-    cache_lookup = internal::CacheLookupKey(history, options, choice.encoding);
+    cache_lookup = internal::CacheLookupKey(history, options, choice.encoding,
+                                            keyed_table);
     // A history too large to key is compacted uncached.
     if (cache_lookup.size() > kCacheMaxLookupBytes) cache_lookup.clear();
   }
@@ -232,7 +255,8 @@ absl::StatusOr<CompactionResult> RunCompaction(
   absl::StatusOr<CompactionResult> result = engine.Compact();
   if (!result.ok()) return result;
   absl::StatusOr<std::string> encoded_result;
-  result->encoding = choice.tokenizer != nullptr ? choice.tokenizer->name() : "";
+  result->encoding =
+      choice.tokenizer != nullptr ? choice.tokenizer->name() : "";
   result->method = choice.tokenizer != nullptr ? CountMethod::kTokenizer
                                                : CountMethod::kHeuristic;
 
@@ -262,24 +286,16 @@ absl::StatusOr<CompactionResult> RunCompaction(
         {"compact.tokens_out", static_cast<int64_t>(result->compacted_tokens)},
         {"compact.tokens_saved", result->tokens_saved()},
     };
-    (void)services.analytics->AddCounts(std::span<const AnalyticsCount>(counts));
+    (void)services.analytics->AddCounts(
+        std::span<const AnalyticsCount>(counts));
   }
   return result;
 }
 
 }  // namespace
 
-absl::StatusOr<CompactionResult> internal::CompactorAccess::Compact(
-    const Compactor& compactor, simdjson::dom::array messages,
-    const CompactionOptions& options) {
-  return RunCompaction(compactor.impl_->services, compactor.impl_->variants,
-                       messages, options);
-}
-
 Compactor::Compactor(CompactorServices services)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->services = std::move(services);
-}
+    : impl_(std::make_unique<Impl>(std::move(services))) {}
 
 Compactor::~Compactor() = default;
 
@@ -292,19 +308,86 @@ StatusOr<CompactionResult> Compactor::Compact(
   absl::StatusOr<simdjson::dom::array> messages =
       internal::HistoryMessages(*root);
   if (!messages.ok()) return internal::ToPublic(messages.status());
-  return internal::ToPublic(RunCompaction(impl_->services, impl_->variants, *messages, options));
+  return internal::ToPublic(
+      RunCompaction(impl_->services, impl_->variants, *messages, options));
 }
 
-StatusOr<std::string> Compactor::CompactJson(
-    std::string_view request_json) const {
+namespace {
+
+CompactionBudget BudgetOf(const CompactionResult& r) {
+  CompactionBudget budget;
+  budget.status = r.status;
+  budget.target_tokens = r.target_tokens;
+  budget.compacted_tokens = r.compacted_tokens;
+  budget.over_budget_by = r.over_budget_by;
+  budget.must_keep_cut_tokens = r.must_keep_cut_tokens;
+  return budget;
+}
+
+// The request's rules added to a copy of `table`, as the options'
+// classifier; the options are left alone when there are none.
+absl::Status UseRequestRules(const internal::CompactionRequest& request,
+                             const Classifier& table,
+                             CompactionOptions& options) {
+  if (request.rules_json.empty()) return absl::OkStatus();
+  auto classifier = std::make_shared<Classifier>(table);
+  if (Status added = classifier->AddRulesJson(request.rules_json);
+      !added.ok()) {
+    return internal::ToAbsl(added);
+  }
+  options.classifier = std::move(classifier);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::string> Compactor::CompactJson(std::string_view request_json,
+                                             CompactionBudget* budget) const {
   simdjson::dom::parser parser;
   absl::StatusOr<internal::CompactionRequest> request =
       internal::ParseCompactionRequest(parser, request_json);
   if (!request.ok()) return internal::ToPublic(request.status());
-  absl::StatusOr<CompactionResult> result =
-      RunCompaction(impl_->services, impl_->variants, request->messages, request->options);
+  if (absl::Status s =
+          UseRequestRules(*request, *impl_->variants.table(), request->options);
+      !s.ok()) {
+    return internal::ToPublic(s);
+  }
+  absl::StatusOr<CompactionResult> result = RunCompaction(
+      impl_->services, impl_->variants, request->messages, request->options);
   if (!result.ok()) return internal::ToPublic(result.status());
-  return internal::ToPublic(internal::ResponseJson(*result, *request));
+  absl::StatusOr<std::string> document =
+      internal::ResponseJson(*result, *request);
+  if (!document.ok()) return internal::ToPublic(document.status());
+  if (budget != nullptr) *budget = BudgetOf(*result);
+  return *std::move(document);
+}
+
+StatusOr<std::string> Compactor::CompactConversationJson(
+    ConversationStore& conversations, std::string_view conversation_id,
+    std::string_view options_json, CompactionBudget* budget,
+    uint64_t* version) const {
+  simdjson::dom::parser parser;
+  absl::StatusOr<internal::CompactionRequest> request =
+      internal::ParseCompactionRequest(
+          parser, options_json.empty() ? std::string_view("{}") : options_json,
+          internal::RequestKind::kConversation);
+  if (!request.ok()) return internal::ToPublic(request.status());
+  if (absl::Status s =
+          UseRequestRules(*request, *impl_->variants.table(), request->options);
+      !s.ok()) {
+    return internal::ToPublic(s);
+  }
+  uint64_t saved_version = 0;
+  StatusOr<CompactionResult> result = CompactConversation(
+      conversations, conversation_id, request->options, &saved_version);
+  if (!result.ok()) return result.status();
+  const internal::SavedView view{conversation_id, saved_version};
+  absl::StatusOr<std::string> document =
+      internal::ResponseJson(*result, *request, &view);
+  if (!document.ok()) return internal::ToPublic(document.status());
+  if (budget != nullptr) *budget = BudgetOf(*result);
+  if (version != nullptr) *version = saved_version;
+  return *std::move(document);
 }
 
 StatusOr<CompactionResult> Compactor::CompactConversation(
@@ -325,6 +408,7 @@ StatusOr<CompactionResult> Compactor::CompactConversation(
   if (stored_options.model.empty() &&
       stored_options.token_counter_type.empty()) {
     stored_options.model = detail->conversation.model;
+    stored_options.estimate_unknown_model = true;
   }
   StatusOr<CompactionResult> result = Compact(*history, stored_options);
   if (!result.ok()) return result;

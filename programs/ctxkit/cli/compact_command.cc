@@ -146,6 +146,8 @@ StatusOr<std::string> FlagMembers(const Args& args) {
     add("strategy", JsonQuote(*v));
   }
   if (const std::string* v = args.Value("--model")) add("model", JsonQuote(*v));
+  // The library refuses an unknown model too; --estimate is the explicit ask.
+  if (args.Has(kEstimateFlag.name)) add("estimate_unknown_model", "true");
   if (const std::string* v = args.Value("--format")) {
     add("format", JsonQuote(*v));
   }

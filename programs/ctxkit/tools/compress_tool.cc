@@ -2,11 +2,11 @@
 // /api/chat/compact as a tool), both the library's Compactor.
 //
 // compress_context compacts a stored conversation
-// (Compactor::CompactConversation): the stored messages stay as they are and
-// the result is saved beside them as a compacted view (its version is in
+// (Compactor::CompactConversationJson): the stored messages stay as they are
+// and the result is saved beside them as a compacted view (its version is in
 // the answer), so compressing never loses history. The document is the
-// library's CompressContextResponseJson (seed 000's shape) plus the
-// conversation id and view version.
+// library's, in seed 000's shape with the conversation id and view version,
+// as the C ABI's ctxkit_compact_conversation writes it.
 //
 // compact_chat passes its arguments, which are seed 001's request body,
 // to Compactor::CompactJson and answers with its response document, exactly
@@ -112,43 +112,37 @@ ToolOutput CompressContext(simdjson::dom::object args,
   if (!id.has_value()) {
     return ToolValidationError("conversation_id", "Required");
   }
-  CompactionOptions options;
-  if (auto strategy = StringArg(args, "strategy")) {
-    auto parsed = ParseCompactionStrategy(*strategy);
-    if (!parsed.ok()) {
-      return ToolValidationError("strategy", parsed.status().message());
+  // The schema admits only these members, with the library's names; seed
+  // 000's defaults differ from the library's for two of them.
+  std::string options = R"({"response":"compress_context")";
+  for (const std::string_view key :
+       {"strategy", "target_ratio", "preserve_recent", "max_tokens"}) {
+    simdjson::dom::element value;
+    if (args[key].get(value) == simdjson::SUCCESS) {
+      options += ",\"" + std::string(key) + "\":" + simdjson::minify(value);
     }
-    options.strategy = *parsed;
   }
-  options.target_ratio = NumberArg(args, "target_ratio").value_or(0.5);
-  options.recent_window = IntArg(args, "preserve_recent").value_or(5);
-  if (auto max_tokens = IntArg(args, "max_tokens")) {
-    options.max_tokens = *max_tokens;
-  }
+  if (args["target_ratio"].error()) options += R"(,"target_ratio":0.5)";
+  if (args["preserve_recent"].error()) options += R"(,"preserve_recent":5)";
+  options += '}';
   if (ctx.Cancelled()) return ToolOutput{};
   uint64_t version = 0;
-  auto result = ctx.services().compactor->CompactConversation(
-      *ctx.services().conversations, *id, options, &version);
-  if (!result.ok()) {
-    const Status& status = result.status();
+  auto document = ctx.services().compactor->CompactConversationJson(
+      *ctx.services().conversations, *id, options, nullptr, &version);
+  if (!document.ok()) {
+    const Status& status = document.status();
     // "conversation <id> has no messages to compact"
     if (status.code() == StatusCode::kInvalidArgument &&
         status.message().rfind("conversation ", 0) == 0) {
       return ToolValidationError("conversation_id", status.message());
     }
     return LibraryError(status, "Conversation",
-                        {"conversation_id", "target_ratio", "preserve_recent",
-                         "max_tokens"});
+                        {"conversation_id", "strategy", "target_ratio",
+                         "preserve_recent", "max_tokens"});
   }
-  auto document = CompressContextResponseJson(*result);
-  if (!document.ok()) return ToolStatusError(document.status(), "Conversation");
-  ctx.Log(mcp::LogLevel::kInfo,
-          "compressed conversation " + std::string(*id) + " into view " +
-              std::to_string(version));
-  return Success(program::AppendMembers(
-      program::MinifyJson(*document),
-      "\"conversation_id\":" + program::JsonQuote(*id) +
-          ",\"view_version\":" + std::to_string(version)));
+  ctx.Log(mcp::LogLevel::kInfo, "compressed conversation " + std::string(*id) +
+                                    " into view " + std::to_string(version));
+  return Success(*std::move(document));
 }
 
 // ---- compact_chat ----
@@ -196,6 +190,7 @@ constexpr std::string_view kCompactInputSchema = R"({
     "preserve_recent": {"type": "integer", "minimum": 0, "maximum": 2147483648, "description": "Seed 000's name for recent_window."},
     "explain": {"type": "boolean", "default": false, "description": "Add each message's tier, rule and fate (decisions)."},
     "max_summary_tokens": {"type": "integer", "minimum": 16, "maximum": 1048576, "default": 65536},
+    "estimate_unknown_model": {"type": "boolean", "default": false, "description": "Estimate the tokens of a model the registry does not know instead of refusing it."},
     "rules": {"type": "array", "items": {"type": "object"}, "description": "Extra classification rules, tried before the built-in ones."}
   },
   "required": ["messages"],
@@ -261,11 +256,11 @@ ToolOutput CompactChat(simdjson::dom::object args, mcp::RequestContext& ctx) {
   // The arguments are the request body (the schema admits nothing else).
   auto response = ctx.services().compactor->CompactJson(simdjson::minify(args));
   if (!response.ok()) {
-    return LibraryError(response.status(), "Conversation",
-                        {"messages", "max_tokens", "recent_window",
-                         "keep_anchors", "options", "model", "format",
-                         "strategy", "target_ratio", "preserve_recent",
-                         "explain", "max_summary_tokens", "rules"});
+    return LibraryError(
+        response.status(), "Conversation",
+        {"messages", "max_tokens", "recent_window", "keep_anchors", "options",
+         "model", "format", "strategy", "target_ratio", "preserve_recent",
+         "explain", "max_summary_tokens", "rules", "estimate_unknown_model"});
   }
   return Success(*std::move(response));
 }

@@ -306,6 +306,7 @@ function main() {
   console.log();
 
   const peerResults = new Map();  // `${peer}/${enc}/${input}`
+  const sameIds = new Map();  // `${peer}/${enc}/${input}` -> ids equal to ctxkit's
   const problems = [];
   for (const encoding of encodings) {
     for (const input of inputs) {
@@ -322,6 +323,7 @@ function main() {
         if (!ckIds || !r.has_ids) continue;
         const peerIds = readIds(idsFile);
         const at = firstDifference(ckIds, peerIds);
+        sameIds.set(`${peer}/${key}`, at < 0);
         if (r.count_tokens !== undefined && r.count_tokens !== r.tokens) {
           problems.push(`NOTE ${peer} ${key}: countTokens ${r.count_tokens} != encode length ${r.tokens}`);
         }
@@ -358,6 +360,9 @@ function main() {
     const header = ['input', 'bytes', 'tokens', 'ctxkit'];
     for (const p of peers) header.push(p);
     for (const p of peers) header.push(`/${p}`);
+    // Whether each peer's ids were ctxkit's, id for id ('-': the peer gave
+    // none, e.g. it timed out).
+    for (const p of peers) header.push(`ids = ${p}`);
     const rows = [];
     for (const input of inputs) {
       const key = `${encoding}/${input.input}`;
@@ -365,6 +370,10 @@ function main() {
       const row = [input.input, input.bytes, ck.tokens ?? '-', ck.status === 'ok' ? fmt(ck.encode_mb_s) : (ck.status ?? 'missing')];
       for (const p of peers) row.push(peerCell(p, key, 'encode_mb_s'));
       for (const p of peers) row.push(ratioCell(ck.encode_mb_s, p, key, 'encode_mb_s', input.bytes));
+      for (const p of peers) {
+        const same = sameIds.get(`${p}/${key}`);
+        row.push(same === undefined ? '-' : same ? 'yes' : 'NO');
+      }
       rows.push(row);
     }
     table(header, rows);

@@ -15,6 +15,18 @@
 // tiktoken_file_kb (the size of OpenAI's .tiktoken file for the encoding,
 // for comparison) and rss_per_tiktoken (rss_kb / tiktoken_file_kb).
 //
+// Truncate/<encoding>/100_of_16MiB: Tokenizer::Truncate of 16 MiB of text
+// (the english input repeated) to 100 tokens, which must cost the 100
+// tokens and a pass over the bytes (UTF-8 and special-token checks), not
+// the tokenizing of all of it.
+//
+// Each of these runs 5 times unless --benchmark_repetitions says otherwise,
+// and shows only the statistics over the runs (--benchmark_display_
+// aggregates_only=false shows every run): _mean, _median, _stddev, _cv, and
+// _min and _max. The best run is _min's time and _max's bytes_per_second;
+// the median is the figure to compare, since a shared machine makes the
+// best run a matter of luck.
+//
 // When linked with ctxkit_testing (built with CTXKIT_BUILD_TESTS), the two
 // parts of that first use, in a loop in this process (the vocabulary's pages
 // already resident):
@@ -27,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -306,6 +319,41 @@ void BM_BuildEncoding(benchmark::State& state, const char* encoding) {
 }
 #endif
 
+void BM_Truncate(benchmark::State& state, const char* encoding,
+                 const BenchInput* input) {
+  const std::shared_ptr<const Tokenizer> tok = Load(encoding);
+  std::string text;
+  text.reserve(size_t{16} << 20);
+  while (text.size() + input->text.size() <= (size_t{16} << 20)) {
+    text += input->text;
+  }
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto cut = tok->Truncate(text, 100);
+    if (!cut.ok()) {
+      state.SkipWithError(cut.status().ToString().c_str());
+      return;
+    }
+    bytes = cut->text.size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["input_bytes"] = static_cast<double>(text.size());
+  state.counters["kept_bytes"] = static_cast<double>(bytes);
+}
+
+double Min(const std::vector<double>& v) {
+  return *std::min_element(v.begin(), v.end());
+}
+double Max(const std::vector<double>& v) {
+  return *std::max_element(v.begin(), v.end());
+}
+
+// The statistics every throughput benchmark reports over its runs.
+benchmark::internal::Benchmark* WithStatistics(
+    benchmark::internal::Benchmark* b) {
+  return b->ComputeStatistics("min", Min)->ComputeStatistics("max", Max);
+}
+
 void RegisterAll() {
   const ctxkit::bench::InputSet& set = ctxkit::bench::SharedInputs();
   std::string skipped;
@@ -351,19 +399,40 @@ void RegisterAll() {
   }
   for (const char* enc : kEncodings) {
     for (const BenchInput& in : set.inputs) {
-      benchmark::RegisterBenchmark(
-          (std::string("Count/") + enc + "/" + in.name).c_str(), BM_Count, enc,
-          &in)
+      WithStatistics(benchmark::RegisterBenchmark(
+                         (std::string("Count/") + enc + "/" + in.name).c_str(),
+                         BM_Count, enc, &in))
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(
+      WithStatistics(benchmark::RegisterBenchmark(
           (std::string("EncodeInto/") + enc + "/" + in.name).c_str(),
-          BM_EncodeInto, enc, &in);
-      benchmark::RegisterBenchmark(
-          (std::string("Encode/") + enc + "/" + in.name).c_str(), BM_Encode,
-          enc, &in)
+          BM_EncodeInto, enc, &in));
+      WithStatistics(benchmark::RegisterBenchmark(
+                         (std::string("Encode/") + enc + "/" + in.name).c_str(),
+                         BM_Encode, enc, &in))
           ->Unit(benchmark::kMillisecond);
     }
   }
+  for (const BenchInput& in : set.inputs) {
+    if (in.name != "english") continue;
+    for (const char* enc : kEncodings) {
+      WithStatistics(
+          benchmark::RegisterBenchmark(
+              (std::string("Truncate/") + enc + "/100_of_16MiB").c_str(),
+              BM_Truncate, enc, &in))
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+// Google Benchmark's flags, with this program's defaults in front so that
+// the command line overrides them: 5 runs each, only their statistics shown.
+std::vector<char*> WithDefaultFlags(int argc, char** argv) {
+  static char repetitions[] = "--benchmark_repetitions=5";
+  static char aggregates[] = "--benchmark_display_aggregates_only=true";
+  std::vector<char*> args = {argv[0], repetitions, aggregates};
+  args.insert(args.end(), argv + 1, argv + argc);
+  args.push_back(nullptr);
+  return args;
 }
 
 }  // namespace
@@ -373,8 +442,10 @@ int main(int argc, char** argv) {
       std::string_view(argv[1]).substr(0, kChildFlag.size()) == kChildFlag) {
     return FirstUseChild(std::string_view(argv[1]).substr(kChildFlag.size()));
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::vector<char*> args = WithDefaultFlags(argc, argv);
+  int args_count = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&args_count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return 1;
   RegisterAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -373,6 +373,429 @@ void AddPathological(size_t n, InputSet* set) {
   }
 }
 
+// The long runs of whitespace or punctuation that byte-pair merging finds
+// hardest (issue 13, item 15): each is one pre-token, or a few, of about
+// `n` bytes.
+void AddMixedRuns(size_t n, InputSet* set) {
+  const std::string size = SizeText(n);
+  auto repeat = [n](std::string_view unit) {
+    std::string out;
+    out.reserve(n);
+    while (out.size() + unit.size() <= n) out.append(unit);
+    return out;
+  };
+  set->inputs.push_back({"crlf_blank",
+                         size + " of \"\\r\\n\": blank lines "
+                                "ended the Windows way",
+                         repeat("\r\n"), true});
+  set->inputs.push_back(
+      {"dash_equals", size + " of \"-=\" repeated", repeat("-="), true});
+  set->inputs.push_back({"cjk_repeat",
+                         size + " of U+7684 (\xE7\x9A\x84) "
+                                "repeated",
+                         repeat("\xE7\x9A\x84"), true});
+  {
+    // Indentation, blank lines with trailing blanks and both line ends, as
+    // in the whitespace between paragraphs of messy text, with nothing else.
+    SplitMix64 rng(0x5eed0004);
+    std::string ws;
+    ws.reserve(n + 16);
+    while (ws.size() < n) {
+      switch (rng.Next() % 6) {
+        case 0:
+          ws.append(rng.Range(1, 12), ' ');
+          break;
+        case 1:
+          ws.append(rng.Range(1, 3), '\t');
+          break;
+        case 2:
+          ws.append("\r\n");
+          break;
+        default:
+          ws.append(rng.Range(1, 2), '\n');
+      }
+    }
+    ws.resize(n);
+    set->inputs.push_back(
+        {"whitespace_mix",
+         size + " of runs of spaces (1-12), tabs (1-3), \"\\n\" (1-2) and "
+                "\"\\r\\n\" from SplitMix64 seed 0x5eed0004",
+         std::move(ws), true});
+  }
+  {
+    static constexpr std::string_view kPunctuation =
+        "-=*#~_.:;!?/+()[]{}&%$@^`'\",\\>";
+    SplitMix64 rng(0x5eed0005);
+    std::string p(n, '-');
+    for (char& c : p) c = kPunctuation[rng.Next() % kPunctuation.size()];
+    set->inputs.push_back({"punct_mix",
+                           size + " of ASCII punctuation (" +
+                               std::string(kPunctuation) +
+                               ") from SplitMix64 seed 0x5eed0005",
+                           std::move(p), true});
+  }
+}
+
+// Words for GeneratedProse, written for this file.
+constexpr std::string_view kProseWords[] = {
+    "the",      "a",        "of",       "to",        "and",       "in",
+    "is",       "that",     "for",      "it",        "with",      "as",
+    "was",      "on",       "be",       "by",        "this",      "are",
+    "from",     "at",       "or",       "an",        "which",     "not",
+    "but",      "have",     "has",      "had",       "they",      "their",
+    "we",       "our",      "you",      "your",      "when",      "where",
+    "there",    "then",     "than",     "more",      "most",      "some",
+    "each",     "every",    "after",    "before",    "between",   "through",
+    "under",    "over",     "context",  "window",    "budget",    "message",
+    "summary",  "history",  "agent",    "request",   "response",  "token",
+    "tokens",   "model",    "server",   "client",    "record",    "store",
+    "cache",    "value",    "index",    "version",   "function",  "argument",
+    "result",   "error",    "warning",  "file",      "directory", "path",
+    "line",     "column",   "table",    "query",     "answer",    "question",
+    "reason",   "decision", "plan",     "step",      "change",    "test",
+    "build",    "release",  "branch",   "commit",    "review",    "morning",
+    "river",    "mountain", "garden",   "letter",    "journey",   "village",
+    "harbour",  "winter",   "summer",   "quickly",   "slowly",    "carefully",
+    "together", "almost",   "always",   "never",     "often",     "rarely",
+    "perhaps",  "large",    "small",    "older",     "newer",     "careful",
+    "simple",   "complex",  "quiet",    "bright",    "distant",   "keeps",
+    "drops",    "reads",    "writes",   "counts",    "returns",   "describes",
+    "explains", "follows",  "measures", "remembers", "forgets",   "compares",
+    "opens",    "closes",   "isn't",    "doesn't",   "we'll",     "it's",
+    "they're",  "Monday",   "October",  "Paris",     "Alice",     "Bob",
+    "1998",     "42",       "3.14",     "2,500",     "7%",
+};
+
+// `rng`'s sentence of English words: capitalized, sometimes with a comma,
+// ended by one of . ? ! or :.
+std::string Sentence(SplitMix64& rng) {
+  const size_t words = rng.Range(4, 18);
+  std::string s;
+  for (size_t i = 0; i < words; ++i) {
+    std::string w(kProseWords[rng.Next() % std::size(kProseWords)]);
+    if (i == 0 && w[0] >= 'a' && w[0] <= 'z')
+      w[0] = static_cast<char>(w[0] - 32);
+    if (i > 0) s += rng.Percent(8) ? ", " : " ";
+    if (rng.Percent(3)) w = "\"" + w + "\"";
+    if (rng.Percent(2)) w = "(" + w + ")";
+    s += w;
+  }
+  static constexpr char kEnds[] = {'.', '.', '.', '.', '?', '!', ':'};
+  s += kEnds[rng.Next() % std::size(kEnds)];
+  return s;
+}
+
+// Sentences filled into lines of at most `width` columns, each line
+// starting with `indent` (and `first` on the first line).
+void Paragraph(SplitMix64& rng, std::string_view first, std::string_view indent,
+               size_t sentences, size_t width, std::string_view eol,
+               std::string* out) {
+  std::string line(first);
+  size_t column = 0;
+  for (char c : first) column += c == '\t' ? 8 : 1;
+  const size_t indent_columns = [&] {
+    size_t k = 0;
+    for (char c : indent) k += c == '\t' ? 8 : 1;
+    return k;
+  }();
+  bool empty = true;
+  for (size_t s = 0; s < sentences; ++s) {
+    const std::string sentence = Sentence(rng);
+    size_t start = 0;
+    while (start < sentence.size()) {
+      size_t end = sentence.find(' ', start);
+      if (end == std::string::npos) end = sentence.size();
+      const std::string_view word(sentence.data() + start, end - start);
+      if (!empty && column + 1 + word.size() > width) {
+        *out += line;
+        *out += eol;
+        line.assign(indent);
+        column = indent_columns;
+        empty = true;
+      }
+      if (!empty) {
+        // Two spaces after a sentence, as some writers type.
+        const bool two = start == 0 && rng.Percent(30);
+        line += two ? "  " : " ";
+        column += two ? 2 : 1;
+      }
+      line += word;
+      column += word.size();
+      empty = false;
+      start = end + 1;
+    }
+  }
+  *out += line;
+  *out += eol;
+}
+
+// Varied English-like prose with the indentation and blank lines of real
+// documents: headings, wrapped paragraphs, quotations indented with a tab
+// or spaces, nested lists, code blocks indented with spaces or tabs,
+// tab-separated tables, blank lines holding stray blanks, and sections with
+// Windows line ends. Generated from `seed` (no text is copied), about
+// `bytes` long.
+std::string GeneratedProse(size_t bytes, uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::string out;
+  out.reserve(bytes + 4096);
+  size_t section = 0;
+  while (out.size() < bytes) {
+    const std::string_view eol = rng.Percent(15) ? "\r\n" : "\n";
+    ++section;
+    out += "## " + std::to_string(section) + ". " + Sentence(rng);
+    out.pop_back();
+    out += eol;
+    out += eol;
+    const size_t blocks = rng.Range(4, 10);
+    for (size_t b = 0; b < blocks; ++b) {
+      switch (rng.Next() % 8) {
+        case 0:
+        case 1:
+        case 2:  // a paragraph, sometimes with a first-line indent
+          Paragraph(rng, rng.Percent(20) ? "\t" : "", "", rng.Range(2, 7),
+                    rng.Range(60, 80), eol, &out);
+          break;
+        case 3: {  // a quotation
+          const std::string indent = rng.Percent(50) ? "\t" : "    ";
+          Paragraph(rng, indent, indent, rng.Range(1, 4), 72, eol, &out);
+          break;
+        }
+        case 4: {  // a list, nested
+          const size_t items = rng.Range(2, 7);
+          for (size_t i = 0; i < items; ++i) {
+            const size_t depth = rng.Range(0, 2);
+            const bool tabs = rng.Percent(25);
+            const std::string indent =
+                tabs ? std::string(depth, '\t') : std::string(2 * depth, ' ');
+            const std::string bullet =
+                rng.Percent(30) ? std::to_string(i + 1) + ". "
+                                : std::string(depth % 2 ? "* " : "- ");
+            Paragraph(rng, indent + bullet, indent + "  ", rng.Range(1, 2), 76,
+                      eol, &out);
+          }
+          break;
+        }
+        case 5: {  // a code block
+          const bool tabs = rng.Percent(40);
+          const size_t lines = rng.Range(3, 14);
+          size_t depth = 1;
+          for (size_t i = 0; i < lines; ++i) {
+            const std::string indent =
+                tabs ? std::string(depth, '\t') : std::string(4 * depth, ' ');
+            const std::string_view a =
+                kProseWords[rng.Next() % std::size(kProseWords)];
+            const std::string_view f =
+                kProseWords[50 + rng.Next() % 50];  // the technical words
+            switch (rng.Next() % 4) {
+              case 0:
+                out += indent + "if (" + std::string(f) + "_count > " +
+                       std::to_string(rng.Range(0, 999)) + ") {" +
+                       std::string(eol);
+                ++depth;
+                break;
+              case 1:
+                out += indent + std::string(f) + " = " + std::string(f) + "." +
+                       std::string(a) + "(" + std::string(f) + ")" +
+                       std::string(eol);
+                break;
+              case 2:
+                out += indent + "# " + Sentence(rng) + std::string(eol);
+                break;
+              default:
+                if (depth > 1) {
+                  --depth;
+                  out += std::string(tabs ? std::string(depth, '\t')
+                                          : std::string(4 * depth, ' ')) +
+                         "}" + std::string(eol);
+                } else {
+                  out += indent + "return " + std::string(f) + ";" +
+                         std::string(eol);
+                }
+            }
+            // A blank line inside the block, sometimes keeping its indent.
+            if (rng.Percent(15)) {
+              out +=
+                  (rng.Percent(50) ? indent : std::string()) + std::string(eol);
+            }
+          }
+          break;
+        }
+        case 6: {  // a table with tab-separated columns
+          const size_t rows = rng.Range(2, 6);
+          for (size_t r = 0; r < rows; ++r) {
+            const size_t columns = rng.Range(2, 4);
+            for (size_t c = 0; c < columns; ++c) {
+              if (c > 0) out += rng.Percent(30) ? "\t\t" : "\t";
+              out += kProseWords[rng.Next() % std::size(kProseWords)];
+            }
+            out += eol;
+          }
+          break;
+        }
+        default:  // a short line with trailing blanks
+          out += Sentence(rng) + std::string(rng.Range(1, 6), ' ');
+          out += eol;
+      }
+      // Blank lines between blocks, sometimes holding stray blanks.
+      const size_t blank = rng.Range(1, 3);
+      for (size_t k = 0; k < blank; ++k) {
+        if (rng.Percent(20)) out += rng.Percent(50) ? "  " : "\t";
+        out += eol;
+      }
+    }
+  }
+  return out;
+}
+
+void AddGeneratedProse(InputSet* set) {
+  set->inputs.push_back(
+      {"prose_indented",
+       "1 MiB of generated English-like prose (bench/tokenizer_inputs.cc, "
+       "SplitMix64 seed 0x5eed0006): wrapped paragraphs, tab- and "
+       "space-indented quotations, nested lists and code blocks, "
+       "tab-separated tables, blank lines with stray blanks, some CRLF "
+       "sections",
+       GeneratedProse(kMiB, 0x5eed0006), false});
+}
+
+// Appends the decoded JSON string starting after the quote at `i` in
+// `json`; returns the index after its closing quote (json.size() if there
+// is none). \uXXXX escapes, surrogate pairs included, become UTF-8.
+size_t DecodeJsonString(std::string_view json, size_t i, std::string* out) {
+  auto hex4 = [&](size_t at, uint32_t* v) {
+    if (at + 4 > json.size()) return false;
+    *v = 0;
+    for (size_t k = at; k < at + 4; ++k) {
+      const char c = json[k];
+      *v <<= 4;
+      if (c >= '0' && c <= '9') {
+        *v |= static_cast<uint32_t>(c - '0');
+      } else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') {
+        *v |= static_cast<uint32_t>((c | 0x20) - 'a' + 10);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto put = [&](uint32_t cp) {
+    if (cp < 0x80) {
+      out->push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  };
+  while (i < json.size() && json[i] != '"') {
+    if (json[i] != '\\' || i + 1 >= json.size()) {
+      out->push_back(json[i++]);
+      continue;
+    }
+    const char e = json[i + 1];
+    i += 2;
+    switch (e) {
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'u': {
+        uint32_t cp = 0;
+        if (!hex4(i, &cp)) break;
+        i += 4;
+        uint32_t low = 0;
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= json.size() &&
+            json[i] == '\\' && json[i + 1] == 'u' && hex4(i + 2, &low) &&
+            low >= 0xDC00 && low < 0xE000) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          i += 6;
+        }
+        put(cp >= 0xD800 && cp < 0xE000 ? 0xFFFD : cp);
+        break;
+      }
+      default:
+        out->push_back(e);
+    }
+  }
+  return std::min(json.size(), i + 1);
+}
+
+// Real agent text: the JSON string values of at least 64 bytes in the
+// SWE-agent trajectories of the shared data directory (tool output with
+// indented code, diffs, the model's reasoning), decoded, each once, up to
+// 2 MiB. Read at run time, never committed.
+void AddAgentTrajectories(InputSet* set) {
+#ifdef CTXKIT_BENCH_SHARED_DATA_DIR
+  const fs::path dir = fs::path(CTXKIT_BENCH_SHARED_DATA_DIR) / "swe-agent";
+#else
+  const fs::path dir;
+#endif
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) {
+    set->skipped.push_back(
+        "agent_traj: no swe-agent directory in the shared data directory "
+        "(CTXKIT_SHARED_DATA_DIR)");
+    return;
+  }
+  const std::vector<fs::path> files =
+      ListFiles(dir, /*recursive=*/false,
+                [](const fs::path& p) { return HasExtension(p, {".traj"}); });
+  std::string text;
+  std::vector<uint64_t> seen;
+  size_t used = 0;
+  for (const fs::path& f : files) {
+    if (text.size() >= 2 * kMiB) break;
+    std::optional<std::string> json = ReadFile(f);
+    if (!json) continue;
+    ++used;
+    for (size_t i = json->find('"'); i != std::string::npos;) {
+      std::string value;
+      const size_t end = DecodeJsonString(*json, i + 1, &value);
+      // Keys and short values are JSON structure, not text.
+      if (value.size() >= 64 && Acceptable(value)) {
+        uint64_t h = 0xcbf29ce484222325ULL;
+        for (unsigned char c : value) h = (h ^ c) * 0x100000001b3ULL;
+        if (std::find(seen.begin(), seen.end(), h) == seen.end()) {
+          seen.push_back(h);
+          AppendText(value, &text);
+        }
+      }
+      // Between two strings there is only JSON structure, never a quote.
+      i = end < json->size() ? json->find('"', end) : std::string::npos;
+    }
+  }
+  if (text.empty()) {
+    set->skipped.push_back("agent_traj: no text in " + dir.string());
+    return;
+  }
+  set->inputs.push_back(
+      {"agent_traj",
+       "the decoded JSON strings of 64 B or more, each once, of " +
+           std::to_string(used) + " SWE-agent trajectories in " + dir.string() +
+           " (MIT licence, read at run time)",
+       std::move(text), false});
+}
+
 }  // namespace
 
 bool IsValidUtf8(std::string_view text) {
@@ -419,7 +842,10 @@ InputSet BuildInputs(size_t pathological_bytes) {
   AddCHeaders(&set);
   AddPython(&set);
   AddCjk(&set);
+  AddGeneratedProse(&set);
+  AddAgentTrajectories(&set);
   AddPathological(pathological_bytes, &set);
+  AddMixedRuns(pathological_bytes, &set);
   return set;
 }
 

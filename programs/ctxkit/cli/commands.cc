@@ -105,10 +105,10 @@ const Program& CtxkitProgram() {
           .summary = "show the cache's statistics",
           .flags = {&kCacheTopFlag, &kDbFlag},
           .description =
-              "Prints seed 000's cache-stats document: overview (entries,\n"
-              "hits, misses, hit rate, tokens saved), performance, top\n"
-              "entries, figures by prefix and by model, lifetime counters and\n"
-              "recommendations.\n"
+              "Prints the MCP Token Optimizer's cache-stats document:\n"
+              "overview (entries, hits, misses, hit rate, tokens saved),\n"
+              "performance, top entries, figures by prefix and by model,\n"
+              "lifetime counters and recommendations.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunCacheStats,
       },
@@ -133,31 +133,30 @@ const Program& CtxkitProgram() {
           .description =
               "Reads a chat history from FILE (standard input for -): an\n"
               "array of messages in OpenAI, Anthropic or plain {role,\n"
-              "content} format, or a whole request object as seed 001's\n"
-              "POST /api/chat/compact takes it ({\"messages\",\n"
+              "content} format, or a whole request object as the pgEdge\n"
+              "agent's POST /api/chat/compact takes it ({\"messages\",\n"
               "\"max_tokens\",\"options\":{...},...}). Flags override the\n"
-              "request's members of the same name. Keeps what matters\n"
-              "(system prompts, the task, corrections, errors, recent\n"
-              "messages), summarizes or drops the rest, never separates a\n"
-              "tool call from its result, and prints the response on one\n"
-              "line: {\"messages\",\"summary\",\"token_estimate\",\n"
+              "request's members of the same name. Keeps what matters (system\n"
+              "prompts, the task, corrections, errors, recent messages),\n"
+              "summarizes or drops the rest, never separates a tool call from\n"
+              "its result, and prints the response on one line:\n"
+              "{\"messages\",\"summary\",\"token_estimate\",\n"
               "\"compaction_info\",\"budget\",...}, the messages in the\n"
-              "input's format. Token counts are exact, with the tokenizer\n"
-              "of --model, else of the request's token_counter_type (the\n"
+              "input's format. Token counts are exact, with the tokenizer of\n"
+              "--model, else of the request's token_counter_type (the\n"
               "response's \"encoding\" names it). An unknown --model is a\n"
-              "usage error naming the closest known ones; with --estimate\n"
-              "its tokens are estimated instead (\"counting\":\"estimate\").\n"
-              "--rules FILE (a JSON array of rules, see\n"
-              "ctxkit/classifier.h) replaces the request's \"rules\".\n"
-              "--explain adds \"decisions\": each input message's tier, the\n"
-              "rule that chose it, and what happened to it and why. Uses no\n"
-              "store.\n"
+              "usage error naming the closest known ones; with --estimate its\n"
+              "tokens are estimated instead (\"counting\":\"estimate\").\n"
+              "--rules FILE (a JSON array of rules, see ctxkit/classifier.h)\n"
+              "replaces the request's \"rules\". --explain adds\n"
+              "\"decisions\": each input message's tier, the rule that chose\n"
+              "it, and what happened to it and why. Uses no store.\n"
               "\n"
               "Exit status: 0 when the result fits the budget; 3 when it\n"
               "cannot (the messages that must be kept do not fit even\n"
-              "truncated): the best-effort result is printed and stderr\n"
-              "says by how much (ctxkit: OUT_OF_RANGE: budget: ...); 1 for\n"
-              "bad input, an INVALID_ARGUMENT naming the field, e.g.\n"
+              "truncated): the best-effort result is printed and stderr says\n"
+              "by how much (ctxkit: OUT_OF_RANGE: budget: ...); 1 for bad\n"
+              "input, an INVALID_ARGUMENT naming the field, e.g.\n"
               "messages[3].role; 2 for a usage error, such as a flag value\n"
               "out of its range or an unknown --model.\n",
           .handler = RunCompact,
@@ -252,10 +251,11 @@ const Program& CtxkitProgram() {
           .max_args = 1,
           .flags = {&kTimelinePointsFlag, &kDbFlag},
           .description =
-              "With ID: seed 000's token-stats of that conversation (totals,\n"
-              "timeline, context-window status) and its optimization tips.\n"
-              "Without: the store-wide totals by model and by day, and\n"
-              "general tips. 'ctxkit stats' adds the cache and references.\n"
+              "With ID: the MCP Token Optimizer's token-stats of that\n"
+              "conversation (totals, timeline, context-window status) and its\n"
+              "optimization tips. Without: the store-wide totals by model and\n"
+              "by day, and general tips. 'ctxkit stats' adds the cache and\n"
+              "references.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunConvStats,
       },
@@ -355,26 +355,6 @@ const Program& CtxkitProgram() {
           .handler = RunEncodings,
       },
       {
-          .name = "mcp",
-          .summary = "serve the tools over MCP on standard input and output",
-          .flags = {&kDbFlag, &kConfigFlag, &kPrintConfigFlag},
-          .description =
-              "A Model Context Protocol server: one JSON-RPC message per\n"
-              "line on standard input, one per line on standard output, logs\n"
-              "on standard error. Tools: manage_conversation,\n"
-              "compress_context, count_tokens, smart_cache,\n"
-              "track_references, optimize_query (seed 000) and compact_chat\n"
-              "(seed 001); five resources with templates and three prompts.\n"
-              "Ends at end of input (answering what it read) or on SIGTERM\n"
-              "(finishing the message being written).\n"
-              "\n"
-              "Configuration, later sources winning: defaults, --config\n"
-              "(a JSON object, or @FILE), environment (CTXKIT_DB,\n"
-              "CTXKIT_PAGE_SIZE, ...), flags. --print-config prints the\n"
-              "result as JSON and exits.\n",
-          .handler = RunMcp,
-      },
-      {
           .name = "man",
           .summary = "print the manual page (troff)",
           .description =
@@ -382,6 +362,26 @@ const Program& CtxkitProgram() {
               "Read it with 'ctxkit man | man -l -', or install it as\n"
               "/usr/local/share/man/man1/ctxkit.1.\n",
           .handler = RunMan,
+      },
+      {
+          .name = "mcp",
+          .summary = "serve the tools over MCP on standard input and output",
+          .flags = {&kDbFlag, &kConfigFlag, &kPrintConfigFlag},
+          .description =
+              "A Model Context Protocol server: one JSON-RPC message per line\n"
+              "on standard input, one per line on standard output, logs on\n"
+              "standard error. Tools: manage_conversation, compress_context,\n"
+              "count_tokens, smart_cache, track_references, optimize_query\n"
+              "(the MCP Token Optimizer) and compact_chat (the pgEdge agent);\n"
+              "five resources with templates and three prompts. Ends at end\n"
+              "of input (answering what it read) or on SIGTERM (finishing the\n"
+              "message being written).\n"
+              "\n"
+              "Configuration, later sources winning: defaults, --config (a\n"
+              "JSON object, or @FILE), environment (CTXKIT_DB,\n"
+              "CTXKIT_PAGE_SIZE, ...), flags. --print-config prints the\n"
+              "result as JSON and exits.\n",
+          .handler = RunMcp,
       },
       {
           .name = "optimize",
@@ -392,11 +392,11 @@ const Program& CtxkitProgram() {
                     &kEstimateFlag, &kMaxTokensFlag, &kContextFlag},
           .description =
               "Finds filler words, hedges, redundant phrases and politeness\n"
-              "padding in QUERY (or the file of --file, or standard input\n"
-              "for -) and rewrites it, keeping every content word, number,\n"
-              "identifier, code span, quoted string and URL. Prints seed\n"
-              "000's optimize_query document (original, optimized,\n"
-              "analysis) on one line. Uses no store.\n",
+              "padding in QUERY (or the file of --file, or standard input for\n"
+              "-) and rewrites it, keeping every content word, number,\n"
+              "identifier, code span, quoted string and URL. Prints the MCP\n"
+              "Token Optimizer's optimize_query document (original,\n"
+              "optimized, analysis) on one line. Uses no store.\n",
           .handler = RunOptimize,
       },
       {
@@ -468,10 +468,10 @@ const Program& CtxkitProgram() {
           .flags = {&kDbFlag, &kListenFlag, &kTokenFileFlag,
                     &kConfigFlag, &kPrintConfigFlag},
           .description =
-              "An HTTP server: POST /api/chat/compact (seed 001), GET\n"
-              "/health, GET /api/user/info, MCP at POST /mcp/v1 (one\n"
-              "JSON-RPC message per request) and /mcp (Streamable HTTP).\n"
-              "With --token-file every endpoint but /health requires\n"
+              "An HTTP server: POST /api/chat/compact (the pgEdge agent), GET\n"
+              "/health, GET /api/user/info, MCP at POST /mcp/v1 (one JSON-RPC\n"
+              "message per request) and /mcp (Streamable HTTP). With\n"
+              "--token-file every endpoint but /health requires\n"
               "'Authorization: Bearer TOKEN'; a non-loopback --listen\n"
               "requires --token-file. Port 0 picks a free port; the address\n"
               "is printed on standard error. Stops on SIGTERM or SIGINT.\n"
@@ -484,11 +484,12 @@ const Program& CtxkitProgram() {
                      "references",
           .flags = {&kDbFlag},
           .description =
-              "Prints seed 000's aggregate token-stats (overview, by_model,\n"
-              "cache_efficiency, trends) plus the days with messages, the\n"
-              "cache-stats document as \"cache\", the references' totals as\n"
-              "\"references\" and general optimization tips. Every figure\n"
-              "comes from totals kept with each write: no scan.\n"
+              "Prints the MCP Token Optimizer's aggregate token-stats\n"
+              "(overview, by_model, cache_efficiency, trends) plus the days\n"
+              "with messages, the cache-stats document as \"cache\", the\n"
+              "references' totals as \"references\" and general optimization\n"
+              "tips. Every figure comes from totals kept with each write: no\n"
+              "scan.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunStats,
       },

@@ -582,20 +582,13 @@ Status CountMessagesCommand(const Args& args, Input& input, std::ostream& out) {
     out << count->total << "\n";
     return Status::Ok();
   }
-  std::string doc = "{\"schema_version\":1";
-  if (model != nullptr) doc += ",\"model\":" + JsonQuote(*model);
-  doc += ",\"total\":" + std::to_string(count->total) + ",\"messages\":[";
-  for (size_t i = 0; i < count->messages.size(); ++i) {
-    doc += (i == 0 ? "" : ",") + std::to_string(count->messages[i]);
-  }
-  doc +=
-      "],\"system\":" + std::to_string(count->system) +
-      ",\"tools\":" + std::to_string(count->tools) +
-      ",\"reply_priming\":" + std::to_string(count->reply_priming) +
-      ",\"encoding\":" + JsonQuote(count->encoding) + ",\"method\":\"" +
-      (count->method == CountMethod::kTokenizer ? "tokenizer" : "heuristic") +
-      "\",\"exact\":" + (count->exact ? "true" : "false") + "}";
-  out << doc << "\n";
+  // The one count-messages document (the C ABI's too); "model" is null
+  // when an encoding, not a model, counted.
+  std::optional<std::string_view> model_name;
+  if (model != nullptr) model_name = *model;
+  auto doc = MessageCountToJson(*count, model_name);
+  if (!doc.ok()) return doc.status();
+  out << *doc << "\n";
   return Status::Ok();
 }
 

@@ -485,14 +485,18 @@ CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
  * tool calls up to 1 MiB, tool call id 1..256; up to 100000 messages and
  * 256 MiB of content per batch; list limit 1..1000.
  *
- * A conversation in the documents below is
+ * The documents are written by the public C++ writers of
+ * ctxkit/conversations.h ("JSON documents"), which the ctxkit program's CLI
+ * and MCP server use too: every surface writes the same bytes. A
+ * conversation in them is
  *   {"id","title","model","created_at","updated_at","total_tokens",
- *    "message_count","metadata" (object),"last_message","last_message_at",
- *    "input_tokens","output_tokens","user_tokens","assistant_tokens",
- *    "system_tokens","tool_tokens","compressed_count","compressed_tokens"}
+ *    "message_count","metadata" (object),"last_message","last_message_at"
+ *    (both null with no messages),"input_tokens","output_tokens",
+ *    "user_tokens","assistant_tokens","system_tokens","tool_tokens",
+ *    "compressed_count","compressed_tokens"}
  * and a message
  *   {"id","conversation_id","seq","role","content" (not in add results),
- *    "name","tool_calls","tool_call_id" (only when set),"tokens",
+ *    "name","tool_calls","tool_call_id" (null when not set),"tokens",
  *    "is_compressed","created_at"}.
  * Times are milliseconds since the epoch. */
 typedef struct ctxkit_conversations ctxkit_conversations;
@@ -595,16 +599,20 @@ CTXKIT_EXPORT int ctxkit_conversations_delete(ctxkit_conversations* convs,
 /* Store-wide statistics from maintained totals (token-stats://aggregate):
  * {"schema_version":1,"overview":
  * {"total_conversations","total_messages","total_input_tokens",
- * "total_output_tokens","total_tokens","total_user_tokens",
- * "total_assistant_tokens","total_system_tokens","total_tool_tokens",
- * "compressed_messages","compressed_tokens"},"by_model":{"<model>":
- * {"conversations","messages","input_tokens","output_tokens"}},"trends":
- * {"daily_average","weekly_average","peak_day","peak_tokens"},"days":
- * [{"date","day","messages","input_tokens","output_tokens","tokens"}]}.
- * With `cache` (may be NULL; a cache of the same store) the cache's figures
- * join them: "total_cached_tokens" in the overview, "cached_tokens" per
- * model (tokens the cache saved for entries stored with that model) and
- * "cache_efficiency":{"cache_hit_rate","tokens_saved"}.
+ * "total_output_tokens","total_cached_tokens","total_tokens",
+ * "total_user_tokens","total_assistant_tokens","total_system_tokens",
+ * "total_tool_tokens","compressed_messages","compressed_tokens"},
+ * "by_model":{"<model>":{"conversations","messages","input_tokens",
+ * "output_tokens","cached_tokens"}},"cache_efficiency":{"cache_hit_rate",
+ * "tokens_saved"},"trends":{"daily_average","weekly_average","peak_day",
+ * "peak_tokens"},"days":[{"date","day","messages","input_tokens",
+ * "output_tokens","tokens"}],"tips":[{"category","priority","tip",
+ * "action"}]}. The cache's figures come from `cache` (may be NULL; a cache
+ * of the same store): the tokens its hits saved, per model too (models only
+ * the cache has seen are listed with zero conversation figures), and its
+ * hit rate for the tips once it has been asked; with NULL,
+ * "total_cached_tokens", each "cached_tokens" and "cache_efficiency" are
+ * null.
  * Errors: INVALID_ARGUMENT for a NULL argument; the store's. */
 CTXKIT_EXPORT int ctxkit_conversations_stats(ctxkit_conversations* convs,
                                              ctxkit_cache* cache,
@@ -619,7 +627,8 @@ CTXKIT_EXPORT int ctxkit_conversations_stats(ctxkit_conversations* convs,
  * "timeline":[{"timestamp","cumulative_tokens","message_tokens"}],
  * "token_limit":{"model_limit","current_usage","percentage","status"
  * ("safe" below 75%, "warning" below 90%, else "critical"; "unknown"),
- * "action","should_compress"}}. The timeline keeps at most
+ * "action","should_compress"},"tips":[...] (as ctxkit_conversations_tips
+ * gives them)}. The timeline keeps at most
  * max_timeline_points points (0 = one per message). Errors:
  * INVALID_ARGUMENT (malformed id); NOT_FOUND. */
 CTXKIT_EXPORT int ctxkit_conversations_conversation_stats(
@@ -630,13 +639,14 @@ CTXKIT_EXPORT int ctxkit_conversations_conversation_stats(
 /* Optimization tips. With `id` absent, the general tips
  * (optimization-tips://general without "resources"): {"schema_version":1,
  * "overview":{"total_conversations","total_messages","total_tokens",
- * "cache_hit_rate" (only when has_cache_hit_rate)},"tips":[{"category",
+ * "cache_hit_rate" (null unless has_cache_hit_rate)},"tips":[{"category",
  * "priority","tip","action"}]}; `cache_hit_rate` (percent, e.g. the cache
  * stats' "hit_rate") is used only when has_cache_hit_rate is non-zero.
  * With an id, that conversation's tips: {"schema_version":1,"conversation":
- * {"id","title","model","current_tokens","message_count"},"tips":[...]}
- * (the cache arguments are ignored). Errors: INVALID_ARGUMENT (malformed
- * id; a hit rate that is not a finite number in 0..100); NOT_FOUND. */
+ * {"id","title","model","current_tokens","message_count"},"tips":[...],
+ * "token_limit":{...}} (the cache arguments are ignored). Errors:
+ * INVALID_ARGUMENT (malformed id; a hit rate that is not a finite number in
+ * 0..100); NOT_FOUND. */
 CTXKIT_EXPORT int ctxkit_conversations_tips(ctxkit_conversations* convs,
                                             const char* id, size_t id_len,
                                             int has_cache_hit_rate,
@@ -651,10 +661,12 @@ CTXKIT_EXPORT int ctxkit_conversations_tips(ctxkit_conversations* convs,
 /* Reference material with token counts and BM25 search
  * (ctxkit/references.h). Limits: title 1..1024 bytes, content 1..16 MiB,
  * metadata (a JSON object) up to 65536, query 1..4096 bytes, search limit
- * 1..100. Types: "file", "url", "code", "note", "document". A reference in
- * the documents is {"id","conversation_id" (when it has one),"type",
- * "title","content" and "metadata" (get, and list with content) or
- * "preview" (otherwise),"tokens","created_at"}. */
+ * 1..100. Types: "file", "url", "code", "note", "document". The documents
+ * are written by the public C++ writers of ctxkit/references.h, which the
+ * ctxkit program uses too. A reference in them is {"id","conversation_id"
+ * (null when it belongs to none),"type","title","content" and "metadata"
+ * (get, and list with content) or "preview" (otherwise),"tokens",
+ * "created_at"}. */
 typedef struct ctxkit_references ctxkit_references;
 
 /* Opens the references part of `store`; tokens are counted with `model`
@@ -756,8 +768,9 @@ CTXKIT_EXPORT void ctxkit_cache_close(ctxkit_cache* cache);
 /* Stores `content` under `prefix` (absent = "default") with `ttl_ms`,
  * counting its tokens with `model` (absent = "claude-3-5-sonnet"), tied to
  * `conversation_id` (optional: deleting that conversation removes it); the
- * same content again refreshes its TTL. Document: {"schema_version":1,
- * "key","tokens","expires_at" (null = never),"created_at",
+ * same content again refreshes its TTL. Document (CachePutResultToJson in
+ * ctxkit/cache.h, as every cache document here): {"schema_version":1,
+ * "key","prefix","tokens","created_at","expires_at" (null = never),
  * "already_cached"}. Errors: INVALID_ARGUMENT naming content, prefix,
  * ttl_ms, model or conversation_id; NOT_FOUND (no such conversation);
  * RESOURCE_EXHAUSTED (content over max_bytes, store full). */

@@ -355,8 +355,8 @@ void MergeAny(const Vocabulary& vocab, std::string_view bytes,
 // byte pair that would merge last), so that few stretches need redoing.
 
 // Segments are this long, except the last one of a piece.
-constexpr size_t kMinSegment = 8;
-constexpr size_t kMaxSegment = 24;
+constexpr size_t kMinSegment = 16;
+constexpr size_t kMaxSegment = 32;
 // Past this much redone text at one cut, or this much in all beyond the
 // piece's length, the piece goes to the run heap instead (a very long token
 // that the segments keep cutting, such as in a run of one letter).
@@ -370,7 +370,7 @@ constexpr size_t kRedoAllowance = 4096;
 // about 150 KB a thread, allocated on its first long piece and freed when
 // the thread ends.
 constexpr size_t kSegmentCacheSize = 1024;  // entries, a power of two
-constexpr size_t kMaxCachedSegmentIds = 12;
+constexpr size_t kMaxCachedSegmentIds = 16;
 constexpr size_t kPairCacheSize = 4096;  // entries, a power of two
 
 struct SegmentCacheEntry {
@@ -392,7 +392,16 @@ struct PairCacheEntry {
 struct SegmentCaches {
   SegmentCacheEntry segments[kSegmentCacheSize] = {};
   PairCacheEntry pairs[kPairCacheSize] = {};
+  // A long piece's tokens and their ends, kept from piece to piece: a fresh
+  // vector of a megabyte piece costs a page fault per 4 KB on first touch,
+  // as much as merging the piece.
+  std::vector<uint32_t> ids;
+  std::vector<uint32_t> ends;
 };
+
+// Past this many ids the thread's buffers are released after the piece, so
+// that one huge piece does not keep its memory for the life of the thread.
+constexpr size_t kMaxKeptIds = size_t{1} << 22;
 
 SegmentCaches& ThreadSegmentCaches() {
   thread_local std::unique_ptr<SegmentCaches> caches;
@@ -431,7 +440,21 @@ class SegmentMerger {
         piece_(piece),
         bytes_(reinterpret_cast<const unsigned char*>(piece.data())),
         caches_(ThreadSegmentCaches()),
-        redo_budget_(piece.size() + kRedoAllowance) {}
+        redo_budget_(piece.size() + kRedoAllowance),
+        ids_(caches_.ids),
+        ends_(caches_.ends) {
+    ids_.clear();
+    ends_.clear();
+  }
+
+  ~SegmentMerger() {
+    if (ids_.capacity() > kMaxKeptIds) {
+      std::vector<uint32_t>().swap(ids_);
+      std::vector<uint32_t>().swap(ends_);
+    }
+  }
+  SegmentMerger(const SegmentMerger&) = delete;
+  SegmentMerger& operator=(const SegmentMerger&) = delete;
 
   // Merges the whole piece; false if it gave up (see kMaxRedo), leaving
   // ids() unspecified.
@@ -441,9 +464,16 @@ class SegmentMerger {
     uint32_t segment[kMaxSegment];
     for (size_t begin = 0; begin < piece_.size();) {
       const size_t end = NextCut(begin);
-      const size_t m = MergeSegment(begin, end, segment);
-      if (!Stitch(begin, segment, m)) return false;
-      begin = end;
+      size_t m = MergeSegment(begin, end, segment);
+      // The last tokens of a segment are the likeliest to change once the
+      // text after it is seen, so unless it ends the piece they are left
+      // to the next segment, which then starts at a token boundary that
+      // had right context. In a periodic run (a rule of "-=") the segments
+      // then repeat, phase and all, and hit the cache; cutting only at
+      // rare pairs kept them out of phase, and every cut was redone.
+      if (end < piece_.size() && m > 1) m -= m > 2 ? 2 : 1;
+      begin = Stitch(begin, segment, m);
+      if (begin == kGaveUp) return false;
     }
     return true;
   }
@@ -520,8 +550,11 @@ class SegmentMerger {
   }
 
   // Appends the m ids of the segment that starts at `begin`, redoing the
-  // tokens around the cut when the two sides are not compatible.
-  bool Stitch(size_t begin, const uint32_t* segment, size_t m) {
+  // tokens around the cut when the two sides are not compatible. Returns
+  // where the tokens now in ids_ end (the next segment starts there), or
+  // kGaveUp.
+  static constexpr size_t kGaveUp = SIZE_MAX;
+  size_t Stitch(size_t begin, const uint32_t* segment, size_t m) {
     const size_t t = ids_.size();
     if (t == 0 || Compatible(ids_[t - 1], segment[0])) {
       size_t end = begin;
@@ -529,7 +562,7 @@ class SegmentMerger {
         end += vocab_.Bytes(segment[i]).size();
         Append(segment[i], end);
       }
-      return true;
+      return end;
     }
     // Redo the last k tokens before the cut and the first j after it.
     size_t k = 1;
@@ -540,7 +573,7 @@ class SegmentMerger {
       const size_t from = k == t ? 0 : ends_[t - k - 1];
       size_t to = begin;
       for (size_t i = 0; i < j; ++i) to += vocab_.Bytes(segment[i]).size();
-      if (to - from > kMaxRedo || to - from > redo_budget_) return false;
+      if (to - from > kMaxRedo || to - from > redo_budget_) return kGaveUp;
       redo_budget_ -= to - from;
       redo_.clear();
       MergeAny(vocab_, piece_.substr(from, to - from), &redo_);
@@ -553,16 +586,23 @@ class SegmentMerger {
       if (left_ok && right_ok) {
         ids_.resize(t - k);
         ends_.resize(t - k);
+        // A stretch that reaches the end of the segment's tokens was merged
+        // without what follows: its last tokens are left to the next
+        // segment, as Merge leaves a segment's (else each such tail is
+        // wrong again at the next cut and redone, over and over, in a
+        // periodic run).
+        size_t keep = redo_.size();
+        if (j == m && to < piece_.size() && keep > 1) keep -= keep > 2 ? 2 : 1;
         size_t end = from;
-        for (uint32_t id : redo_) {
-          end += vocab_.Bytes(id).size();
-          Append(id, end);
+        for (size_t i = 0; i < keep; ++i) {
+          end += vocab_.Bytes(redo_[i]).size();
+          Append(redo_[i], end);
         }
         for (size_t i = j; i < m; ++i) {
           end += vocab_.Bytes(segment[i]).size();
           Append(segment[i], end);
         }
-        return true;
+        return end;
       }
       if (!left_ok) k *= 2;
       if (!right_ok) j *= 2;
@@ -574,8 +614,8 @@ class SegmentMerger {
   const unsigned char* bytes_;
   SegmentCaches& caches_;
   size_t redo_budget_;
-  std::vector<uint32_t> ids_;
-  std::vector<uint32_t> ends_;  // ends_[i]: where ids_[i] ends in the piece
+  std::vector<uint32_t>& ids_;   // the thread's, cleared for this piece
+  std::vector<uint32_t>& ends_;  // ends_[i]: where ids_[i] ends in the piece
   std::vector<uint32_t> redo_;
   std::vector<uint32_t> scratch_ids_;
   std::string scratch_bytes_;

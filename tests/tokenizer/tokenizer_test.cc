@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -480,6 +482,35 @@ TEST_CASE("one tokenizer serves many threads") {
     threads.emplace_back([&] {
       for (int i = 0; i < 50; ++i) {
         if (*tok->Encode(text) != expected) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(mismatches.load() == 0);
+}
+
+TEST_CASE("long pieces merge alike from many threads at once") {
+  // Long pieces go through per-thread caches of segments and token pairs;
+  // threads encoding the same and different long pieces of two
+  // vocabularies at once must each get the ids one thread gets alone.
+  std::string runs;
+  for (int i = 0; i < 300; ++i) {
+    runs += std::string(1 + i % 13, ' ') + (i % 3 ? "\r\n" : "\n\t");
+  }
+  runs += "x " + std::string(2000, '-') + "=-=-=-=-=-=-=-=- y ";
+  for (int i = 0; i < 400; ++i) runs += "\xE7\x9A\x84";
+  std::vector<std::shared_ptr<const Tokenizer>> toks = {Get("cl100k_base"),
+                                                        Get("o200k_base")};
+  std::vector<Ids> expected;
+  for (const auto& tok : toks) expected.push_back(*tok->Encode(runs));
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const size_t k = static_cast<size_t>(t + i) % toks.size();
+        if (*toks[k]->Encode(runs) != expected[k]) ++mismatches;
+        if (*toks[k]->Count(runs) != expected[k].size()) ++mismatches;
       }
     });
   }

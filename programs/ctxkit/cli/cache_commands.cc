@@ -12,8 +12,9 @@
 
 #include "ctxkit/cache.h"
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/record_common.h"
-#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/cli/record_flags.h"
+#include "programs/ctxkit/cli/store_location.h"
 #include "programs/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {

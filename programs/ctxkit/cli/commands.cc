@@ -9,8 +9,8 @@
 #include "ctxkit/c.h"
 #include "ctxkit/version.h"
 #include "programs/ctxkit/cli/host_command.h"
-#include "programs/ctxkit/host/record_common.h"
-#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/cli/record_flags.h"
+#include "programs/ctxkit/cli/store_location.h"
 
 namespace ctxkit::program {
 

@@ -13,7 +13,7 @@
 #include "programs/ctxkit/cli/cli.h"
 #include "programs/ctxkit/host/config.h"
 #include "programs/ctxkit/host/services.h"
-#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/cli/store_location.h"
 
 namespace ctxkit::program {
 

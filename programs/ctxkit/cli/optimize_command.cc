@@ -8,7 +8,7 @@
 
 #include "ctxkit/query_optimizer.h"
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/cli/record_flags.h"
 
 namespace ctxkit::program {
 

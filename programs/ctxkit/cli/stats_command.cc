@@ -13,8 +13,8 @@
 #include "ctxkit/conversations.h"
 #include "ctxkit/references.h"
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/record_common.h"
-#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/cli/record_flags.h"
+#include "programs/ctxkit/cli/store_location.h"
 #include "programs/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {

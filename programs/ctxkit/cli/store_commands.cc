@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/cli/store_location.h"
 #include "programs/ctxkit/host/text.h"
 
 namespace ctxkit::program {

@@ -14,7 +14,7 @@
 #include "ctxkit/model_registry.h"
 #include "programs/ctxkit/host/files.h"
 #include "programs/ctxkit/host/listen_address.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 #include "simdjson.h"
 
 namespace ctxkit::host {

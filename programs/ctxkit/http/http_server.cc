@@ -17,7 +17,7 @@
 
 #include "ctxkit/version.h"
 #include "programs/ctxkit/host/listen_address.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/http/auth.h"
 #include "programs/ctxkit/http/headers.h"
 #include "programs/ctxkit/http/mcp_messages.h"

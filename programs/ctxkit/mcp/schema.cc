@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "programs/ctxkit/host/json_text.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 
 namespace ctxkit::mcp {
 

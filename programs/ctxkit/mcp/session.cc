@@ -17,7 +17,7 @@
 
 #include "ctxkit/version.h"
 #include "programs/ctxkit/mcp/schema.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 
 namespace ctxkit::mcp {
 

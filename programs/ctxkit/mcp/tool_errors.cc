@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "programs/ctxkit/mcp/catalog.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 
 namespace ctxkit::mcp {
 

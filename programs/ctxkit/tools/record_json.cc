@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "programs/ctxkit/host/json_text.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 
 namespace ctxkit::program {
 

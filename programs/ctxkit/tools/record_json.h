@@ -17,7 +17,7 @@
 #include <string_view>
 
 // MinifyJson and JsonOut, which the tools use with these.
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 
 namespace ctxkit::program {
 

@@ -25,7 +25,7 @@
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/references.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/record_json.h"

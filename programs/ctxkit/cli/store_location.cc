@@ -1,4 +1,4 @@
-#include "programs/ctxkit/host/store_location.h"
+#include "programs/ctxkit/cli/store_location.h"
 
 #include <cstdlib>
 #include <string_view>

@@ -1,8 +1,8 @@
 // Where the ctxkit program's store lives: --db, or a default taken from the
 // environment, and opening the store there.
 
-#ifndef CTXKIT_PROGRAMS_CTXKIT_HOST_STORE_LOCATION_H_
-#define CTXKIT_PROGRAMS_CTXKIT_HOST_STORE_LOCATION_H_
+#ifndef CTXKIT_PROGRAMS_CTXKIT_CLI_STORE_LOCATION_H_
+#define CTXKIT_PROGRAMS_CTXKIT_CLI_STORE_LOCATION_H_
 
 #include <memory>
 #include <string>
@@ -74,4 +74,4 @@ StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
 
 }  // namespace ctxkit::program
 
-#endif  // CTXKIT_PROGRAMS_CTXKIT_HOST_STORE_LOCATION_H_
+#endif  // CTXKIT_PROGRAMS_CTXKIT_CLI_STORE_LOCATION_H_

@@ -25,7 +25,7 @@
 #include "ctxkit/model_registry.h"
 #include "ctxkit/store.h"
 #include "programs/ctxkit/host/json_text.h"
-#include "programs/ctxkit/host/record_common.h"
+#include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/host/services.h"
 #include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/mcp/schema.h"

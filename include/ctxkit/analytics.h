@@ -1,5 +1,6 @@
-// ctxkit::Analytics: counts and timings of operations, kept in a Store (seed
-// 003's ApiAnalytics; the operation counters of seeds 000 and 001).
+// ctxkit::Analytics: counts and timings of operations, kept in a Store (the
+// Memory Context Protocol server's ApiAnalytics; the operation counters of
+// the MCP Token Optimizer and the pgEdge agent's compactor).
 //
 //   auto analytics = ctxkit::Analytics::Open(*store);
 //   {
@@ -9,9 +10,9 @@
 //   }  // recorded here
 //   auto report = (*analytics)->Query(from_ms, to_ms);
 //
-// Call types are free-form names of [a-z0-9_.:-], 1..64 bytes: seed 003's
-// vector_db_add, vector_db_search, vector_db_delete, graph_db_add,
-// graph_db_search, graph_db_delete, llm_summarize,
+// Call types are free-form names of [a-z0-9_.:-], 1..64 bytes: the Memory
+// Context Protocol server's vector_db_add, vector_db_search, vector_db_delete,
+// graph_db_add, graph_db_search, graph_db_delete, llm_summarize,
 // llm_hierarchical_summarize, llm_meta_summarize, and ctxkit's own operation
 // names ("compact", "count_tokens", "cache_get", ...).
 //
@@ -63,7 +64,7 @@ class AnalyticsImpl;
 
 // Validated by Analytics::Open (INVALID_ARGUMENT naming the field).
 struct AnalyticsOptions {
-  // 1..3650; seed 003's apiAnalyticsRetention.
+  // 1..3650; the Memory Context Protocol server's apiAnalyticsRetention.
   int64_t retention_days = 30;
   // 1..60000 ms.
   int64_t flush_interval_ms = 1000;
@@ -165,8 +166,9 @@ class CTXKIT_EXPORT Analytics {
                                                     int64_t to_ms,
                                                     int64_t limit = 1000);
 
-  // Calls of `type` still retained (seed 003's getCallCount), from counters
-  // kept per type: no scan. INVALID_ARGUMENT naming type.
+  // Calls of `type` still retained (the Memory Context Protocol server's
+  // getCallCount), from counters kept per type: no scan. INVALID_ARGUMENT
+  // naming type.
   StatusOr<uint64_t> CallCount(std::string_view type);
 
   // Deletes calls older than now - retention_days; returns how many.

@@ -98,8 +98,8 @@ typedef struct ctxkit_store_options ctxkit_store_options;
  * read-write, create the directory if missing, 126 readers.
  * Errors: INVALID_ARGUMENT if out_options is NULL; RESOURCE_EXHAUSTED if
  * memory runs out. */
-CTXKIT_EXPORT int ctxkit_store_options_create(ctxkit_store_options** out_options,
-                                              char** out_error);
+CTXKIT_EXPORT int ctxkit_store_options_create(
+    ctxkit_store_options** out_options, char** out_error);
 
 /* Releases options. NULL is a no-op. A store opened with them does not need
  * them afterwards. */
@@ -108,9 +108,8 @@ CTXKIT_EXPORT void ctxkit_store_options_free(ctxkit_store_options* options);
 /* Initial size of the memory map in bytes (at least 1 MiB). An existing store
  * whose map is already larger keeps its size.
  * Errors: INVALID_ARGUMENT for NULL options or a size below 1 MiB. */
-CTXKIT_EXPORT int ctxkit_store_options_set_map_size(ctxkit_store_options* options,
-                                                    uint64_t bytes,
-                                                    char** out_error);
+CTXKIT_EXPORT int ctxkit_store_options_set_map_size(
+    ctxkit_store_options* options, uint64_t bytes, char** out_error);
 
 /* Ceiling in bytes up to which the map grows by itself when a write does not
  * fit (at least 1 MiB; ctxkit_store_open checks it is >= the map size).
@@ -122,9 +121,8 @@ CTXKIT_EXPORT int ctxkit_store_options_set_max_map_size(
 /* Non-zero: open read-only (nothing is created; the store must exist; every
  * write fails with FAILED_PRECONDITION). Zero: read-write (the default).
  * Errors: INVALID_ARGUMENT for NULL options. */
-CTXKIT_EXPORT int ctxkit_store_options_set_read_only(ctxkit_store_options* options,
-                                                     int read_only,
-                                                     char** out_error);
+CTXKIT_EXPORT int ctxkit_store_options_set_read_only(
+    ctxkit_store_options* options, int read_only, char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* Store                                                                    */
@@ -247,8 +245,8 @@ CTXKIT_EXPORT const char* ctxkit_tokenizer_name(
 
 /* One past the highest token id, special tokens included; 0 for a NULL
  * handle. Thread-safe. */
-CTXKIT_EXPORT uint32_t ctxkit_tokenizer_vocabulary_size(
-    const ctxkit_tokenizer* tokenizer);
+CTXKIT_EXPORT uint32_t
+ctxkit_tokenizer_vocabulary_size(const ctxkit_tokenizer* tokenizer);
 
 /* The names of the built-in encodings as a JSON document:
  *   {"schema_version":1,"encodings":["cl100k_base", ...]}
@@ -393,8 +391,7 @@ CTXKIT_EXPORT int ctxkit_count_messages(const char* model, size_t model_len,
                                         const char* messages_json,
                                         size_t messages_json_len,
                                         size_t* out_total, char** out_json,
-                                        size_t* out_json_len,
-                                        char** out_error);
+                                        size_t* out_json_len, char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* Tokenizers from files                                                    */
@@ -464,8 +461,8 @@ CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
  *  - Structured inputs (metadata, messages, tool calls) are UTF-8 JSON text.
  *  - Results are JSON documents in *out_json / *out_json_len (both must not
  *    be NULL), released with ctxkit_free, each an object beginning with
- *    "schema_version":1 and using the field names of the corresponding seed
- *    000 tool response (ctxkit's own extra fields follow them).
+ *    "schema_version":1 and using the field names of the corresponding MCP
+ *    Token Optimizer tool response (ctxkit's own extra fields follow them).
  *  - Errors name the offending field: INVALID_ARGUMENT for a malformed id,
  *    a bad role/type/prefix/goal, an empty or oversized field (the byte
  *    limits are those of the C++ headers, repeated below), invalid UTF-8,
@@ -535,8 +532,8 @@ CTXKIT_EXPORT int ctxkit_conversations_create(
 CTXKIT_EXPORT int ctxkit_conversations_add_message(
     ctxkit_conversations* convs, const char* conversation_id,
     size_t conversation_id_len, const char* role, size_t role_len,
-    const char* content, size_t content_len, const char* name,
-    size_t name_len, const char* tool_calls_json, size_t tool_calls_json_len,
+    const char* content, size_t content_len, const char* name, size_t name_len,
+    const char* tool_calls_json, size_t tool_calls_json_len,
     const char* tool_call_id, size_t tool_call_id_len, int is_compressed,
     char** out_json, size_t* out_json_len, char** out_error);
 
@@ -566,7 +563,7 @@ CTXKIT_EXPORT int ctxkit_conversations_get(ctxkit_conversations* convs,
                                            char** out_error);
 
 /* One page of conversations, newest first: `limit` in 1..1000 (20 is the
- * seed's default); `cursor` absent for the first page, else the
+ * Token Optimizer's default); `cursor` absent for the first page, else the
  * "next_cursor" of an earlier page. Document: {"schema_version":1,
  * "conversations":[...],"total","showing","next_cursor" (string, or null
  * on the last page)}. Errors: INVALID_ARGUMENT naming limit or cursor. */
@@ -647,13 +644,10 @@ CTXKIT_EXPORT int ctxkit_conversations_conversation_stats(
  * "token_limit":{...}} (the cache arguments are ignored). Errors:
  * INVALID_ARGUMENT (malformed id; a hit rate that is not a finite number in
  * 0..100); NOT_FOUND. */
-CTXKIT_EXPORT int ctxkit_conversations_tips(ctxkit_conversations* convs,
-                                            const char* id, size_t id_len,
-                                            int has_cache_hit_rate,
-                                            double cache_hit_rate,
-                                            char** out_json,
-                                            size_t* out_json_len,
-                                            char** out_error);
+CTXKIT_EXPORT int ctxkit_conversations_tips(
+    ctxkit_conversations* convs, const char* id, size_t id_len,
+    int has_cache_hit_rate, double cache_hit_rate, char** out_json,
+    size_t* out_json_len, char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* References                                                               */
@@ -673,8 +667,8 @@ typedef struct ctxkit_references ctxkit_references;
  * (absent = "claude-3-5-sonnet"; 1..256 bytes). Errors: INVALID_ARGUMENT
  * (NULL store or out; bad model); FAILED_PRECONDITION (index of an
  * incompatible version); the store's. */
-CTXKIT_EXPORT int ctxkit_references_open(ctxkit_store* store,
-                                         const char* model, size_t model_len,
+CTXKIT_EXPORT int ctxkit_references_open(ctxkit_store* store, const char* model,
+                                         size_t model_len,
                                          ctxkit_references** out,
                                          char** out_error);
 
@@ -695,10 +689,9 @@ CTXKIT_EXPORT int ctxkit_references_add(
 
 /* The reference `id` with content and metadata: {"schema_version":1,
  * "reference":{...}}. Errors: INVALID_ARGUMENT (malformed id); NOT_FOUND. */
-CTXKIT_EXPORT int ctxkit_references_get(ctxkit_references* refs,
-                                        const char* id, size_t id_len,
-                                        char** out_json, size_t* out_json_len,
-                                        char** out_error);
+CTXKIT_EXPORT int ctxkit_references_get(ctxkit_references* refs, const char* id,
+                                        size_t id_len, char** out_json,
+                                        size_t* out_json_len, char** out_error);
 
 /* All references, or those of `conversation_id` (absent = all), in order of
  * addition, with content and metadata when include_content is non-zero:
@@ -727,9 +720,9 @@ CTXKIT_EXPORT int ctxkit_references_delete(ctxkit_references* refs,
  * UTF-8, no term), limit or conversation_id; NOT_FOUND (no such
  * conversation). */
 CTXKIT_EXPORT int ctxkit_references_search(
-    ctxkit_references* refs, const char* query, size_t query_len,
-    int64_t limit, const char* conversation_id, size_t conversation_id_len,
-    char** out_json, size_t* out_json_len, char** out_error);
+    ctxkit_references* refs, const char* query, size_t query_len, int64_t limit,
+    const char* conversation_id, size_t conversation_id_len, char** out_json,
+    size_t* out_json_len, char** out_error);
 
 /* Counts of all references, or of one conversation's (absent = all; an
  * unknown conversation has none): {"schema_version":1,"total_references",
@@ -738,8 +731,7 @@ CTXKIT_EXPORT int ctxkit_references_search(
 CTXKIT_EXPORT int ctxkit_references_stats(ctxkit_references* refs,
                                           const char* conversation_id,
                                           size_t conversation_id_len,
-                                          char** out_json,
-                                          size_t* out_json_len,
+                                          char** out_json, size_t* out_json_len,
                                           char** out_error);
 
 /* ------------------------------------------------------------------------ */
@@ -808,14 +800,15 @@ CTXKIT_EXPORT int ctxkit_cache_clear(ctxkit_cache* cache, const char* prefix,
 
 /* Removes every expired entry; *out_removed (may be NULL) receives how
  * many. Errors: the store's. */
-CTXKIT_EXPORT int ctxkit_cache_sweep(ctxkit_cache* cache,
-                                     uint64_t* out_removed, char** out_error);
+CTXKIT_EXPORT int ctxkit_cache_sweep(ctxkit_cache* cache, uint64_t* out_removed,
+                                     char** out_error);
 
 /* Writes the batched hit statistics now. Errors: the store's. */
 CTXKIT_EXPORT int ctxkit_cache_flush(ctxkit_cache* cache, char** out_error);
 
-/* Flushes, then returns seed 000's cache-stats document with `top_n`
- * (0..1000) top entries: {"schema_version":1,"overview":{"total_entries",
+/* Flushes, then returns the MCP Token Optimizer's cache-stats document with
+ * `top_n` (0..1000) top entries:
+ * {"schema_version":1,"overview":{"total_entries",
  * "total_hits","total_misses","hit_rate","tokens_saved",
  * "avg_tokens_per_entry"},"performance":{...},"top_entries":[...],
  * "by_prefix":{...},"recommendations":[...],"by_model":{...},
@@ -833,8 +826,8 @@ CTXKIT_EXPORT int ctxkit_cache_stats(ctxkit_cache* cache, int64_t top_n,
  * "claude-3-5-sonnet"); `goal` is "reduce_tokens", "improve_clarity" or
  * "both" (absent = "both"); `context` (optional, 1..1 MiB) is counted and
  * searched for repeated sentences; max_tokens 0 = no limit, else the
- * optimized query is cut to 1..10000000 tokens. Document: seed 000's
- * optimize_query response without "success": {"schema_version":1,
+ * optimized query is cut to 1..10000000 tokens. Document: the MCP Token
+ * Optimizer's optimize_query response without "success": {"schema_version":1,
  * "original":{"query","tokens","issues"},"optimized":{"query","tokens",
  * "improvements","truncated"},"analysis":{"tokens_saved",
  * "reduction_percent","clarity_score","original_clarity_score",
@@ -845,18 +838,17 @@ CTXKIT_EXPORT int ctxkit_cache_stats(ctxkit_cache* cache, int64_t top_n,
 CTXKIT_EXPORT int ctxkit_optimize_query(const char* query, size_t query_len,
                                         const char* model, size_t model_len,
                                         const char* goal, size_t goal_len,
-                                        const char* context,
-                                        size_t context_len, int64_t max_tokens,
-                                        char** out_json, size_t* out_json_len,
-                                        char** out_error);
+                                        const char* context, size_t context_len,
+                                        int64_t max_tokens, char** out_json,
+                                        size_t* out_json_len, char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* Analytics                                                                */
 
 /* Counts and durations of operations by type (ctxkit/analytics.h). Types
- * are 1..64 bytes of [a-z0-9_.:-] (e.g. seed 003's "vector_db_search").
- * Calls are batched in memory and written by a background thread, before
- * every query, on flush and on close. */
+ * are 1..64 bytes of [a-z0-9_.:-] (e.g. the Memory Context Protocol server's
+ * "vector_db_search"). Calls are batched in memory and written by a background
+ * thread, before every query, on flush and on close. */
 typedef struct ctxkit_analytics ctxkit_analytics;
 
 /* Opens the analytics part of `store` and purges calls past retention:
@@ -905,11 +897,11 @@ CTXKIT_EXPORT int ctxkit_analytics_calls(ctxkit_analytics* analytics,
                                          size_t* out_json_len,
                                          char** out_error);
 
-/* The number of retained calls of `type` in *out_count (seed 003's
- * getCallCount). Errors: INVALID_ARGUMENT naming type (NULL out_count). */
+/* The number of retained calls of `type` in *out_count (the Memory Context
+ * Protocol server's getCallCount). Errors: INVALID_ARGUMENT naming type (NULL
+ * out_count). */
 CTXKIT_EXPORT int ctxkit_analytics_call_count(ctxkit_analytics* analytics,
-                                              const char* type,
-                                              size_t type_len,
+                                              const char* type, size_t type_len,
                                               uint64_t* out_count,
                                               char** out_error);
 
@@ -1023,7 +1015,7 @@ CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
                                              size_t rules_json_len,
                                              char** out_error);
 
-/* Compacts a chat history. `request_json` is seed 001's POST
+/* Compacts a chat history. `request_json` is the pgEdge agent's POST
  * /api/chat/compact body, {"messages":[...],"max_tokens","recent_window",
  * "keep_anchors","options":{...}}, plus ctxkit's "model",
  * "estimate_unknown_model", "format", "strategy", "target_ratio",

@@ -1,6 +1,6 @@
 // ctxkit::Cache: a content-addressed prompt/result cache kept in a Store
-// (seed 000's smart_cache tool and cache-stats resource; the compactor keeps
-// its results here too).
+// (the MCP Token Optimizer's smart_cache tool and cache-stats resource; the
+// compactor keeps its results here too).
 //
 //   auto cache = ctxkit::Cache::Open(*store);
 //   ctxkit::CachePutOptions put;
@@ -218,13 +218,13 @@ struct CacheStats {
 //
 // The one writer of each result's document: the C ABI returns these bytes,
 // the `ctxkit cache` commands print them and the smart_cache tool and the
-// cache-stats resource return them (the tool inside seed 000's envelope:
-// "success" first, "message" last), so no surface can drift from another.
-// Each is compact UTF-8 JSON whose first member is "schema_version":1, with
-// seed 000's field names; an absent optional value is null, never left out.
-// Errors: INVALID_ARGUMENT only if a string is not valid UTF-8 (never for
-// results the Cache returned). Pure functions; thread-safe; the caller owns
-// the result.
+// cache-stats resource return them (the tool inside the MCP Token Optimizer's
+// envelope: "success" first, "message" last), so no surface can drift from
+// another. Each is compact UTF-8 JSON whose first member is "schema_version":1,
+// with the MCP Token Optimizer's field names; an absent optional value is null,
+// never left out. Errors: INVALID_ARGUMENT only if a string is not valid UTF-8
+// (never for results the Cache returned). Pure functions; thread-safe; the
+// caller owns the result.
 
 // Put / PutKeyed: {"schema_version":1,"key","prefix" (the key's),"tokens",
 // "created_at","expires_at" (null = never),"already_cached"}.
@@ -241,7 +241,7 @@ CTXKIT_EXPORT StatusOr<std::string> CacheEntryToJson(const CacheEntry& entry);
 CTXKIT_EXPORT StatusOr<std::string> CacheCheckResultToJson(
     const CacheCheckResult& check);
 
-// `stats` as seed 000's cache-stats document:
+// `stats` as the MCP Token Optimizer's cache-stats document:
 //   {"schema_version":1,"overview":{total_entries,total_hits,total_misses,
 //    hit_rate,tokens_saved,avg_tokens_per_entry},"performance":
 //    {effectiveness,avg_hit_count,most_cached_prefix,cache_size_bytes},

@@ -16,7 +16,7 @@
 //   kAnthropic  user/assistant roles (plus leading system messages), content
 //               blocks text, tool_use, tool_result, thinking, image, ...;
 //               block fields such as cache_control are kept as given
-//   kPlain      seed 001's {role, content} with string content
+//   kPlain      the pgEdge agent's {role, content} with string content
 // kAuto detects: any Anthropic-only block (tool_use, tool_result, thinking,
 // redacted_thinking, image with "source", document) or "cache_control"
 // means kAnthropic; any OpenAI-only feature ("tool_calls", "tool_call_id",
@@ -74,7 +74,8 @@
 // and test summaries are), and its floor's lines first; a single line longer
 // than its share is cut at a token boundary, never inside a character.
 //
-// Summaries. Dropped runs get summaries in seed 001's "[Compressed context:
+// Summaries. Dropped runs get summaries in the pgEdge agent's "[Compressed
+// context:
 // ...]" form: the files edited, every distinct error line of command output
 // (with a traceback's exception line), what the user asked, decisions,
 // names, calls, tools and SQL tables, as far as the summary's allowance goes
@@ -375,7 +376,7 @@ class CTXKIT_EXPORT Compactor {
       ConversationStore& conversations, std::string_view conversation_id,
       const CompactionOptions& options, uint64_t* version = nullptr) const;
 
-  // The JSON entry point: `request_json` is seed 001's POST
+  // The JSON entry point: `request_json` is the pgEdge agent's POST
   // /api/chat/compact body, or a bare array of messages (every default).
   // Members (all optional but "messages"):
   //   messages            the history (see Formats)
@@ -383,7 +384,7 @@ class CTXKIT_EXPORT Compactor {
   //   format, strategy, target_ratio, explain, max_summary_tokens
   //                       the CompactionOptions of the same names (format
   //                       and strategy by name)
-  //   preserve_recent     seed 000's name for recent_window
+  //   preserve_recent     the MCP Token Optimizer's name for recent_window
   //   options             {preserve_tool_results, preserve_schema_info,
   //                       enable_summarization, min_important_messages,
   //                       token_counter_type, enable_llm_summarization,
@@ -392,12 +393,12 @@ class CTXKIT_EXPORT Compactor {
   //                       the services' table (see CompactorServices)
   //   response            "chat_compact" (default) or "compress_context"
   // When a key occurs twice the first occurrence counts; null is the same
-  // as absent. The response is seed 001's {messages, summary,
+  // as absent. The response is the pgEdge agent's {messages, summary,
   // token_estimate, compaction_info} plus "schema_version", "budget",
   // "format", "strategy", "encoding", "counting", "from_cache" and, with
-  // explain, "decisions"; with "response": "compress_context", seed 000's
-  // shape (CompressContextResponseJson). An infeasible budget is not an
-  // error: the document's "budget" says so, and so does *budget when
+  // explain, "decisions"; with "response": "compress_context", the MCP Token
+  // Optimizer's shape (CompressContextResponseJson). An infeasible budget is
+  // not an error: the document's "budget" says so, and so does *budget when
   // `budget` is not null (left untouched on error).
   // Errors: INVALID_ARGUMENT naming the member for an unknown key (with the
   // closest known one: "unknown key 'max_token'; did you mean
@@ -412,7 +413,7 @@ class CTXKIT_EXPORT Compactor {
   // stored messages are compacted); empty means every default. Returns the
   // CompactJson response document with "conversation_id" and
   // "view_version" (the version of the view saved) first, after
-  // "schema_version" in seed 001's shape. *budget and *version as
+  // "schema_version" in the pgEdge agent's shape. *budget and *version as
   // CompactJson and CompactConversation. Errors as both.
   StatusOr<std::string> CompactConversationJson(
       ConversationStore& conversations, std::string_view conversation_id,
@@ -424,7 +425,7 @@ class CTXKIT_EXPORT Compactor {
   std::unique_ptr<Impl> impl_;
 };
 
-// seed 000's compress_context response for `result`: success,
+// the MCP Token Optimizer's compress_context response for `result`: success,
 // original_tokens, compressed_tokens, tokens_saved, compression_ratio,
 // original_message_count, compressed_message_count, strategy and
 // compressed_messages [{role, content, tokens, is_compressed}].

@@ -22,7 +22,7 @@
 // a conversation never changes, so counts stay comparable.
 //
 // Input and output. Statistics call user, system and tool tokens "input" and
-// assistant tokens "output", as seed 000's token-stats does.
+// assistant tokens "output", as the MCP Token Optimizer's token-stats does.
 //
 // Validation. Every method checks all its arguments before writing anything
 // and names the offending field: INVALID_ARGUMENT for a malformed id, an
@@ -89,7 +89,8 @@ struct ConversationLimits {
   static constexpr size_t kLastMessagePreviewChars = 100;
 };
 
-// The model of a conversation created without one (seed 000's default).
+// The model of a conversation created without one (the MCP Token Optimizer's
+// default).
 inline constexpr std::string_view kDefaultConversationModel =
     "claude-3-5-sonnet";
 
@@ -321,7 +322,8 @@ struct ConversationStats {
   TokenLimit token_limit;  // total_tokens against the model's window
 };
 
-// One optimization tip, as seed 000's optimization-tips lists them.
+// One optimization tip, as the MCP Token Optimizer's optimization-tips lists
+// them.
 struct OptimizationTip {
   std::string category;  // "token_management", "caching", ...
   std::string priority;  // "high" | "medium" | "low"
@@ -381,11 +383,11 @@ CTXKIT_EXPORT std::vector<OptimizationTip> ConversationTips(
 //
 // The one writer of each result's document: the C ABI returns these bytes,
 // the `ctxkit conv` and `stats` commands print them, and the MCP tools and
-// resources return them inside seed 000's envelope ("success" first,
-// "message" last), so no surface can drift from another. Every document is
-// compact UTF-8 JSON, one object whose first member is "schema_version":1;
-// field names are seed 000's where it has the field. An optional value that
-// is absent is null, never left out.
+// resources return them inside the MCP Token Optimizer's envelope ("success"
+// first, "message" last), so no surface can drift from another. Every document
+// is compact UTF-8 JSON, one object whose first member is "schema_version":1;
+// field names are the MCP Token Optimizer's where it has the field. An optional
+// value that is absent is null, never left out.
 //
 // A conversation object is
 //   {"id","title","model","created_at","updated_at","total_tokens",
@@ -436,7 +438,7 @@ CTXKIT_EXPORT StatusOr<std::string> AddMessagesResultToJson(
 CTXKIT_EXPORT StatusOr<std::string> DeletedConversationToJson(
     const DeletedConversation& deleted);
 
-// AggregateStats as seed 000's token-stats://aggregate:
+// AggregateStats as the MCP Token Optimizer's token-stats://aggregate:
 // {"schema_version":1,"overview":{"total_conversations","total_messages",
 //  "total_input_tokens","total_output_tokens","total_cached_tokens",
 //  "total_tokens","total_user_tokens","total_assistant_tokens",
@@ -456,7 +458,8 @@ CTXKIT_EXPORT StatusOr<std::string> DeletedConversationToJson(
 CTXKIT_EXPORT StatusOr<std::string> AggregateStatsToJson(
     const AggregateStats& stats, const CacheStats* cache = nullptr);
 
-// ConversationStats as seed 000's token-stats://{conversation_id}:
+// ConversationStats as the MCP Token Optimizer's
+// token-stats://{conversation_id}:
 // {"schema_version":1,"conversation_id","title","model","statistics":
 //  {"total_tokens","input_tokens","output_tokens","message_count",
 //  "avg_tokens_per_message","total_user_tokens","total_assistant_tokens",

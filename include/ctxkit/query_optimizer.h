@@ -8,7 +8,8 @@
 //       "really optimize my prompts for better token usage, basically.");
 //   // result->optimized_query == "Help me understand how to optimize my "
 //   //                            "prompts for better token usage."
-//   auto json = ctxkit::ToJson(*result);  // seed 000's optimize_query shape
+//   auto json = ctxkit::ToJson(*result);  // the MCP Token Optimizer's
+//   optimize_query shape
 //
 // The guarantee. The optimized query keeps, in their original order and
 // byte for byte, every code span (`...`, ``` fenced blocks ```, including an
@@ -166,7 +167,7 @@ struct QueryOptimizerOptions {
 };
 
 // One Optimize() call's inputs besides the query. Field names are those of
-// seed 000's optimize_query tool.
+// the MCP Token Optimizer's optimize_query tool.
 struct OptimizeOptions {
   // Text the query will be sent with; counted, and searched for sentences the
   // query repeats. When set: not empty, valid UTF-8, at most
@@ -209,8 +210,8 @@ struct QueryRecommendation {
   size_t tokens_saved = 0;  // tokens following it alone would save
 };
 
-// The result of Optimize(): everything seed 000's optimize_query response
-// holds, plus a few fields it lacks (marked). Plain values, owned.
+// The result of Optimize(): everything the MCP Token Optimizer's optimize_query
+// response holds, plus a few fields it lacks (marked). Plain values, owned.
 struct QueryOptimization {
   std::string model;                                // (extra) as asked
   OptimizationGoal goal = OptimizationGoal::kBoth;  // (extra)
@@ -296,7 +297,8 @@ class CTXKIT_EXPORT QueryOptimizer {
 
 // The one document of an optimization, which the C ABI
 // (ctxkit_optimize_query) returns, `ctxkit optimize` prints and the
-// optimize_query tool returns inside seed 000's envelope ("success" first):
+// optimize_query tool returns inside the MCP Token Optimizer's envelope
+// ("success" first):
 //   {"schema_version":1,
 //    "original":{"query","tokens","issues":[{"type", "words" (filler_words,
 //    vague_language) or "phrases" (hedging, redundant_phrase, politeness),

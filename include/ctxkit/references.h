@@ -93,11 +93,12 @@ struct ReferenceLimits {
   static constexpr size_t kPreviewChars = 100;
 };
 
-// The five reference types, as the seed names them.
+// The five reference types, as the MCP Token Optimizer names them.
 inline constexpr std::string_view kReferenceTypes[] = {"file", "url", "code",
                                                        "note", "document"};
 
-// The model whose tokenizer counts reference tokens by default (seed 000's).
+// The model whose tokenizer counts reference tokens by default (the MCP Token
+// Optimizer's).
 inline constexpr std::string_view kDefaultReferenceModel = "claude-3-5-sonnet";
 
 struct ReferenceStoreOptions {
@@ -239,10 +240,12 @@ class CTXKIT_EXPORT ReferenceStore {
 //
 // The one writer of each result's document: the C ABI returns these bytes,
 // the `ctxkit ref` commands print them and the track_references tool and
-// reference-library resources return them inside seed 000's envelope
+// reference-library resources return them inside the MCP Token Optimizer's
+// envelope
 // ("success" first, "message" last), so no surface can drift from another.
 // Each is compact UTF-8 JSON whose first member is "schema_version":1, with
-// seed 000's field names; an absent optional value is null, never left out.
+// the MCP Token Optimizer's field names; an absent optional value is null,
+// never left out.
 //
 // A reference object is {"id","conversation_id" (null when it belongs to
 // none),"type","title","content" (with include_content) or "preview"

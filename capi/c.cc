@@ -146,10 +146,6 @@ int DecodeInto(const ctxkit_tokenizer* tokenizer, const uint32_t* ids, size_t n,
   });
 }
 
-const char* MethodName(ctxkit::CountMethod method) {
-  return method == ctxkit::CountMethod::kTokenizer ? "tokenizer" : "heuristic";
-}
-
 }  // namespace
 
 extern "C" {
@@ -213,6 +209,16 @@ int ctxkit_store_options_set_read_only(ctxkit_store_options* options,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
   }
   options->options.read_only = read_only != 0;
+  return Report(ctxkit::Status(), out_error);
+}
+
+int ctxkit_store_options_set_create_if_missing(ctxkit_store_options* options,
+                                               int create_if_missing,
+                                               char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  options->options.create_if_missing = create_if_missing != 0;
   return Report(ctxkit::Status(), out_error);
 }
 
@@ -551,34 +557,15 @@ int ctxkit_count_messages(const char* model, size_t model_len,
         model_name, View(messages_json, messages_json_len));
     if (!count.ok()) return Report(count.status(), out_error);
     if (out_json != nullptr) {
-      ctxkit::internal::JsonWriter writer;
-      writer.BeginObject()
-          .Key("schema_version")
-          .Int(1)
-          .Key("model")
-          .String(model_name)
-          .Key("total")
-          .Uint(count->total)
-          .Key("messages")
-          .BeginArray();
-      for (size_t n : count->messages) writer.Uint(n);
-      writer.EndArray()
-          .Key("system")
-          .Uint(count->system)
-          .Key("tools")
-          .Uint(count->tools)
-          .Key("reply_priming")
-          .Uint(count->reply_priming)
-          .Key("encoding")
-          .String(count->encoding)
-          .Key("method")
-          .String(MethodName(count->method))
-          .Key("exact")
-          .Bool(count->exact)
-          .EndObject();
-      const int rc =
-          ReturnJson(std::move(writer), out_json, out_json_len, out_error);
-      if (rc != CTXKIT_OK) return rc;
+      // The one count-messages document (message_count.h), as the CLI's.
+      auto json = ctxkit::MessageCountToJson(*count, model_name);
+      if (!json.ok()) return Report(json.status(), out_error);
+      char* out = CopyOut(*json);
+      if (out == nullptr) {
+        return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
+      }
+      *out_json = out;
+      *out_json_len = json->size();
     }
     *out_total = count->total;
     return Report(ctxkit::Status(), out_error);

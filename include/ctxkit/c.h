@@ -95,7 +95,7 @@ CTXKIT_EXPORT void ctxkit_free(void* ptr);
 typedef struct ctxkit_store_options ctxkit_store_options;
 
 /* Creates options holding the defaults: map size 64 MiB, ceiling 64 GiB,
- * read-write, create the directory if missing, 126 readers.
+ * read-write, create the store if missing, 126 readers.
  * Errors: INVALID_ARGUMENT if out_options is NULL; RESOURCE_EXHAUSTED if
  * memory runs out. */
 CTXKIT_EXPORT int ctxkit_store_options_create(
@@ -123,6 +123,15 @@ CTXKIT_EXPORT int ctxkit_store_options_set_max_map_size(
  * Errors: INVALID_ARGUMENT for NULL options. */
 CTXKIT_EXPORT int ctxkit_store_options_set_read_only(
     ctxkit_store_options* options, int read_only, char** out_error);
+
+/* Non-zero (the default): a read-write open creates the store when the path
+ * holds none (see ctxkit_store_open). Zero: it never creates anything and a
+ * path without a store is NOT_FOUND; what callers that only read or update
+ * existing data should set, so that a mistyped path is reported instead of
+ * answered from a new, empty store. Read-only opens never create.
+ * Errors: INVALID_ARGUMENT for NULL options. */
+CTXKIT_EXPORT int ctxkit_store_options_set_create_if_missing(
+    ctxkit_store_options* options, int create_if_missing, char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* Store                                                                    */

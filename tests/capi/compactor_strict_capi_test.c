@@ -169,6 +169,31 @@ static void test_store_in_a_non_empty_directory(const char* dir) {
   CHECK(stat(file, &st) != 0); /* nothing was created */
 }
 
+static void test_store_not_created(const char* dir) {
+  char path[512];
+  ctxkit_store_options* options = NULL;
+  ctxkit_store* store = NULL;
+  char* error = NULL;
+  struct stat st;
+  snprintf(path, sizeof path, "%s/typo", dir);
+  CHECK(ctxkit_store_options_create(&options, &error) == CTXKIT_OK);
+  CHECK(ctxkit_store_options_set_create_if_missing(options, 0, &error) ==
+        CTXKIT_OK);
+  EXPECT_ERROR(ctxkit_store_open(L(path), options, &store, &error),
+               CTXKIT_NOT_FOUND, error, "no store at");
+  CHECK(store == NULL);
+  CHECK(stat(path, &st) != 0);
+  EXPECT_ERROR(ctxkit_store_options_set_create_if_missing(NULL, 0, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "options");
+  /* Once created, the same options open it. */
+  CHECK(ctxkit_store_open(L(path), NULL, &store, &error) == CTXKIT_OK);
+  ctxkit_store_close(store);
+  store = NULL;
+  CHECK(ctxkit_store_open(L(path), options, &store, &error) == CTXKIT_OK);
+  ctxkit_store_close(store);
+  ctxkit_store_options_free(options);
+}
+
 int main(void) {
   char tmpl[] = "/tmp/ctxkit-strict-XXXXXX";
   char* dir = mkdtemp(tmpl);
@@ -183,6 +208,7 @@ int main(void) {
   snprintf(store_dir, sizeof store_dir, "%s/store", dir);
   test_conversation_options(c, store_dir);
   test_store_in_a_non_empty_directory(dir);
+  test_store_not_created(dir);
   ctxkit_compactor_free(c);
   nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   return capi_report();

@@ -464,6 +464,12 @@ case_unknown_model() {
 }
 
 case_stats() {
+  # stats reads only: it refuses a missing store instead of creating one.
+  run stats
+  [[ $status -eq 1 && $(head -n 1 "$work/err") == "ctxkit: NOT_FOUND: "* ]] ||
+    fail "stats did not refuse a missing store"
+  run store init --json
+  expect_ok
   run stats
   expect_ok
   expect_q .overview.total_conversations 0

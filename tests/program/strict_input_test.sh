@@ -5,7 +5,8 @@
 #
 # Usage: strict_input_test.sh CTXKIT CASE
 #   CTXKIT  the program to test
-#   CASE    request_keys | request_model | store_directory
+#   CASE    request_keys | request_model | store_directory |
+#           readonly_commands
 #
 # Every case works in its own temporary directory, removed on exit, with a
 # clean environment (env -i); the script exits 1 if any check failed.
@@ -137,6 +138,32 @@ case_store_directory() {
   run store init --db "$work/empty"
   expect_ok
   expect_entries "$work/empty" data.mdb lock.mdb
+}
+
+case_readonly_commands() {
+  run conv create --db "$work/real" --title hello
+  expect_ok
+  # A mistyped --db: commands that do not add records refuse it and
+  # create nothing, whether the path is missing or an empty directory.
+  mkdir "$work/empty"
+  local db command
+  for db in "$work/rael" "$work/empty"; do
+    for command in "conv list" "conv stats" "stats" "cache stats" \
+                   "ref list" "ref search words" \
+                   "conv get 00000000-0000-4000-8000-000000000000"; do
+      # shellcheck disable=SC2086
+      run $command --db "$db"
+      [[ $status -eq 1 && $(head -n 1 "$work/err") == "ctxkit: NOT_FOUND: no store at '$db'"* ]] ||
+        fail "'$command' did not refuse a missing store"
+      [[ ! -s $work/out ]] || fail "'$command' printed a result"
+    done
+  done
+  [[ ! -e $work/rael ]] || fail "$work/rael was created"
+  expect_entries "$work/empty"
+  # The right path still works.
+  run conv list --db "$work/real"
+  expect_ok
+  [[ $(jq .total "$work/out") == 1 ]] || fail "conv list lost the conversation"
 }
 
 if ! declare -F "case_$case_name" >/dev/null; then

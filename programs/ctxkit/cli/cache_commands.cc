@@ -46,10 +46,11 @@ struct OpenedCache {
   std::unique_ptr<Cache> cache;  // destroyed first: it flushes into store
 };
 
-StatusOr<OpenedCache> OpenCache(const Args& args) {
+StatusOr<OpenedCache> OpenCache(const Args& args,
+                                StoreCreation creation) {
   auto location = ResolveStoreLocation(args);
   if (!location.ok()) return location.status();
-  auto store = OpenStoreForWriting(*location);
+  auto store = OpenStoreForWriting(*location, creation);
   if (!store.ok()) return store.status();
   OpenedCache opened;
   opened.store = *std::move(store);
@@ -81,7 +82,7 @@ Status RunCachePut(const Args& args, std::ostream& out) {
   }
   auto content = ReadContent(args, 0, "content", kCacheMaxContentBytes);
   if (!content.ok()) return content.status();
-  auto opened = OpenCache(args);
+  auto opened = OpenCache(args, StoreCreation::kIfMissing);
   if (!opened.ok()) return opened.status();
   auto put = opened->cache->Put(**content, options);
   if (!put.ok()) return put.status();
@@ -90,7 +91,7 @@ Status RunCachePut(const Args& args, std::ostream& out) {
 }
 
 Status RunCacheGet(const Args& args, std::ostream& out) {
-  auto opened = OpenCache(args);
+  auto opened = OpenCache(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto entry = opened->cache->Get(args.positional()[0]);
   // A miss is counted too; keep it even when the lookup failed.
@@ -107,7 +108,7 @@ Status RunCacheCheck(const Args& args, std::ostream& out) {
   if (const std::string* given = args.Value(kCacheCheckPrefixFlag.name)) {
     prefix = *given;
   }
-  auto opened = OpenCache(args);
+  auto opened = OpenCache(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto check = opened->cache->Check(**content, prefix);
   if (!check.ok()) return check.status();
@@ -118,7 +119,7 @@ Status RunCacheCheck(const Args& args, std::ostream& out) {
 Status RunCacheStats(const Args& args, std::ostream& out) {
   auto top = NumberFlag(args, kCacheTopFlag, "top_n");
   if (!top.ok()) return top.status();
-  auto opened = OpenCache(args);
+  auto opened = OpenCache(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto stats = opened->cache->Stats(top->value_or(10));
   if (!stats.ok()) return stats.status();
@@ -130,7 +131,7 @@ Status RunCacheClear(const Args& args, std::ostream& out) {
   if (const std::string* given = args.Value(kCacheClearPrefixFlag.name)) {
     prefix = *given;
   }
-  auto opened = OpenCache(args);
+  auto opened = OpenCache(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto cleared = opened->cache->Clear(prefix);
   if (!cleared.ok()) return cleared.status();
@@ -139,7 +140,7 @@ Status RunCacheClear(const Args& args, std::ostream& out) {
 }
 
 Status RunCacheSweep(const Args& args, std::ostream& out) {
-  auto opened = OpenCache(args);
+  auto opened = OpenCache(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto swept = opened->cache->Sweep();
   if (!swept.ok()) return swept.status();

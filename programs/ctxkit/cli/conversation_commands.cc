@@ -51,10 +51,11 @@ struct OpenedConversations {
   std::unique_ptr<ConversationStore> conversations;
 };
 
-StatusOr<OpenedConversations> OpenConversations(const Args& args) {
+StatusOr<OpenedConversations> OpenConversations(const Args& args,
+                                                StoreCreation creation) {
   auto location = ResolveStoreLocation(args);
   if (!location.ok()) return location.status();
-  auto store = OpenStoreForWriting(*location);
+  auto store = OpenStoreForWriting(*location, creation);
   if (!store.ok()) return store.status();
   OpenedConversations opened;
   opened.store = *std::move(store);
@@ -80,7 +81,7 @@ Status RunConvCreate(const Args& args, std::ostream& out) {
   if (const std::string* metadata = args.Value(kConvMetadataFlag.name)) {
     request.metadata = *metadata;
   }
-  auto opened = OpenConversations(args);
+  auto opened = OpenConversations(args, StoreCreation::kIfMissing);
   if (!opened.ok()) return opened.status();
   auto created = opened->conversations->Create(request);
   if (!created.ok()) return created.status();
@@ -114,7 +115,7 @@ Status RunConvAdd(const Args& args, std::ostream& out) {
   if (!content.ok()) return content.status();
   if (content->has_value()) message.content = **std::move(content);
 
-  auto opened = OpenConversations(args);
+  auto opened = OpenConversations(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto added = opened->conversations->AddMessage(IdArgument(args), message);
   if (!added.ok()) return added.status();
@@ -122,7 +123,7 @@ Status RunConvAdd(const Args& args, std::ostream& out) {
 }
 
 Status RunConvGet(const Args& args, std::ostream& out) {
-  auto opened = OpenConversations(args);
+  auto opened = OpenConversations(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   const bool with_messages = !args.Has(kNoMessagesFlag.name);
   auto detail = opened->conversations->Get(IdArgument(args), with_messages);
@@ -145,7 +146,7 @@ Status RunConvList(const Args& args, std::ostream& out) {
     page_size = static_cast<uint32_t>(**limit);
   }
   const std::string* cursor = args.Value(kCursorFlag.name);
-  auto opened = OpenConversations(args);
+  auto opened = OpenConversations(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto page = opened->conversations->List(
       page_size, cursor == nullptr ? std::string_view() : *cursor);
@@ -161,7 +162,7 @@ Status RunConvUpdate(const Args& args, std::ostream& out) {
   if (const std::string* metadata = args.Value(kConvMetadataFlag.name)) {
     update.metadata = *metadata;
   }
-  auto opened = OpenConversations(args);
+  auto opened = OpenConversations(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto updated = opened->conversations->Update(IdArgument(args), update);
   if (!updated.ok()) return updated.status();
@@ -169,7 +170,7 @@ Status RunConvUpdate(const Args& args, std::ostream& out) {
 }
 
 Status RunConvDelete(const Args& args, std::ostream& out) {
-  auto opened = OpenConversations(args);
+  auto opened = OpenConversations(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto deleted = opened->conversations->Delete(IdArgument(args));
   if (!deleted.ok()) return deleted.status();

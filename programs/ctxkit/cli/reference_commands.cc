@@ -40,10 +40,11 @@ struct OpenedReferences {
   std::unique_ptr<ReferenceStore> references;
 };
 
-StatusOr<OpenedReferences> OpenReferences(const Args& args) {
+StatusOr<OpenedReferences> OpenReferences(const Args& args,
+                                          StoreCreation creation) {
   auto location = ResolveStoreLocation(args);
   if (!location.ok()) return location.status();
-  auto store = OpenStoreForWriting(*location);
+  auto store = OpenStoreForWriting(*location, creation);
   if (!store.ok()) return store.status();
   OpenedReferences opened;
   opened.store = *std::move(store);
@@ -73,7 +74,7 @@ Status RunRefAdd(const Args& args, std::ostream& out) {
       ReadContent(args, 0, "content", ReferenceLimits::kMaxContentBytes);
   if (!content.ok()) return content.status();
   reference.content = **std::move(content);
-  auto opened = OpenReferences(args);
+  auto opened = OpenReferences(args, StoreCreation::kIfMissing);
   if (!opened.ok()) return opened.status();
   auto added = opened->references->Add(reference);
   if (!added.ok()) return added.status();
@@ -82,7 +83,7 @@ Status RunRefAdd(const Args& args, std::ostream& out) {
 }
 
 Status RunRefGet(const Args& args, std::ostream& out) {
-  auto opened = OpenReferences(args);
+  auto opened = OpenReferences(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto reference = opened->references->Get(args.positional()[0]);
   if (!reference.ok()) return reference.status();
@@ -95,7 +96,7 @@ Status RunRefList(const Args& args, std::ostream& out) {
     options.conversation_id = *id;
   }
   options.include_content = args.Has(kRefWithContentFlag.name);
-  auto opened = OpenReferences(args);
+  auto opened = OpenReferences(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto list = opened->references->List(options);
   if (!list.ok()) return list.status();
@@ -104,7 +105,7 @@ Status RunRefList(const Args& args, std::ostream& out) {
 }
 
 Status RunRefDelete(const Args& args, std::ostream& out) {
-  auto opened = OpenReferences(args);
+  auto opened = OpenReferences(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   const std::string& id = args.positional()[0];
   if (Status deleted = opened->references->Delete(id); !deleted.ok()) {
@@ -132,7 +133,7 @@ Status RunRefSearch(const Args& args, std::ostream& out) {
   if (const std::string* id = args.Value(kRefConversationFlag.name)) {
     options.conversation_id = *id;
   }
-  auto opened = OpenReferences(args);
+  auto opened = OpenReferences(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto results = opened->references->Search(options);
   if (!results.ok()) return results.status();

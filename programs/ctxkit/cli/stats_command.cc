@@ -31,7 +31,7 @@ Status RunConvStats(const Args& args, std::ostream& out) {
   if (!points.ok()) return points.status();
   auto location = ResolveStoreLocation(args);
   if (!location.ok()) return location.status();
-  auto store = OpenStoreForWriting(*location);
+  auto store = OpenStoreForWriting(*location, StoreCreation::kNever);
   if (!store.ok()) return store.status();
   auto conversations = ConversationStore::Open(**store);
   if (!conversations.ok()) return conversations.status();
@@ -51,7 +51,7 @@ Status RunConvStats(const Args& args, std::ostream& out) {
 Status RunStats(const Args& args, std::ostream& out) {
   auto location = ResolveStoreLocation(args);
   if (!location.ok()) return location.status();
-  auto store = OpenStoreForWriting(*location);
+  auto store = OpenStoreForWriting(*location, StoreCreation::kNever);
   if (!store.ok()) return store.status();
   auto conversations = ConversationStore::Open(**store);
   if (!conversations.ok()) return conversations.status();

@@ -405,6 +405,7 @@ class Progress {
                  (!input.size().has_value() ||
                   *input.size() > kProgressThreshold)) {}
 
+  // On an error the line is cleared, so the error message starts a line.
   ~Progress() {
     if (shown_) std::cerr << "\r\033[K" << std::flush;
   }
@@ -418,6 +419,21 @@ class Progress {
     if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     shown_ = true;
+    std::cerr << Line(done) << "\033[K" << std::flush;
+  }
+
+  // Draws the final figure (the throttle in Update may have skipped it, so a
+  // file's bar would stop short of 100 %) and ends the line, so that the
+  // result, printed next, never shares a line with the bar when stdout and
+  // stderr are the same terminal.
+  void Finish() {
+    if (!shown_) return;
+    shown_ = false;
+    std::cerr << Line(input_.bytes_read()) << "\033[K\n" << std::flush;
+  }
+
+ private:
+  std::string Line(uint64_t done) const {
     std::string line = "\rcounting " + input_.name() + ": ";
     if (input_.size().has_value() && *input_.size() > 0) {
       const uint64_t total = *input_.size();
@@ -431,7 +447,7 @@ class Progress {
     } else {
       line += FormatBytes(done);
     }
-    std::cerr << line << "\033[K" << std::flush;
+    return line;
   }
 
  private:
@@ -641,6 +657,7 @@ Status RunCount(const Args& args, std::ostream& out) {
     }
     for (size_t n : *counts) total += n;
   }
+  progress.Finish();
 
   if (!args.Has(kJsonFlag.name)) {
     out << total << "\n";

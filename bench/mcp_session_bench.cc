@@ -129,7 +129,8 @@ void BM_Ping(benchmark::State& state) {
 BENCHMARK(BM_Ping);
 
 void BM_CountTokens(benchmark::State& state, bool messages) {
-  const std::string input = messages ? History100() : JsonString(EnglishText1K());
+  const std::string input =
+      messages ? History100() : JsonString(EnglishText1K());
   RunRequest(state, CountTokensRequest(input));
 }
 BENCHMARK_CAPTURE(BM_CountTokens, text1k, false);

@@ -137,7 +137,8 @@ class ScratchDirs {
     }
   }
   std::string Make(const std::string& name) {
-    std::string tmpl = BenchBase() + "/ctxkit-records-bench-" + name + "-XXXXXX";
+    std::string tmpl =
+        BenchBase() + "/ctxkit-records-bench-" + name + "-XXXXXX";
     if (mkdtemp(tmpl.data()) == nullptr) Fail("mkdtemp in " + BenchBase());
     dirs_.push_back(tmpl);
     return tmpl;
@@ -168,8 +169,9 @@ const std::vector<std::string>& CorpusWords() {
       std::string w;
       while (in >> w) {
         // Keep ASCII words only: every one is then valid UTF-8 on its own.
-        if (std::all_of(w.begin(), w.end(),
-                        [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+        if (std::all_of(w.begin(), w.end(), [](char c) {
+              return static_cast<unsigned char>(c) < 0x80;
+            })) {
           out.push_back(w);
         }
       }
@@ -233,14 +235,16 @@ std::string Prebuilt(const std::string& name,
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) Fail("cannot create " + dir + ": " + ec.message());
-  std::fprintf(stderr, "records_bench: building %s (once; cached for later runs)...\n",
+  std::fprintf(stderr,
+               "records_bench: building %s (once; cached for later runs)...\n",
                dir.c_str());
   const auto start = std::chrono::steady_clock::now();
   build(dir);
   std::ofstream(dir + "/complete") << "ok\n";
-  std::fprintf(stderr, "records_bench: built %s in %.1f s\n", dir.c_str(),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                   .count());
+  std::fprintf(
+      stderr, "records_bench: built %s in %.1f s\n", dir.c_str(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
   return dir;
 }
 
@@ -298,7 +302,8 @@ Opened& ReferenceCorpus() {
   static Opened* o = [] {
     const std::string dir = Prebuilt("refs-100k-v1", [](const std::string& d) {
       auto store = Must(ctxkit::Store::Open(d + "/store", BigStore()), "open");
-      auto refs = Must(ctxkit::ReferenceStore::Open(*store), "ReferenceStore::Open");
+      auto refs =
+          Must(ctxkit::ReferenceStore::Open(*store), "ReferenceStore::Open");
       std::mt19937_64 rng(100000);
       for (int i = 0; i < kReferences; ++i) {
         ctxkit::NewReference r;
@@ -312,8 +317,10 @@ Opened& ReferenceCorpus() {
       }
     });
     auto* opened = new Opened;
-    opened->store = Must(ctxkit::Store::Open(dir + "/store", BigStore()), "open");
-    opened->refs = Must(ctxkit::ReferenceStore::Open(*opened->store), "ReferenceStore::Open");
+    opened->store =
+        Must(ctxkit::Store::Open(dir + "/store", BigStore()), "open");
+    opened->refs = Must(ctxkit::ReferenceStore::Open(*opened->store),
+                        "ReferenceStore::Open");
     return opened;
   }();
   return *o;
@@ -328,43 +335,52 @@ constexpr int kMessagesPerConversation = 100;
 
 Opened& StatsCorpus() {
   static Opened* o = [] {
-    const std::string dir = Prebuilt("stats-10k-1m-v1", [](const std::string& d) {
-      auto store = Must(ctxkit::Store::Open(d + "/store", BigStore()), "open");
-      std::atomic<int64_t> now{1704067200000};  // 2024-01-01
-      ctxkit::ConversationOptions options;
-      options.clock = [&now] { return now.load(); };
-      auto convs = Must(ctxkit::ConversationStore::Open(*store, options), "open");
-      const auto& pool = Messages200();
-      std::atomic<int> next{0};
-      auto work = [&](int thread) {
-        std::mt19937_64 rng(static_cast<uint64_t>(thread) + 77);
-        for (int i; (i = next.fetch_add(1)) < kConversations;) {
-          // Monotonic enough: each conversation moves the clock ~52 min.
-          int64_t at = 1704067200000 + int64_t{i} * 3153600;
-          int64_t cur = now.load();
-          while (cur < at && !now.compare_exchange_weak(cur, at)) {}
-          ctxkit::NewConversation c;
-          c.title = "conversation " + std::to_string(i);
-          const int m = i % 10;
-          c.model = m < 7 ? "claude-3-5-sonnet" : m < 9 ? "gpt-4o" : "gpt-3.5-turbo";
-          auto created = Must(convs->Create(c), "Create");
-          std::vector<ctxkit::NewMessage> batch(kMessagesPerConversation);
-          for (int k = 0; k < kMessagesPerConversation; ++k) {
-            batch[k].role = k % 2 == 0 ? ctxkit::MessageRole::kUser
-                                       : ctxkit::MessageRole::kAssistant;
-            batch[k].content = pool[rng() % pool.size()];
-          }
-          Must(convs->AddMessages(created.id, batch), "AddMessages");
-          if ((i + 1) % 1000 == 0) std::fprintf(stderr, "  %d conversations\n", i + 1);
-        }
-      };
-      std::thread other(work, 1);
-      work(0);
-      other.join();
-    });
+    const std::string dir =
+        Prebuilt("stats-10k-1m-v1", [](const std::string& d) {
+          auto store =
+              Must(ctxkit::Store::Open(d + "/store", BigStore()), "open");
+          std::atomic<int64_t> now{1704067200000};  // 2024-01-01
+          ctxkit::ConversationOptions options;
+          options.clock = [&now] { return now.load(); };
+          auto convs =
+              Must(ctxkit::ConversationStore::Open(*store, options), "open");
+          const auto& pool = Messages200();
+          std::atomic<int> next{0};
+          auto work = [&](int thread) {
+            std::mt19937_64 rng(static_cast<uint64_t>(thread) + 77);
+            for (int i; (i = next.fetch_add(1)) < kConversations;) {
+              // Monotonic enough: each conversation moves the clock ~52 min.
+              int64_t at = 1704067200000 + int64_t{i} * 3153600;
+              int64_t cur = now.load();
+              while (cur < at && !now.compare_exchange_weak(cur, at)) {
+              }
+              ctxkit::NewConversation c;
+              c.title = "conversation " + std::to_string(i);
+              const int m = i % 10;
+              c.model = m < 7   ? "claude-3-5-sonnet"
+                        : m < 9 ? "gpt-4o"
+                                : "gpt-3.5-turbo";
+              auto created = Must(convs->Create(c), "Create");
+              std::vector<ctxkit::NewMessage> batch(kMessagesPerConversation);
+              for (int k = 0; k < kMessagesPerConversation; ++k) {
+                batch[k].role = k % 2 == 0 ? ctxkit::MessageRole::kUser
+                                           : ctxkit::MessageRole::kAssistant;
+                batch[k].content = pool[rng() % pool.size()];
+              }
+              Must(convs->AddMessages(created.id, batch), "AddMessages");
+              if ((i + 1) % 1000 == 0)
+                std::fprintf(stderr, "  %d conversations\n", i + 1);
+            }
+          };
+          std::thread other(work, 1);
+          work(0);
+          other.join();
+        });
     auto* opened = new Opened;
-    opened->store = Must(ctxkit::Store::Open(dir + "/store", BigStore()), "open");
-    opened->convs = Must(ctxkit::ConversationStore::Open(*opened->store), "open");
+    opened->store =
+        Must(ctxkit::Store::Open(dir + "/store", BigStore()), "open");
+    opened->convs =
+        Must(ctxkit::ConversationStore::Open(*opened->store), "open");
     return opened;
   }();
   return *o;
@@ -374,9 +390,11 @@ Opened& StatsCorpus() {
 Opened& FreshStore() {
   static Opened* o = [] {
     auto* opened = new Opened;
-    opened->store = Must(ctxkit::Store::Open(scratch->Make("writes") + "/store", BigStore()),
-                         "open");
-    opened->convs = Must(ctxkit::ConversationStore::Open(*opened->store), "open");
+    opened->store = Must(
+        ctxkit::Store::Open(scratch->Make("writes") + "/store", BigStore()),
+        "open");
+    opened->convs =
+        Must(ctxkit::ConversationStore::Open(*opened->store), "open");
     return opened;
   }();
   return *o;
@@ -424,7 +442,8 @@ void BM_AddMessagesBatched(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     for (size_t i = 0; i < batch_size; ++i) {
-      batch[i].role = i % 2 == 0 ? ctxkit::MessageRole::kUser : ctxkit::MessageRole::kAssistant;
+      batch[i].role = i % 2 == 0 ? ctxkit::MessageRole::kUser
+                                 : ctxkit::MessageRole::kAssistant;
       batch[i].content = pool[next++ % pool.size()];
       bytes += static_cast<int64_t>(batch[i].content.size());
     }
@@ -462,9 +481,10 @@ void BM_AddMessageDurable(benchmark::State& state) {
 // (windows of it, stop words dropped); 1 = with stop words ("the", "of",
 // ... match nearly every reference: the worst case).
 std::vector<std::string> Queries(int kind) {
-  static const char* kStop[] = {"the", "of", "and", "or", "to", "a", "in", "that",
-                                "is", "for", "any", "this", "be", "by", "you",
-                                "with", "as", "are", "on", "not", "an", "it", "may"};
+  static const char* kStop[] = {"the", "of",   "and", "or",   "to",  "a",
+                                "in",  "that", "is",  "for",  "any", "this",
+                                "be",  "by",   "you", "with", "as",  "are",
+                                "on",  "not",  "an",  "it",   "may"};
   auto is_stop = [](const std::string& w) {
     for (const char* s : kStop) {
       std::string lw = w;
@@ -499,7 +519,8 @@ std::vector<std::string> Queries(int kind) {
 
 void BM_ReferenceSearch(benchmark::State& state) {
   Opened& o = ReferenceCorpus();
-  const std::vector<std::string> queries = Queries(static_cast<int>(state.range(0)));
+  const std::vector<std::string> queries =
+      Queries(static_cast<int>(state.range(0)));
   ctxkit::SearchReferencesOptions options;
   options.limit = 10;
   size_t next = 0;
@@ -515,7 +536,8 @@ void BM_ReferenceSearch(benchmark::State& state) {
     benchmark::DoNotOptimize(found->results.data());
   }
   state.counters["matches_per_query"] =
-      static_cast<double>(matches) / static_cast<double>(std::max<int64_t>(1, state.iterations()));
+      static_cast<double>(matches) /
+      static_cast<double>(std::max<int64_t>(1, state.iterations()));
   state.SetItemsProcessed(state.iterations());
   state.SetLabel(state.range(0) == 0 ? "content words" : "with stop words");
 }
@@ -544,7 +566,8 @@ BENCHMARK(BM_AddMessagesBatched)
     ->Args({0, 100})
     ->Args({0, 1000})
     ->Args({1, 1000})
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AddMessageDurable)
     ->ArgName("model")
     ->Arg(0)
@@ -565,13 +588,18 @@ BENCHMARK(BM_AggregateStats)->UseRealTime()->Unit(benchmark::kMicrosecond);
 class Sqlite {
  public:
   explicit Sqlite(const std::string& path) {
-    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) Fail("sqlite3_open " + path);
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK)
+      Fail("sqlite3_open " + path);
     Exec("PRAGMA journal_mode=WAL");
     Exec("PRAGMA synchronous=FULL");
-    Exec("CREATE TABLE IF NOT EXISTS messages(id TEXT PRIMARY KEY, "
-         "conversation_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL, "
-         "tokens INTEGER NOT NULL, created_at INTEGER NOT NULL)");
-    Exec("CREATE TABLE IF NOT EXISTS blobs(key TEXT PRIMARY KEY, content BLOB NOT NULL)");
+    Exec(
+        "CREATE TABLE IF NOT EXISTS messages(id TEXT PRIMARY KEY, "
+        "conversation_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT "
+        "NULL, "
+        "tokens INTEGER NOT NULL, created_at INTEGER NOT NULL)");
+    Exec(
+        "CREATE TABLE IF NOT EXISTS blobs(key TEXT PRIMARY KEY, content BLOB "
+        "NOT NULL)");
   }
   ~Sqlite() {
     for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
@@ -587,26 +615,33 @@ class Sqlite {
   }
   sqlite3_stmt* Prepare(const char* sql) {
     auto& stmt = statements_[sql];
-    if (stmt == nullptr && sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    if (stmt == nullptr &&
+        sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
       Fail(std::string("sqlite prepare: ") + sqlite3_errmsg(db_));
     }
     return stmt;
   }
   void InsertMessage(const std::string& id, const std::string& conversation,
-                     const char* role, const std::string& content, int64_t tokens) {
+                     const char* role, const std::string& content,
+                     int64_t tokens) {
     sqlite3_stmt* s = Prepare(
-        "INSERT INTO messages(id, conversation_id, role, content, tokens, created_at) "
+        "INSERT INTO messages(id, conversation_id, role, content, tokens, "
+        "created_at) "
         "VALUES(?, ?, ?, ?, ?, ?)");
-    sqlite3_bind_text(s, 1, id.data(), static_cast<int>(id.size()), SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, conversation.data(), static_cast<int>(conversation.size()),
+    sqlite3_bind_text(s, 1, id.data(), static_cast<int>(id.size()),
                       SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, conversation.data(),
+                      static_cast<int>(conversation.size()), SQLITE_STATIC);
     sqlite3_bind_text(s, 3, role, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 4, content.data(), static_cast<int>(content.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, content.data(), static_cast<int>(content.size()),
+                      SQLITE_STATIC);
     sqlite3_bind_int64(s, 5, tokens);
-    sqlite3_bind_int64(s, 6, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count());
-    if (sqlite3_step(s) != SQLITE_DONE) Fail(std::string("insert: ") + sqlite3_errmsg(db_));
+    sqlite3_bind_int64(s, 6,
+                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count());
+    if (sqlite3_step(s) != SQLITE_DONE)
+      Fail(std::string("insert: ") + sqlite3_errmsg(db_));
     sqlite3_reset(s);
   }
   sqlite3* db() { return db_; }
@@ -649,16 +684,20 @@ void SqliteBatched(benchmark::State& state, bool count_tokens) {
         if (!n.ok()) Fail(n.status().ToString());
         tokens = static_cast<int64_t>(n->tokens);
       }
-      db.InsertMessage(ids[i], conversation, i % 2 == 0 ? "user" : "assistant", content,
-                       tokens);
+      db.InsertMessage(ids[i], conversation, i % 2 == 0 ? "user" : "assistant",
+                       content, tokens);
     }
     db.Exec("COMMIT");
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-void BM_SqliteInsertBatched(benchmark::State& state) { SqliteBatched(state, false); }
-void BM_SqliteInsertBatchedCounted(benchmark::State& state) { SqliteBatched(state, true); }
+void BM_SqliteInsertBatched(benchmark::State& state) {
+  SqliteBatched(state, false);
+}
+void BM_SqliteInsertBatchedCounted(benchmark::State& state) {
+  SqliteBatched(state, true);
+}
 
 void BM_SqliteInsertDurable(benchmark::State& state) {
   Sqlite& db = SqliteWrites();
@@ -684,15 +723,18 @@ struct SqliteBlobs {
 SqliteBlobs& SqliteBlobStore() {
   static SqliteBlobs* b = [] {
     auto* out = new SqliteBlobs;
-    out->db = std::make_unique<Sqlite>(scratch->Make("sqlite-blobs") + "/blobs.db");
+    out->db =
+        std::make_unique<Sqlite>(scratch->Make("sqlite-blobs") + "/blobs.db");
     std::mt19937_64 rng(1024);
     out->db->Exec("BEGIN");
-    sqlite3_stmt* s = out->db->Prepare("INSERT INTO blobs(key, content) VALUES(?, ?)");
+    sqlite3_stmt* s =
+        out->db->Prepare("INSERT INTO blobs(key, content) VALUES(?, ?)");
     for (int i = 0; i < kCacheEntries; ++i) {
       std::string content = std::to_string(i) + " " + TextWindow(rng, 1024);
       content.resize(1024, '.');
       std::string key = "default:" + FakeUuid(rng);
-      sqlite3_bind_text(s, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_text(s, 1, key.data(), static_cast<int>(key.size()),
+                        SQLITE_TRANSIENT);
       sqlite3_bind_blob(s, 2, content.data(), static_cast<int>(content.size()),
                         SQLITE_TRANSIENT);
       if (sqlite3_step(s) != SQLITE_DONE) Fail("insert blob");
@@ -715,7 +757,8 @@ void BM_SqliteGetBlob(benchmark::State& state) {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     const std::string& key = b.keys[rng % b.keys.size()];
-    sqlite3_bind_text(s, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, 1, key.data(), static_cast<int>(key.size()),
+                      SQLITE_STATIC);
     if (sqlite3_step(s) != SQLITE_ROW) {
       state.SkipWithError("blob not found");
       break;
@@ -772,8 +815,8 @@ class Recorder : public benchmark::ConsoleReporter {
       f.seconds_per_iteration = r.real_accumulated_time / n;
       f.cpu_seconds_per_iteration = r.cpu_accumulated_time / n;
       if (f.items_per_second > 0 && r.cpu_accumulated_time > 0) {
-        f.cpu_items_per_second =
-            f.items_per_second * r.real_accumulated_time / r.cpu_accumulated_time;
+        f.cpu_items_per_second = f.items_per_second * r.real_accumulated_time /
+                                 r.cpu_accumulated_time;
       }
       figures_[r.benchmark_name()] = f;
     }
@@ -888,28 +931,33 @@ int main(int argc, char** argv) {
   {
     const auto& m = Messages200();
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%zu, mean %.0f bytes", m.size(), MeanBytes(m));
+    std::snprintf(buf, sizeof buf, "%zu, mean %.0f bytes", m.size(),
+                  MeanBytes(m));
     benchmark::AddCustomContext("messages", buf);
     auto count = ctxkit::CountTokens("claude-3-5-sonnet", m[0]);
     if (count.ok()) {
       benchmark::AddCustomContext(
           "claude-3-5-sonnet_counting",
           "encoding " + count->encoding +
-              (count->method == ctxkit::CountMethod::kTokenizer ? ", tokenizer" : ", heuristic"));
+              (count->method == ctxkit::CountMethod::kTokenizer
+                   ? ", tokenizer"
+                   : ", heuristic"));
     }
   }
 #if CTXKIT_BENCH_HAVE_SQLITE
   benchmark::AddCustomContext("sqlite", sqlite3_libversion());
 #else
-  benchmark::AddCustomContext("sqlite", "not found at build time: SQLite benchmarks skipped");
-  std::fprintf(stderr, "records_bench: SQLite3 not found at build time: "
-                       "the SQLite comparison is skipped\n");
+  benchmark::AddCustomContext(
+      "sqlite", "not found at build time: SQLite benchmarks skipped");
+  std::fprintf(stderr,
+               "records_bench: SQLite3 not found at build time: "
+               "the SQLite comparison is skipped\n");
 #endif
   Recorder recorder;
   benchmark::RunSpecifiedBenchmarks(&recorder);
   PrintSummary(recorder);
-  std::printf("\nload average (1, 5, 15 min): start %s, end %s\n", load_start.c_str(),
-              LoadAverage().c_str());
+  std::printf("\nload average (1, 5, 15 min): start %s, end %s\n",
+              load_start.c_str(), LoadAverage().c_str());
   benchmark::Shutdown();
   return 0;
 }

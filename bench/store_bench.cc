@@ -73,13 +73,16 @@ class BenchStore {
 
 std::string Key(uint64_t i) {
   char buf[24];
-  std::snprintf(buf, sizeof buf, "key%016llx", static_cast<unsigned long long>(i));
+  std::snprintf(buf, sizeof buf, "key%016llx",
+                static_cast<unsigned long long>(i));
   return buf;
 }
 
 // Operations per one-transaction batch: enough to amortize the commit, small
 // enough that 64 KiB values stay at 64 MiB per batch.
-int64_t BatchFor(int64_t value_size) { return value_size >= 65536 ? 1000 : 10000; }
+int64_t BatchFor(int64_t value_size) {
+  return value_size >= 65536 ? 1000 : 10000;
+}
 
 uint64_t NextRandom(uint64_t& state) {
   state ^= state << 13;
@@ -91,7 +94,8 @@ uint64_t NextRandom(uint64_t& state) {
 void Fill(BenchStore& bs, int64_t n, const std::string& value) {
   Status s = bs.store().Update([&](WriteTransaction& t) {
     for (int64_t i = 0; i < n; ++i) {
-      if (Status e = t.Put(bs.db(), Key(static_cast<uint64_t>(i)), value); !e.ok())
+      if (Status e = t.Put(bs.db(), Key(static_cast<uint64_t>(i)), value);
+          !e.ok())
         return e;
     }
     return Status();
@@ -101,7 +105,8 @@ void Fill(BenchStore& bs, int64_t n, const std::string& value) {
 
 void SetCounters(benchmark::State& state, int64_t ops_per_iteration) {
   state.SetItemsProcessed(state.iterations() * ops_per_iteration);
-  state.SetBytesProcessed(state.iterations() * ops_per_iteration * state.range(0));
+  state.SetBytesProcessed(state.iterations() * ops_per_iteration *
+                          state.range(0));
 }
 
 // Inserts a batch of new keys in one durable transaction; the database is
@@ -113,14 +118,16 @@ void BM_PutOneTransaction(benchmark::State& state) {
   for (auto _ : state) {
     Status s = bs.store().Update([&](WriteTransaction& t) {
       for (int64_t i = 0; i < batch; ++i) {
-        if (Status e = t.Put(bs.db(), Key(static_cast<uint64_t>(i)), value); !e.ok())
+        if (Status e = t.Put(bs.db(), Key(static_cast<uint64_t>(i)), value);
+            !e.ok())
           return e;
       }
       return Status();
     });
     if (!s.ok()) BenchStore::Fail(s);
     state.PauseTiming();
-    s = bs.store().Update([&](WriteTransaction& t) { return t.Clear(bs.db()); });
+    s = bs.store().Update(
+        [&](WriteTransaction& t) { return t.Clear(bs.db()); });
     if (!s.ok()) BenchStore::Fail(s);
     state.ResumeTiming();
   }
@@ -151,7 +158,8 @@ void BM_GetOneTransaction(benchmark::State& state) {
     auto txn = bs.store().BeginRead();
     if (!txn.ok()) BenchStore::Fail(txn.status());
     for (int64_t i = 0; i < n; ++i) {
-      auto v = txn->Get(bs.db(), Key(NextRandom(rng) % static_cast<uint64_t>(n)));
+      auto v =
+          txn->Get(bs.db(), Key(NextRandom(rng) % static_cast<uint64_t>(n)));
       if (!v.ok()) BenchStore::Fail(v.status());
       benchmark::DoNotOptimize(v->data());
     }
@@ -179,21 +187,35 @@ void ValueSizes(benchmark::internal::Benchmark* b) {
   b->ArgName("value_bytes")->Arg(64)->Arg(1024)->Arg(65536);
 }
 
-BENCHMARK(BM_PutOneTransaction)->Apply(ValueSizes)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_PutTransactionPerOp)->Apply(ValueSizes)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_GetOneTransaction)->Apply(ValueSizes)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_GetTransactionPerOp)->Apply(ValueSizes)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_PutOneTransaction)
+    ->Apply(ValueSizes)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PutTransactionPerOp)
+    ->Apply(ValueSizes)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GetOneTransaction)
+    ->Apply(ValueSizes)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GetTransactionPerOp)
+    ->Apply(ValueSizes)
+    ->Unit(benchmark::kNanosecond);
 
 const char* FilesystemOf(const std::string& path) {
   struct statfs fs;
   if (statfs(path.c_str(), &fs) != 0) return "unknown";
   switch (static_cast<unsigned long>(fs.f_type)) {
-    case 0x01021994: return "tmpfs (fsync is free: commits are not durable-cost)";
-    case 0xEF53: return "ext2/3/4";
-    case 0x58465342: return "xfs";
-    case 0x9123683E: return "btrfs";
-    case 0x794C7630: return "overlayfs";
-    default: return "other";
+    case 0x01021994:
+      return "tmpfs (fsync is free: commits are not durable-cost)";
+    case 0xEF53:
+      return "ext2/3/4";
+    case 0x58465342:
+      return "xfs";
+    case 0x9123683E:
+      return "btrfs";
+    case 0x794C7630:
+      return "overlayfs";
+    default:
+      return "other";
   }
 }
 

@@ -64,7 +64,8 @@ class Status {
   // kOk, so an OK status never carries text.
   Status(StatusCode code, std::string message)
       : code_(code),
-        message_(code == StatusCode::kOk ? std::string() : std::move(message)) {}
+        message_(code == StatusCode::kOk ? std::string() : std::move(message)) {
+  }
 
   static Status Ok() noexcept { return Status(); }
 

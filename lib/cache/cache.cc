@@ -464,9 +464,9 @@ absl::Status CheckPutOptions(const CachePutOptions& options) {
 // valid UTF-8.
 absl::Status CheckLookup(std::string_view lookup) {
   if (lookup.empty() || lookup.size() > kCacheMaxLookupBytes) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "lookup is %d bytes; it must be 1 to %d bytes", lookup.size(),
-        kCacheMaxLookupBytes));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("lookup is %d bytes; it must be 1 to %d bytes",
+                        lookup.size(), kCacheMaxLookupBytes));
   }
   return absl::OkStatus();
 }
@@ -500,7 +500,8 @@ absl::Status CacheImpl::PreparePut(WriteTransaction& txn, int64_t now,
   absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
   if (!swept.ok()) return swept.status();
   if (conversation_id.empty()) return absl::OkStatus();
-  StatusOr<std::string_view> conv = txn.Get(dbs_.conversations, conversation_id);
+  StatusOr<std::string_view> conv =
+      txn.Get(dbs_.conversations, conversation_id);
   if (!conv.ok()) {
     if (conv.status().code() == StatusCode::kNotFound) {
       return absl::NotFoundError(absl::StrFormat(
@@ -523,14 +524,14 @@ absl::Status CacheImpl::RefreshEntry(WriteTransaction& txn,
         Del(txn, dbs_.expiry, TimeIndexKey(meta->expires_at, key)));
   }
   if (expires != 0) {
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(
-        dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(ToAbsl(
+        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
   }
   if (now > meta->last_accessed) {
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(
+        ToAbsl(txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
     meta->last_accessed = now;
   }
   meta->expires_at = expires;
@@ -606,8 +607,8 @@ absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
     CTXKIT_RETURN_IF_ERROR(ToAbsl(
         txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
   }
-  CTXKIT_RETURN_IF_ERROR(ToAbsl(
-      txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view())));
+  CTXKIT_RETURN_IF_ERROR(
+      ToAbsl(txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view())));
   CTXKIT_RETURN_IF_ERROR(
       ToAbsl(txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view())));
   if (!meta.conversation_id.empty()) {
@@ -654,36 +655,38 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
   const std::string base = KeyFor(options.prefix, hash, 0);
 
   CachePutResult result;
-  absl::Status status = UpdateWithBatch([&](WriteTransaction& txn,
-                                            int64_t now) -> absl::Status {
-    result = CachePutResult{};
-    const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
-    CTXKIT_RETURN_IF_ERROR(PreparePut(txn, now, options.conversation_id));
+  absl::Status status =
+      UpdateWithBatch([&](WriteTransaction& txn, int64_t now) -> absl::Status {
+        result = CachePutResult{};
+        const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
+        CTXKIT_RETURN_IF_ERROR(PreparePut(txn, now, options.conversation_id));
 
-    std::vector<bool> used(kMaxCollisions + 1, false);
-    std::optional<std::string> same_key;
-    CTXKIT_RETURN_IF_ERROR(WalkChain(
-        txn, dbs_.entries, base, &used, &same_key,
-        [&](std::string_view key) -> absl::StatusOr<bool> {
-          StatusOr<std::string_view> stored = txn.Get(dbs_.content, key);
-          if (!stored.ok()) return ToAbsl(stored.status());
-          if (*stored != content) return false;
-          // Equal bytes under a colliding keyed entry are its value, which
-          // PutKeyed may replace: never dedupe into it.
-          absl::StatusOr<uint64_t> serial = SerialOf(txn, dbs_.entries, key);
-          if (!serial.ok()) return serial.status();
-          absl::StatusOr<std::optional<std::string_view>> keyed =
-              KeyedLookupOf(txn, dbs_, key, *serial);
-          if (!keyed.ok()) return keyed.status();
-          return !keyed->has_value();
-        }));
-    if (same_key) return RefreshEntry(txn, *same_key, now, expires, &result);
-    absl::StatusOr<int> n = FreeIndex(used, "content", base);
-    if (!n.ok()) return n.status();
-    return InsertEntry(txn, now, KeyFor(options.prefix, hash, *n), hash,
-                       content, std::nullopt, tokens, expires, options,
-                       &result);
-  });
+        std::vector<bool> used(kMaxCollisions + 1, false);
+        std::optional<std::string> same_key;
+        CTXKIT_RETURN_IF_ERROR(WalkChain(
+            txn, dbs_.entries, base, &used, &same_key,
+            [&](std::string_view key) -> absl::StatusOr<bool> {
+              StatusOr<std::string_view> stored = txn.Get(dbs_.content, key);
+              if (!stored.ok()) return ToAbsl(stored.status());
+              if (*stored != content) return false;
+              // Equal bytes under a colliding keyed entry are its value, which
+              // PutKeyed may replace: never dedupe into it.
+              absl::StatusOr<uint64_t> serial =
+                  SerialOf(txn, dbs_.entries, key);
+              if (!serial.ok()) return serial.status();
+              absl::StatusOr<std::optional<std::string_view>> keyed =
+                  KeyedLookupOf(txn, dbs_, key, *serial);
+              if (!keyed.ok()) return keyed.status();
+              return !keyed->has_value();
+            }));
+        if (same_key)
+          return RefreshEntry(txn, *same_key, now, expires, &result);
+        absl::StatusOr<int> n = FreeIndex(used, "content", base);
+        if (!n.ok()) return n.status();
+        return InsertEntry(txn, now, KeyFor(options.prefix, hash, *n), hash,
+                           content, std::nullopt, tokens, expires, options,
+                           &result);
+      });
   if (!status.ok()) return status;
   return result;
 }
@@ -708,47 +711,48 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
   const std::string base = KeyFor(options.prefix, hash, 0);
 
   CachePutResult result;
-  absl::Status status = UpdateWithBatch([&](WriteTransaction& txn,
-                                            int64_t now) -> absl::Status {
-    result = CachePutResult{};
-    const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
-    CTXKIT_RETURN_IF_ERROR(PreparePut(txn, now, options.conversation_id));
+  absl::Status status =
+      UpdateWithBatch([&](WriteTransaction& txn, int64_t now) -> absl::Status {
+        result = CachePutResult{};
+        const int64_t expires = options.ttl_ms == 0 ? 0 : now + options.ttl_ms;
+        CTXKIT_RETURN_IF_ERROR(PreparePut(txn, now, options.conversation_id));
 
-    std::vector<bool> used(kMaxCollisions + 1, false);
-    std::optional<std::string> same_key;
-    CTXKIT_RETURN_IF_ERROR(WalkChain(
-        txn, dbs_.entries, base, &used, &same_key,
-        [&](std::string_view key) -> absl::StatusOr<bool> {
-          absl::StatusOr<uint64_t> serial = SerialOf(txn, dbs_.entries, key);
-          if (!serial.ok()) return serial.status();
-          absl::StatusOr<std::optional<std::string_view>> keyed =
-              KeyedLookupOf(txn, dbs_, key, *serial);
-          if (!keyed.ok()) return keyed.status();
-          return keyed->has_value() && **keyed == lookup;
-        }));
-    if (same_key) {
-      StatusOr<std::string_view> stored = txn.Get(dbs_.content, *same_key);
-      if (!stored.ok()) return ToAbsl(stored.status());
-      if (*stored == value) {
-        return RefreshEntry(txn, *same_key, now, expires, &result);
-      }
-      // A new value for the lookup: a new entry under the same key (new
-      // serial, hits from zero); hits of the old one stay in the lifetime
-      // figures.
-      StatusOr<std::string_view> old = txn.Get(dbs_.entries, *same_key);
-      if (!old.ok()) return ToAbsl(old.status());
-      absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *old);
-      if (!meta.ok()) return meta.status();
-      CTXKIT_RETURN_IF_ERROR(
-          RemoveEntry(dbs_, txn, *same_key, *meta, RemoveReason::kExplicit));
-      return InsertEntry(txn, now, *same_key, hash, value, lookup, tokens,
-                         expires, options, &result);
-    }
-    absl::StatusOr<int> n = FreeIndex(used, "lookup", base);
-    if (!n.ok()) return n.status();
-    return InsertEntry(txn, now, KeyFor(options.prefix, hash, *n), hash, value,
-                       lookup, tokens, expires, options, &result);
-  });
+        std::vector<bool> used(kMaxCollisions + 1, false);
+        std::optional<std::string> same_key;
+        CTXKIT_RETURN_IF_ERROR(
+            WalkChain(txn, dbs_.entries, base, &used, &same_key,
+                      [&](std::string_view key) -> absl::StatusOr<bool> {
+                        absl::StatusOr<uint64_t> serial =
+                            SerialOf(txn, dbs_.entries, key);
+                        if (!serial.ok()) return serial.status();
+                        absl::StatusOr<std::optional<std::string_view>> keyed =
+                            KeyedLookupOf(txn, dbs_, key, *serial);
+                        if (!keyed.ok()) return keyed.status();
+                        return keyed->has_value() && **keyed == lookup;
+                      }));
+        if (same_key) {
+          StatusOr<std::string_view> stored = txn.Get(dbs_.content, *same_key);
+          if (!stored.ok()) return ToAbsl(stored.status());
+          if (*stored == value) {
+            return RefreshEntry(txn, *same_key, now, expires, &result);
+          }
+          // A new value for the lookup: a new entry under the same key (new
+          // serial, hits from zero); hits of the old one stay in the lifetime
+          // figures.
+          StatusOr<std::string_view> old = txn.Get(dbs_.entries, *same_key);
+          if (!old.ok()) return ToAbsl(old.status());
+          absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *old);
+          if (!meta.ok()) return meta.status();
+          CTXKIT_RETURN_IF_ERROR(RemoveEntry(dbs_, txn, *same_key, *meta,
+                                             RemoveReason::kExplicit));
+          return InsertEntry(txn, now, *same_key, hash, value, lookup, tokens,
+                             expires, options, &result);
+        }
+        absl::StatusOr<int> n = FreeIndex(used, "lookup", base);
+        if (!n.ok()) return n.status();
+        return InsertEntry(txn, now, KeyFor(options.prefix, hash, *n), hash,
+                           value, lookup, tokens, expires, options, &result);
+      });
   if (!status.ok()) return status;
   return result;
 }

@@ -80,10 +80,14 @@ absl::StatusOr<CacheDbs> CacheDbs::Open(Store& store) {
     Database* db;
   };
   const Slot slots[] = {
-      {"cache", &dbs.entries},       {"cache.content", &dbs.content},
-      {"cache.lru", &dbs.lru},       {"cache.expiry", &dbs.expiry},
-      {"cache.hash", &dbs.hash},     {"cache.conv", &dbs.conv},
-      {"cache.hits", &dbs.hits},     {"cache.stats", &dbs.stats},
+      {"cache", &dbs.entries},
+      {"cache.content", &dbs.content},
+      {"cache.lru", &dbs.lru},
+      {"cache.expiry", &dbs.expiry},
+      {"cache.hash", &dbs.hash},
+      {"cache.conv", &dbs.conv},
+      {"cache.hits", &dbs.hits},
+      {"cache.stats", &dbs.stats},
       {"conversations", &dbs.conversations},
   };
   for (const Slot& slot : slots) {
@@ -155,8 +159,7 @@ absl::StatusOr<EntryMeta> DecodeMeta(std::string_view key,
   EntryMeta meta;
   std::string_view in = value;
   uint64_t created = 0, expires = 0, last = 0;
-  const bool ok = !in.empty() &&
-                  static_cast<uint8_t>(in[0]) == kMetaVersion &&
+  const bool ok = !in.empty() && static_cast<uint8_t>(in[0]) == kMetaVersion &&
                   (in.remove_prefix(1), true) && ReadU64(&in, &meta.serial) &&
                   ReadU64(&in, &meta.tokens) && ReadU64(&in, &created) &&
                   ReadU64(&in, &expires) && ReadU64(&in, &meta.hit_count) &&
@@ -279,8 +282,8 @@ bool ParseKey(std::string_view key, std::string_view* prefix, Hash128* hash) {
   rest.remove_prefix(32);
   if (!rest.empty()) {
     // "-<n>", n = 1..99 without leading zero.
-    if (rest.size() < 2 || rest.size() > 3 || rest[0] != '-' ||
-        rest[1] < '1' || rest[1] > '9' ||
+    if (rest.size() < 2 || rest.size() > 3 || rest[0] != '-' || rest[1] < '1' ||
+        rest[1] > '9' ||
         (rest.size() == 3 && (rest[2] < '0' || rest[2] > '9'))) {
       return false;
     }
@@ -305,21 +308,19 @@ absl::Status RemoveEntry(const CacheDbs& dbs, WriteTransaction& txn,
   // Copy what we need before the first write invalidates views into the map.
   const std::string prefix_copy(prefix);
   const std::string key_copy(key);
-  for (auto [db, k] : {std::pair{dbs.entries, key_copy},
-                       std::pair{dbs.content, key_copy},
-                       std::pair{dbs.lru, TimeIndexKey(meta.last_accessed,
-                                                       key_copy)},
-                       std::pair{dbs.hash, HashIndexKey(hash, key_copy)},
-                       std::pair{dbs.hits, HitsIndexKey(meta.hit_count,
-                                                        key_copy)}}) {
+  for (auto [db, k] :
+       {std::pair{dbs.entries, key_copy}, std::pair{dbs.content, key_copy},
+        std::pair{dbs.lru, TimeIndexKey(meta.last_accessed, key_copy)},
+        std::pair{dbs.hash, HashIndexKey(hash, key_copy)},
+        std::pair{dbs.hits, HitsIndexKey(meta.hit_count, key_copy)}}) {
     if (absl::Status s = del(db, k); !s.ok()) return s;
   }
   if (dbs.lookup.valid()) {
     if (absl::Status s = del(dbs.lookup, key_copy); !s.ok()) return s;
   }
   if (meta.expires_at != 0) {
-    if (absl::Status s = del(dbs.expiry, TimeIndexKey(meta.expires_at,
-                                                      key_copy));
+    if (absl::Status s =
+            del(dbs.expiry, TimeIndexKey(meta.expires_at, key_copy));
         !s.ok()) {
       return s;
     }
@@ -358,8 +359,7 @@ absl::Status RemoveEntry(const CacheDbs& dbs, WriteTransaction& txn,
     f[kGrpTokens] -= meta.tokens;
     f[kGrpHits] -= meta.hit_count;
     f[kGrpTokensSaved] -= saved;
-    if (absl::Status s = WriteCounters(txn, dbs.stats, group_key, f);
-        !s.ok()) {
+    if (absl::Status s = WriteCounters(txn, dbs.stats, group_key, f); !s.ok()) {
       return s;
     }
   }

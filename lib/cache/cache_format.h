@@ -21,14 +21,14 @@ namespace ctxkit::internal {
 
 // Handles of the cache's sub-databases. Cheap to copy.
 struct CacheDbs {
-  Database entries;  // "cache"
-  Database content;  // "cache.content"
-  Database lru;      // "cache.lru"
-  Database expiry;   // "cache.expiry"
-  Database hash;     // "cache.hash"
-  Database conv;     // "cache.conv"
-  Database hits;     // "cache.hits"
-  Database stats;    // "cache.stats"
+  Database entries;        // "cache"
+  Database content;        // "cache.content"
+  Database lru;            // "cache.lru"
+  Database expiry;         // "cache.expiry"
+  Database hash;           // "cache.hash"
+  Database conv;           // "cache.conv"
+  Database hits;           // "cache.hits"
+  Database stats;          // "cache.stats"
   Database conversations;  // "conversations" (owned by ConversationStore)
   // "cache.lookup": the lookups of keyed entries (Cache::PutKeyed). Invalid
   // (never written, read as empty) on a read-only store made before keyed
@@ -88,7 +88,8 @@ enum TotalsField : int {
   kTotNextSerial,
   kTotFieldCount
 };
-enum GroupField : int {  // per prefix ("p" + prefix) and per model ("m" + model)
+enum GroupField : int {  // per prefix ("p" + prefix) and per model ("m" +
+                         // model)
   kGrpEntries,
   kGrpSizeBytes,
   kGrpTokens,

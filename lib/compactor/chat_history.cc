@@ -320,8 +320,9 @@ class HistoryParser {
       return Invalid(absl::StrFormat("messages[%d].role is required", i));
     }
     if (role_value->type() != element_type::STRING) {
-      return Invalid(absl::StrFormat("messages[%d].role must be a string (got %s)",
-                                     i, JsonTypeName(role_value->type())));
+      return Invalid(
+          absl::StrFormat("messages[%d].role must be a string (got %s)", i,
+                          JsonTypeName(role_value->type())));
     }
     const std::string_view role = role_value->get_string().value_unsafe();
     if (role != "system" && role != "developer" && role != "user" &&
@@ -359,8 +360,9 @@ class HistoryParser {
       }
     }
     if (name.has_value() && name->type() != element_type::STRING) {
-      return Invalid(absl::StrFormat("messages[%d].name must be a string (got %s)",
-                                     i, JsonTypeName(name->type())));
+      return Invalid(
+          absl::StrFormat("messages[%d].name must be a string (got %s)", i,
+                          JsonTypeName(name->type())));
     }
 
     // Content.
@@ -436,14 +438,15 @@ class HistoryParser {
       text_only = false;
     } else if (tool_call_id.has_value()) {
       return Invalid(absl::StrFormat(
-          "messages[%d].tool_call_id: only tool messages answer tool calls", i));
+          "messages[%d].tool_call_id: only tool messages answer tool calls",
+          i));
     }
     m.text_only = text_only;
 
     absl::StatusOr<std::string> json = Minify(value);
     if (!json.ok()) {
-      return Invalid(absl::StrFormat("messages[%d]: %s", i,
-                                     json.status().message()));
+      return Invalid(
+          absl::StrFormat("messages[%d]: %s", i, json.status().message()));
     }
     m.json = *std::move(json);
     return absl::OkStatus();
@@ -456,8 +459,8 @@ class HistoryParser {
     } else if (format_ == ChatFormat::kPlain) {
       expected = "a string in the plain format";
     }
-    return Invalid(absl::StrFormat("messages[%d].content must be %s (got %s)", i,
-                                   expected, JsonTypeName(content.type())));
+    return Invalid(absl::StrFormat("messages[%d].content must be %s (got %s)",
+                                   i, expected, JsonTypeName(content.type())));
   }
 
   absl::Status WrongFormatBlock(size_t i, size_t j, std::string_view type,
@@ -502,8 +505,8 @@ class HistoryParser {
       return Invalid(absl::StrFormat("%s.type is required", path()));
     }
     if (value->type() != element_type::STRING) {
-      return Invalid(absl::StrFormat("%s.type must be a string (got %s)", path(),
-                                     JsonTypeName(value->type())));
+      return Invalid(absl::StrFormat("%s.type must be a string (got %s)",
+                                     path(), JsonTypeName(value->type())));
     }
     return value->get_string().value_unsafe();
   }
@@ -682,7 +685,8 @@ class HistoryParser {
       ToolCall& call = m.calls.emplace_back();
       call.id.assign(id.data(), id.size());
       call.name.assign(name.data(), name.size());
-      if (std::optional<element> arguments = Member(function_obj, "arguments")) {
+      if (std::optional<element> arguments =
+              Member(function_obj, "arguments")) {
         if (arguments->type() == element_type::STRING) {
           call.arguments = std::string(arguments->get_string().value_unsafe());
         } else if (arguments->type() == element_type::OBJECT) {
@@ -744,14 +748,13 @@ class HistoryParser {
         std::optional<size_t> c;
         if (open_) c = calls_.Find(id);
         if (!c.has_value()) {
-          return Invalid(absl::StrFormat(
-              "%s: no tool call with id %s precedes it", ResultField(i, r),
-              Quote(id)));
+          return Invalid(
+              absl::StrFormat("%s: no tool call with id %s precedes it",
+                              ResultField(i, r), Quote(id)));
         }
         if (answered_[*c]) {
-          return Invalid(absl::StrFormat(
-              "%s: tool call %s is already answered", ResultField(i, r),
-              Quote(id)));
+          return Invalid(absl::StrFormat("%s: tool call %s is already answered",
+                                         ResultField(i, r), Quote(id)));
         }
         answered_[*c] = true;
         --pending_;
@@ -839,7 +842,8 @@ std::optional<TextSlot> FindLargestText(object message) {
       const object block = value.get_object().value_unsafe();
       std::optional<std::string_view> type = StringMember(block, "type");
       if (type == "text") {
-        if (std::optional<std::string_view> text = StringMember(block, "text")) {
+        if (std::optional<std::string_view> text =
+                StringMember(block, "text")) {
           Consider(best, *text, {{"content", 0}, {"", j}, {"text", 0}});
         }
       } else if (type == "tool_result") {
@@ -852,7 +856,8 @@ std::optional<TextSlot> FindLargestText(object message) {
           size_t k = 0;
           for (element inner_value : inner_blocks) {
             if (inner_value.type() == element_type::OBJECT) {
-              const object inner_block = inner_value.get_object().value_unsafe();
+              const object inner_block =
+                  inner_value.get_object().value_unsafe();
               if (StringMember(inner_block, "type") == "text") {
                 if (std::optional<std::string_view> text =
                         StringMember(inner_block, "text")) {
@@ -1030,16 +1035,24 @@ absl::StatusOr<std::string> PrependText(const ChatMessage& message,
             const bool leading = type == "tool_result" || type == "thinking" ||
                                  type == "redacted_thinking";
             if (!leading) {
-              writer.BeginObject().Key("type").String("text").Key("text").String(
-                  text).EndObject();
+              writer.BeginObject()
+                  .Key("type")
+                  .String("text")
+                  .Key("text")
+                  .String(text)
+                  .EndObject();
               inserted = true;
             }
           }
           Replay(writer, block);
         }
         if (!inserted) {
-          writer.BeginObject().Key("type").String("text").Key("text").String(
-              text).EndObject();
+          writer.BeginObject()
+              .Key("type")
+              .String("text")
+              .Key("text")
+              .String(text)
+              .EndObject();
         }
         writer.EndArray();
         break;

@@ -235,8 +235,8 @@ absl::StatusOr<CompactedView> GetView(const CompactedViewContext& ctx,
     latest = *found;
   }
   if (latest == 0) {
-    return absl::NotFoundError(absl::StrFormat(
-        "conversation %s has no compacted view", *id));
+    return absl::NotFoundError(
+        absl::StrFormat("conversation %s has no compacted view", *id));
   }
   const uint64_t wanted = version == 0 ? latest : version;
   const std::string key = ViewKey(*id, wanted);

@@ -51,7 +51,6 @@
 #include "ctxkit/model_registry.h"
 #include "lib/base/absl_string_view.h"
 #include "lib/base/clock.h"
-#include "lib/store/conversation_hook.h"
 #include "lib/base/field_check.h"
 #include "lib/base/ids.h"
 #include "lib/base/key_codec.h"
@@ -62,6 +61,7 @@
 #include "lib/json/json_writer.h"
 #include "lib/references/delete_hook.h"
 #include "lib/status/status_internal.h"
+#include "lib/store/conversation_hook.h"
 #include "simdjson.h"
 
 // __COUNTER__ rather than __LINE__: these macros nest (a lambda passed to
@@ -73,8 +73,8 @@
   auto tmp = (expr);                                      \
   if (!tmp.ok()) return std::move(tmp).status();          \
   lhs = std::move(tmp).value()
-#define CTXKIT_CONV_ASSIGN_OR_RETURN(lhs, expr)                           \
-  CTXKIT_CONV_ASSIGN_OR_RETURN_IMPL(                                      \
+#define CTXKIT_CONV_ASSIGN_OR_RETURN(lhs, expr) \
+  CTXKIT_CONV_ASSIGN_OR_RETURN_IMPL(            \
       CTXKIT_CONV_CONCAT(conv_statusor_, __COUNTER__), lhs, expr)
 #define CTXKIT_CONV_RETURN_IF_ERROR_IMPL(name, expr) \
   do {                                               \
@@ -138,7 +138,8 @@ absl::StatusOr<std::string> NormalizeId(std::string_view field,
           field, id));
     }
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s must be a UUID such as 550e8400-e29b-41d4-a716-446655440000", field));
+        "%s must be a UUID such as 550e8400-e29b-41d4-a716-446655440000",
+        field));
   }
   return absl::AsciiStrToLower(AV(id));
 }
@@ -439,11 +440,10 @@ std::string EncodeCounters(std::array<uint64_t, N> fields) {
 }
 
 absl::Status DecodeGlobal(std::string_view value, GlobalTotals* g) {
-  return DecodeCounters<8>(
-      "g", value,
-      {&g->conversations, &g->messages, &g->tokens[0], &g->tokens[1],
-       &g->tokens[2], &g->tokens[3], &g->compressed_messages,
-       &g->compressed_tokens});
+  return DecodeCounters<8>("g", value,
+                           {&g->conversations, &g->messages, &g->tokens[0],
+                            &g->tokens[1], &g->tokens[2], &g->tokens[3],
+                            &g->compressed_messages, &g->compressed_tokens});
 }
 std::string EncodeGlobal(const GlobalTotals& g) {
   return EncodeCounters<8>({g.conversations, g.messages, g.tokens[0],
@@ -487,7 +487,7 @@ class StatsDelta {
   }
 
   void AddMessage(std::string_view model, MessageRole role, uint64_t tokens,
-               bool compressed, int64_t created_at, int sign) {
+                  bool compressed, int64_t created_at, int sign) {
     const int64_t t = sign * static_cast<int64_t>(tokens);
     global_.messages += sign;
     global_.tokens[RoleIndex(role)] += t;
@@ -527,8 +527,9 @@ class StatsDelta {
       }
       CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(
           &g.compressed_messages, global_.compressed_messages, "compressed"));
-      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(
-          &g.compressed_tokens, global_.compressed_tokens, "compressed tokens"));
+      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(&g.compressed_tokens,
+                                           global_.compressed_tokens,
+                                           "compressed tokens"));
       CTXKIT_CONV_RETURN_IF_ERROR(
           A(txn.Put(db, kGlobalStatsKey, EncodeGlobal(g))));
     }
@@ -541,8 +542,8 @@ class StatsDelta {
       } else if (v.status().code() != StatusCode::kNotFound) {
         return A(v.status());
       }
-      CTXKIT_CONV_RETURN_IF_ERROR(
-          AddDelta(&m.conversations, delta.conversations, "model conversations"));
+      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(
+          &m.conversations, delta.conversations, "model conversations"));
       CTXKIT_CONV_RETURN_IF_ERROR(
           AddDelta(&m.messages, delta.messages, "model messages"));
       for (size_t i = 0; i < 4; ++i) {
@@ -620,8 +621,8 @@ class ModelCounter {
     ModelCounter counter;
     const ResolvedModel resolved = ModelRegistry::Default().Resolve(model);
     if (!resolved.info.encoding.empty()) {
-      auto tokenizer = ModelRegistry::Default().TokenizerForEncoding(
-          resolved.info.encoding);
+      auto tokenizer =
+          ModelRegistry::Default().TokenizerForEncoding(resolved.info.encoding);
       if (tokenizer.ok()) {
         counter.tokenizer_ = *tokenizer;
       } else if (tokenizer.status().code() != StatusCode::kFailedPrecondition) {
@@ -652,8 +653,8 @@ std::string FieldName(std::string_view prefix, std::string_view field) {
 }
 
 absl::Status CheckMetadata(std::string_view metadata) {
-  CTXKIT_CONV_RETURN_IF_ERROR(CheckText(
-      "metadata", metadata, ConversationLimits::kMaxMetadataBytes));
+  CTXKIT_CONV_RETURN_IF_ERROR(
+      CheckText("metadata", metadata, ConversationLimits::kMaxMetadataBytes));
   simdjson::dom::parser parser;
   CTXKIT_CONV_ASSIGN_OR_RETURN(simdjson::dom::element root,
                                ParseJson(parser, metadata, "metadata"));
@@ -671,9 +672,9 @@ absl::StatusOr<uint64_t> CheckAndCount(const NewMessage& m,
                                        const ModelCounter& counter,
                                        simdjson::dom::parser& parser) {
   if (static_cast<uint8_t>(m.role) > static_cast<uint8_t>(MessageRole::kTool)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s is %d; it must be user, assistant, system or tool",
-        FieldName(prefix, "role"), static_cast<int>(m.role)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s is %d; it must be user, assistant, system or tool",
+                        FieldName(prefix, "role"), static_cast<int>(m.role)));
   }
   CTXKIT_CONV_RETURN_IF_ERROR(CheckText(FieldName(prefix, "content"), m.content,
                                         ConversationLimits::kMaxContentBytes,
@@ -687,9 +688,9 @@ absl::StatusOr<uint64_t> CheckAndCount(const NewMessage& m,
     CTXKIT_CONV_RETURN_IF_ERROR(CheckText(
         field, *m.tool_call_id, ConversationLimits::kMaxToolCallIdBytes));
     if (m.role != MessageRole::kTool) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s is only allowed on tool messages (role is %s)", field,
-          MessageRoleName(m.role)));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s is only allowed on tool messages (role is %s)",
+                          field, MessageRoleName(m.role)));
     }
   }
   CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t tokens, counter.Count(m.content));
@@ -728,11 +729,12 @@ absl::StatusOr<uint64_t> CheckAndCount(const NewMessage& m,
           const std::string minified = simdjson::minify(arguments);
           CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t t, counter.Count(minified));
           tokens += t;
-        } else if (arguments.type() != simdjson::dom::element_type::NULL_VALUE) {
-          return absl::InvalidArgumentError(absl::StrFormat(
-              "%s must be a string, an object or null (got %s)",
-              JsonPath(function_path, "arguments"),
-              JsonTypeName(arguments.type())));
+        } else if (arguments.type() !=
+                   simdjson::dom::element_type::NULL_VALUE) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("%s must be a string, an object or null (got %s)",
+                              JsonPath(function_path, "arguments"),
+                              JsonTypeName(arguments.type())));
         }
       }
     }
@@ -743,14 +745,15 @@ absl::StatusOr<uint64_t> CheckAndCount(const NewMessage& m,
 absl::Status CheckIdList(const std::vector<std::string>& ids,
                          std::vector<std::string>* normalized) {
   if (ids.empty() || ids.size() > ConversationLimits::kMaxBatchMessages) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "message_ids holds %d ids; it must hold 1 to %d", ids.size(),
-        ConversationLimits::kMaxBatchMessages));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("message_ids holds %d ids; it must hold 1 to %d",
+                        ids.size(), ConversationLimits::kMaxBatchMessages));
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < ids.size(); ++i) {
     CTXKIT_CONV_ASSIGN_OR_RETURN(
-        std::string id, NormalizeId(absl::StrFormat("message_ids[%d]", i), ids[i]));
+        std::string id,
+        NormalizeId(absl::StrFormat("message_ids[%d]", i), ids[i]));
     if (seen.insert(id).second) normalized->push_back(std::move(id));
   }
   return absl::OkStatus();
@@ -837,7 +840,8 @@ struct ConversationStore::Impl {
     return c.model;
   }
 
-  absl::Status Update(const std::function<absl::Status(WriteTransaction&)>& fn) {
+  absl::Status Update(
+      const std::function<absl::Status(WriteTransaction&)>& fn) {
     return internal::ToAbsl(store->Update(
         [&](WriteTransaction& txn) { return internal::ToPublic(fn(txn)); }));
   }
@@ -891,16 +895,16 @@ struct ConversationStore::Impl {
         const std::string id,
         internal::NormalizeId("conversation_id", conversation_id));
     if (count == 0 || count > ConversationLimits::kMaxBatchMessages) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "messages holds %d messages; it must hold 1 to %d", count,
-          ConversationLimits::kMaxBatchMessages));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("messages holds %d messages; it must hold 1 to %d",
+                          count, ConversationLimits::kMaxBatchMessages));
     }
     size_t total_bytes = 0;
     for (size_t i = 0; i < count; ++i) total_bytes += batch[i].content.size();
     if (total_bytes > ConversationLimits::kMaxBatchBytes) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "messages hold %d bytes of content; the limit is %d", total_bytes,
-          ConversationLimits::kMaxBatchBytes));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("messages hold %d bytes of content; the limit is %d",
+                          total_bytes, ConversationLimits::kMaxBatchBytes));
     }
     CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string model, ModelOf(id));
     CTXKIT_CONV_ASSIGN_OR_RETURN(internal::ModelCounter counter,
@@ -931,41 +935,43 @@ struct ConversationStore::Impl {
     }
     const std::string preview = internal::Preview(batch[count - 1].content);
 
-    CTXKIT_CONV_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
-      Conversation c;
-      uint64_t next_seq = 0;
-      CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
-      internal::StatsDelta delta;
-      std::string key = internal::MessageKey(id, 0);
-      std::string index_value;
-      for (size_t i = 0; i < count; ++i) {
-        Message& out = result.messages[i];
-        out.seq = ++next_seq;
-        key.resize(internal::kIdSize);
-        internal::AppendBigEndian64(&key, out.seq);
-        CTXKIT_CONV_RETURN_IF_ERROR(
-            internal::A(txn.Put(messages, key, values[i])));
-        CTXKIT_CONV_RETURN_IF_ERROR(
-            internal::A(txn.Put(message_ids, out.id, key)));
-        ++c.message_count;
-        internal::RoleTokens(c, out.role) += out.tokens;
-        if (out.is_compressed) {
-          ++c.compressed_count;
-          c.compressed_tokens += out.tokens;
-        }
-        delta.AddMessage(c.model, out.role, out.tokens, out.is_compressed, now, 1);
-      }
-      c.total_tokens =
-          c.user_tokens + c.assistant_tokens + c.system_tokens + c.tool_tokens;
-      c.last_message = preview;
-      c.last_message_at = now;
-      c.updated_at = now;
-      CTXKIT_CONV_RETURN_IF_ERROR(internal::A(
-          txn.Put(conversations, id, internal::EncodeConversation(c, next_seq))));
-      CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
-      result.conversation = std::move(c);
-      return absl::OkStatus();
-    }));
+    CTXKIT_CONV_RETURN_IF_ERROR(
+        Update([&](WriteTransaction& txn) -> absl::Status {
+          Conversation c;
+          uint64_t next_seq = 0;
+          CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
+          internal::StatsDelta delta;
+          std::string key = internal::MessageKey(id, 0);
+          std::string index_value;
+          for (size_t i = 0; i < count; ++i) {
+            Message& out = result.messages[i];
+            out.seq = ++next_seq;
+            key.resize(internal::kIdSize);
+            internal::AppendBigEndian64(&key, out.seq);
+            CTXKIT_CONV_RETURN_IF_ERROR(
+                internal::A(txn.Put(messages, key, values[i])));
+            CTXKIT_CONV_RETURN_IF_ERROR(
+                internal::A(txn.Put(message_ids, out.id, key)));
+            ++c.message_count;
+            internal::RoleTokens(c, out.role) += out.tokens;
+            if (out.is_compressed) {
+              ++c.compressed_count;
+              c.compressed_tokens += out.tokens;
+            }
+            delta.AddMessage(c.model, out.role, out.tokens, out.is_compressed,
+                             now, 1);
+          }
+          c.total_tokens = c.user_tokens + c.assistant_tokens +
+                           c.system_tokens + c.tool_tokens;
+          c.last_message = preview;
+          c.last_message_at = now;
+          c.updated_at = now;
+          CTXKIT_CONV_RETURN_IF_ERROR(internal::A(txn.Put(
+              conversations, id, internal::EncodeConversation(c, next_seq))));
+          CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
+          result.conversation = std::move(c);
+          return absl::OkStatus();
+        }));
     return result;
   }
 
@@ -1088,7 +1094,8 @@ struct ConversationStore::Impl {
     CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string id,
                                  internal::NormalizeId("id", raw_id));
     DeletedConversation result;
-    CTXKIT_CONV_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
+    CTXKIT_CONV_RETURN_IF_ERROR(Update([&](WriteTransaction& txn)
+                                           -> absl::Status {
       result = DeletedConversation();
       uint64_t next_seq = 0;
       CTXKIT_CONV_RETURN_IF_ERROR(
@@ -1104,7 +1111,7 @@ struct ConversationStore::Impl {
           [&](std::string_view key,
               const internal::MessageView& view) -> absl::Status {
             delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
-                          view.created_at, -1);
+                             view.created_at, -1);
             doomed.emplace_back(std::string(key), std::string(view.id));
             return absl::OkStatus();
           }));
@@ -1115,7 +1122,8 @@ struct ConversationStore::Impl {
         if (!gone.ok()) return internal::ToAbsl(gone.status());
       }
       result.messages_deleted = doomed.size();
-      auto gone = txn.Delete(by_created, internal::CreatedKey(c.created_at, id));
+      auto gone =
+          txn.Delete(by_created, internal::CreatedKey(c.created_at, id));
       if (!gone.ok()) return internal::ToAbsl(gone.status());
       gone = txn.Delete(conversations, id);
       if (!gone.ok()) return internal::ToAbsl(gone.status());
@@ -1144,51 +1152,51 @@ struct ConversationStore::Impl {
       std::string_view raw_id, const std::vector<std::string>& message_ids_in,
       bool refresh_last, Fn&& fn) {
     CTXKIT_CONV_ASSIGN_OR_RETURN(
-        const std::string id,
-        internal::NormalizeId("conversation_id", raw_id));
+        const std::string id, internal::NormalizeId("conversation_id", raw_id));
     std::vector<std::string> ids;
     CTXKIT_CONV_RETURN_IF_ERROR(internal::CheckIdList(message_ids_in, &ids));
     const int64_t now = Now();
     Conversation result;
-    CTXKIT_CONV_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
-      Conversation c;
-      uint64_t next_seq = 0;
-      CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
-      internal::StatsDelta delta;
-      for (const std::string& message_id : ids) {
-        StatusOr<std::string_view> where = txn.Get(message_ids, message_id);
-        if (!where.ok() && where.status().code() != StatusCode::kNotFound) {
-          return internal::ToAbsl(where.status());
-        }
-        if (!where.ok() || where->substr(0, internal::kIdSize) != id) {
-          return absl::NotFoundError(absl::StrFormat(
-              "message %s not found in conversation %s", message_id, id));
-        }
-        const std::string key(*where);
-        StatusOr<std::string_view> value = txn.Get(messages, key);
-        if (!value.ok()) {
-          if (value.status().code() == StatusCode::kNotFound) {
-            return internal::DataLoss(absl::StrFormat(
-                "message %s is indexed but missing", message_id));
+    CTXKIT_CONV_RETURN_IF_ERROR(
+        Update([&](WriteTransaction& txn) -> absl::Status {
+          Conversation c;
+          uint64_t next_seq = 0;
+          CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
+          internal::StatsDelta delta;
+          for (const std::string& message_id : ids) {
+            StatusOr<std::string_view> where = txn.Get(message_ids, message_id);
+            if (!where.ok() && where.status().code() != StatusCode::kNotFound) {
+              return internal::ToAbsl(where.status());
+            }
+            if (!where.ok() || where->substr(0, internal::kIdSize) != id) {
+              return absl::NotFoundError(absl::StrFormat(
+                  "message %s not found in conversation %s", message_id, id));
+            }
+            const std::string key(*where);
+            StatusOr<std::string_view> value = txn.Get(messages, key);
+            if (!value.ok()) {
+              if (value.status().code() == StatusCode::kNotFound) {
+                return internal::DataLoss(absl::StrFormat(
+                    "message %s is indexed but missing", message_id));
+              }
+              return internal::ToAbsl(value.status());
+            }
+            CTXKIT_CONV_ASSIGN_OR_RETURN(internal::MessageView view,
+                                         internal::DecodeMessage(key, *value));
+            CTXKIT_CONV_RETURN_IF_ERROR(fn(txn, c, delta, key, view));
           }
-          return internal::ToAbsl(value.status());
-        }
-        CTXKIT_CONV_ASSIGN_OR_RETURN(internal::MessageView view,
-                                     internal::DecodeMessage(key, *value));
-        CTXKIT_CONV_RETURN_IF_ERROR(fn(txn, c, delta, key, view));
-      }
-      c.total_tokens =
-          c.user_tokens + c.assistant_tokens + c.system_tokens + c.tool_tokens;
-      if (refresh_last) {
-        CTXKIT_CONV_RETURN_IF_ERROR(RefreshLastMessage(txn, &c, next_seq));
-      }
-      c.updated_at = now;
-      CTXKIT_CONV_RETURN_IF_ERROR(internal::A(
-          txn.Put(conversations, id, internal::EncodeConversation(c, next_seq))));
-      CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
-      result = std::move(c);
-      return absl::OkStatus();
-    }));
+          c.total_tokens = c.user_tokens + c.assistant_tokens +
+                           c.system_tokens + c.tool_tokens;
+          if (refresh_last) {
+            CTXKIT_CONV_RETURN_IF_ERROR(RefreshLastMessage(txn, &c, next_seq));
+          }
+          c.updated_at = now;
+          CTXKIT_CONV_RETURN_IF_ERROR(internal::A(txn.Put(
+              conversations, id, internal::EncodeConversation(c, next_seq))));
+          CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
+          result = std::move(c);
+          return absl::OkStatus();
+        }));
     return result;
   }
 
@@ -1202,7 +1210,8 @@ struct ConversationStore::Impl {
       const std::string_view key = cursor->key();
       if (key == internal::kGlobalStatsKey) {
         internal::GlobalTotals g;
-        CTXKIT_CONV_RETURN_IF_ERROR(internal::DecodeGlobal(cursor->value(), &g));
+        CTXKIT_CONV_RETURN_IF_ERROR(
+            internal::DecodeGlobal(cursor->value(), &g));
         out.conversations = g.conversations;
         out.messages = g.messages;
         out.user_tokens = g.tokens[0];
@@ -1224,7 +1233,8 @@ struct ConversationStore::Impl {
         internal::DayTotals d;
         CTXKIT_CONV_RETURN_IF_ERROR(internal::DecodeDay(cursor->value(), &d));
         DailyUsage& u = out.days.emplace_back();
-        u.day = internal::SignedFromOrdered(internal::ReadBigEndian64(key.data() + 1));
+        u.day = internal::SignedFromOrdered(
+            internal::ReadBigEndian64(key.data() + 1));
         u.date = internal::DateOfDay(u.day);
         u.messages = d.messages;
         u.input_tokens = d.input;
@@ -1252,7 +1262,7 @@ struct ConversationStore::Impl {
   }
 
   absl::StatusOr<ctxkit::ConversationStats> Stats(std::string_view raw_id,
-                                          size_t max_points) const {
+                                                  size_t max_points) const {
     CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string id,
                                  internal::NormalizeId("id", raw_id));
     ctxkit::ConversationStats out;
@@ -1266,8 +1276,7 @@ struct ConversationStore::Impl {
       all.reserve(out.conversation.message_count);
       uint64_t cumulative = 0;
       CTXKIT_CONV_RETURN_IF_ERROR(ForEachMessage(
-          *txn, id,
-          [&](std::string_view, const internal::MessageView& view) {
+          *txn, id, [&](std::string_view, const internal::MessageView& view) {
             cumulative += view.tokens;
             all.push_back({view.created_at, cumulative, view.tokens});
             return absl::OkStatus();
@@ -1445,8 +1454,7 @@ StatusOr<Conversation> ConversationStore::SetCompressed(
   return internal::ToPublic(impl_->ChangeMessages(
       conversation_id, message_ids, /*refresh_last=*/false,
       [&](WriteTransaction& txn, Conversation& c, internal::StatsDelta& delta,
-          const std::string& key,
-          internal::MessageView view) -> absl::Status {
+          const std::string& key, internal::MessageView view) -> absl::Status {
         if (view.compressed() == is_compressed) return absl::OkStatus();
         view.flags ^= internal::kFlagCompressed;
         const int sign = is_compressed ? 1 : -1;
@@ -1477,7 +1485,7 @@ StatusOr<Conversation> ConversationStore::DeleteMessages(
           c.compressed_tokens -= view.tokens;
         }
         delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
-                      view.created_at, -1);
+                         view.created_at, -1);
         const std::string message_id(view.id);  // the view dies with the key
         auto gone = txn.Delete(impl_->messages, key);
         if (!gone.ok()) return internal::ToAbsl(gone.status());
@@ -1526,7 +1534,8 @@ absl::Status ReadConversationRecord(const Transaction& txn,
   return DecodeConversation(id, *v, c, last_seq);
 }
 
-absl::StatusOr<std::unique_ptr<ConversationStore>> OpenConversationStoreWithHooks(
+absl::StatusOr<std::unique_ptr<ConversationStore>>
+OpenConversationStoreWithHooks(
     Store& store, ConversationOptions options,
     std::vector<std::unique_ptr<ConversationDeleteHook>> hooks) {
   return ConversationStore::Impl::Open(store, std::move(options),

@@ -20,7 +20,8 @@ namespace ctxkit::internal {
 // ConversationStore::Open with the given delete hooks instead of the
 // references and cache parts' ones, so that tests can observe and fail the
 // cascade. Errors as Open.
-absl::StatusOr<std::unique_ptr<ConversationStore>> OpenConversationStoreWithHooks(
+absl::StatusOr<std::unique_ptr<ConversationStore>>
+OpenConversationStoreWithHooks(
     Store& store, ConversationOptions options,
     std::vector<std::unique_ptr<ConversationDeleteHook>> hooks);
 
@@ -44,7 +45,8 @@ struct CompactedViewContext {
   Database views;
   const ConversationOptions* options = nullptr;  // its clock
 };
-CompactedViewContext CompactedViewContextOf(const ConversationStore::Impl& impl);
+CompactedViewContext CompactedViewContextOf(
+    const ConversationStore::Impl& impl);
 
 // A caller's conversation id checked (INVALID_ARGUMENT naming `field`) and
 // lower-cased, exactly as the other methods check theirs.

@@ -30,8 +30,7 @@ TokenLimit ComputeTokenLimit(uint64_t usage, uint64_t model_limit) {
     out.should_compress = true;
   } else if (out.percentage >= kLimitWarningPercent) {
     out.status = "warning";
-    out.action =
-        "Token usage is high. Consider compressing older messages.";
+    out.action = "Token usage is high. Consider compressing older messages.";
     out.should_compress = true;
   } else {
     out.status = "safe";
@@ -47,8 +46,8 @@ TokenLimit TokenLimitForModel(std::string_view model, uint64_t usage) {
 
 namespace {
 
-OptimizationTip Tip(const char* category, const char* priority,
-                    const char* tip, const char* action) {
+OptimizationTip Tip(const char* category, const char* priority, const char* tip,
+                    const char* action) {
   return OptimizationTip{category, priority, tip, action};
 }
 
@@ -59,7 +58,8 @@ std::vector<OptimizationTip> GeneralTips(const AggregateStats& stats,
   using T = TipThresholds;
   std::vector<OptimizationTip> tips;
   if (stats.conversations == 0) {
-    tips.push_back(Tip("token_management", "low", "No conversations tracked yet",
+    tips.push_back(Tip("token_management", "low",
+                       "No conversations tracked yet",
                        "Create a conversation with manage_conversation to "
                        "track token usage"));
   } else {
@@ -146,8 +146,7 @@ std::vector<OptimizationTip> ConversationTips(const ConversationStats& stats) {
                        "Try compress_context to reduce token usage"));
   }
   if (stats.avg_tokens_per_message > T::kLongMessageTokens) {
-    tips.push_back(Tip("message_size", "medium",
-                       "Messages are long on average",
+    tips.push_back(Tip("message_size", "medium", "Messages are long on average",
                        "Move large code and documents to track_references "
                        "and refer to them"));
   }

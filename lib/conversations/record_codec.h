@@ -22,8 +22,8 @@ inline void PutVarint(std::string* out, uint64_t v) {
 // Signed values (times may precede 1970) zig-zag encoded, so small
 // magnitudes of either sign stay short.
 inline void PutSignedVarint(std::string* out, int64_t v) {
-  PutVarint(out, (static_cast<uint64_t>(v) << 1) ^
-                     static_cast<uint64_t>(v >> 63));
+  PutVarint(out,
+            (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
 }
 
 inline void PutLengthPrefixed(std::string* out, std::string_view s) {

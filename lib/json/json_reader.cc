@@ -58,9 +58,9 @@ namespace {
 
 absl::Status WrongType(const Location& where, const char* expected,
                        element value) {
-  return absl::InvalidArgumentError(absl::StrCat(where.ToString(), " must be ",
-                                                 expected, " (got ",
-                                                 JsonTypeName(value.type()), ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(where.ToString(), " must be ", expected, " (got ",
+                   JsonTypeName(value.type()), ")"));
 }
 
 // An integer was expected but the number has a fraction or exponent, which

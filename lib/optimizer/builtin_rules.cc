@@ -37,28 +37,28 @@ namespace {
 // ability.
 const std::vector<std::string>& RequestVerbs() {
   static const auto* const kVerbs = new std::vector<std::string>{
-      "add",       "analyze",   "analyse",  "answer",    "assess",
-      "break",     "build",     "calculate","change",    "check",
-      "clarify",   "clean",     "compare",  "compute",   "convert",
-      "correct",   "create",    "debug",    "define",    "describe",
-      "design",    "detail",    "determine","draft",     "edit",
-      "elaborate", "estimate",  "evaluate", "explain",   "extract",
-      "find",      "fix",       "format",   "generate",  "give",
-      "go",        "help",      "identify", "implement", "improve",
-      "list",      "look",      "make",     "modify",    "name",
-      "optimize",  "optimise",  "outline",  "paraphrase","point",
-      "prepare",   "produce",   "proofread","provide",   "recommend",
-      "refactor",  "remove",    "rename",   "reply",     "rephrase",
-      "respond",   "review",    "rewrite",       "send",
-      "share",     "show",      "simplify", "sort",      "solve",
-      "suggest",   "summarize", "summarise","teach",     "tell",
-      "test",      "translate", "troubleshoot", "update", "verify",
-      "walk",      "write"};
+      "add",       "analyze",      "analyse",   "answer",     "assess",
+      "break",     "build",        "calculate", "change",     "check",
+      "clarify",   "clean",        "compare",   "compute",    "convert",
+      "correct",   "create",       "debug",     "define",     "describe",
+      "design",    "detail",       "determine", "draft",      "edit",
+      "elaborate", "estimate",     "evaluate",  "explain",    "extract",
+      "find",      "fix",          "format",    "generate",   "give",
+      "go",        "help",         "identify",  "implement",  "improve",
+      "list",      "look",         "make",      "modify",     "name",
+      "optimize",  "optimise",     "outline",   "paraphrase", "point",
+      "prepare",   "produce",      "proofread", "provide",    "recommend",
+      "refactor",  "remove",       "rename",    "reply",      "rephrase",
+      "respond",   "review",       "rewrite",   "send",       "share",
+      "show",      "simplify",     "sort",      "solve",      "suggest",
+      "summarize", "summarise",    "teach",     "tell",       "test",
+      "translate", "troubleshoot", "update",    "verify",     "walk",
+      "write"};
   return *kVerbs;
 }
 
-QueryRule Filler(std::string pattern, RulePosition position =
-                                          RulePosition::kAnywhere) {
+QueryRule Filler(std::string pattern,
+                 RulePosition position = RulePosition::kAnywhere) {
   QueryRule r;
   r.type = IssueType::kFillerWords;
   r.pattern = std::move(pattern);
@@ -129,66 +129,71 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   // ---- hedged requests, rewritten as direct requests ----
   const std::string kSoftener = "(please|maybe|possibly|perhaps|kindly|just)?";
   const std::string kModal = "(could|can|would|might|will)";
-  rules.push_back(Opener("(i was|i am|i'm|i) (just|really)? (wondering|wonder|"
-                         "curious) (if|whether) you " + kModal + " " +
-                             kSoftener + " (be able to)?",
-                         false));
+  rules.push_back(
+      Opener("(i was|i am|i'm|i) (just|really)? (wondering|wonder|"
+             "curious) (if|whether) you " +
+                 kModal + " " + kSoftener + " (be able to)?",
+             false));
   rules.push_back(Opener("(i was|i am|i'm) (just|really)? hoping (that)? you " +
                              kModal + " " + kSoftener + " (be able to)?",
                          false));
-  rules.push_back(Opener("(i would|i'd) (really|greatly|very much)? (appreciate "
-                         "it|be grateful) if you " + kModal + " " + kSoftener +
-                             " (be able to)?",
-                         false));
-  rules.push_back(Opener("it would be (great|nice|helpful|awesome|amazing) if "
-                         "you " + kModal + " " + kSoftener + " (be able to)?",
-                         false));
-  rules.push_back(Opener("(would it be|is it) possible (for you)? to " +
-                             kSoftener,
-                         true));
-  rules.push_back(Opener("do you think you (could|can|might) " + kSoftener,
-                         false));
-  rules.push_back(Opener("is there (any way|a way) (that)? you (could|can) " +
-                             kSoftener,
-                         false));
-  rules.push_back(Opener("(i would like|i'd like|i want|i need) you to " +
-                             kSoftener,
-                         false));
-  rules.push_back(Opener("(could|can|would|will) you " + kSoftener +
-                             " (be able to)?",
-                         true));
+  rules.push_back(
+      Opener("(i would|i'd) (really|greatly|very much)? (appreciate "
+             "it|be grateful) if you " +
+                 kModal + " " + kSoftener + " (be able to)?",
+             false));
+  rules.push_back(
+      Opener("it would be (great|nice|helpful|awesome|amazing) if "
+             "you " +
+                 kModal + " " + kSoftener + " (be able to)?",
+             false));
+  rules.push_back(
+      Opener("(would it be|is it) possible (for you)? to " + kSoftener, true));
+  rules.push_back(
+      Opener("do you think you (could|can|might) " + kSoftener, false));
+  rules.push_back(Opener(
+      "is there (any way|a way) (that)? you (could|can) " + kSoftener, false));
+  rules.push_back(Opener(
+      "(i would like|i'd like|i want|i need) you to " + kSoftener, false));
+  rules.push_back(Opener(
+      "(could|can|would|will) you " + kSoftener + " (be able to)?", true));
 
   // ---- hedges, removed ----
-  rules.push_back(Hedge("i (think|believe|guess|suppose|feel) (that)? "
-                        "(maybe|perhaps|possibly)",
-                        P::kClauseStart, F::kWord));
+  rules.push_back(
+      Hedge("i (think|believe|guess|suppose|feel) (that)? "
+            "(maybe|perhaps|possibly)",
+            P::kClauseStart, F::kWord));
   {
-    QueryRule r = Hedge("(i guess|i suppose|i feel like)", P::kClauseStart,
-                        F::kWord);
+    QueryRule r =
+        Hedge("(i guess|i suppose|i feel like)", P::kClauseStart, F::kWord);
     r.next_word_not_in = {"so", "not", "that", "it", "this"};
     rules.push_back(r);
   }
-  rules.push_back(Hedge("if (it's|it is) not too much (trouble|to ask)",
-                        P::kAnywhere));
+  rules.push_back(
+      Hedge("if (it's|it is) not too much (trouble|to ask)", P::kAnywhere));
   rules.push_back(Hedge("if you (don't|do not) mind", P::kAnywhere));
   rules.push_back(Hedge("if (that's|that is) (okay|ok|alright|all right|fine)",
                         P::kClauseStart, F::kClauseEnd));
-  rules.push_back(Hedge("(i'm|i am) not (sure|certain) (if this is possible|"
-                        "if this makes sense)? but",
-                        P::kClauseStart));
-  rules.push_back(Hedge("(this|it) (might|may) be a (dumb|stupid|silly|naive|"
-                        "basic) question (but)?",
-                        P::kSentenceStart));
-  rules.push_back(Hedge("sorry (if this is|for) (a)? (dumb|stupid|silly|naive|"
-                        "basic) question",
-                        P::kSentenceStart, F::kClauseEnd));
+  rules.push_back(
+      Hedge("(i'm|i am) not (sure|certain) (if this is possible|"
+            "if this makes sense)? but",
+            P::kClauseStart));
+  rules.push_back(
+      Hedge("(this|it) (might|may) be a (dumb|stupid|silly|naive|"
+            "basic) question (but)?",
+            P::kSentenceStart));
+  rules.push_back(
+      Hedge("sorry (if this is|for) (a)? (dumb|stupid|silly|naive|"
+            "basic) question",
+            P::kSentenceStart, F::kClauseEnd));
   {
     QueryRule r = Hedge("(kind|sort) of", P::kAnywhere, F::kWord);
-    r.not_after = {"a",     "an",   "the",   "what",  "which", "this",
-                   "that",  "these","those", "some",  "any",   "one",
-                   "same",  "every","each",  "no",    "other", "another",
-                   "all",   "many", "of",    "right", "wrong", "new",
-                   "different", "particular", "specific", "certain"};
+    r.not_after = {"a",          "an",       "the",     "what",  "which",
+                   "this",       "that",     "these",   "those", "some",
+                   "any",        "one",      "same",    "every", "each",
+                   "no",         "other",    "another", "all",   "many",
+                   "of",         "right",    "wrong",   "new",   "different",
+                   "particular", "specific", "certain"};
     rules.push_back(r);
   }
   rules.push_back(Hedge("(kinda|sorta|perhaps)", P::kAnywhere, F::kWord));
@@ -201,8 +206,8 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   rules.push_back(Filler("literally"));
   {
     QueryRule r = Intensifier("very");
-    r.not_after = {"the", "this", "that", "my", "your", "his", "her", "its",
-                   "our", "their"};
+    r.not_after = {"the", "this", "that", "my",  "your",
+                   "his", "her",  "its",  "our", "their"};
     rules.push_back(r);
   }
   rules.push_back(Intensifier("quite"));
@@ -221,8 +226,8 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
     rules.push_back(r);
   }
   {
-    QueryRule r = Filler("(well|so|okay so|ok so|okay|ok|um|uh)",
-                         P::kSentenceStart);
+    QueryRule r =
+        Filler("(well|so|okay so|ok so|okay|ok|um|uh)", P::kSentenceStart);
     r.follow = F::kClauseEnd;
     rules.push_back(r);
   }
@@ -231,33 +236,39 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   rules.push_back(Polite("(please|kindly)", P::kAnywhere, F::kAnything));
   rules.push_back(Polite("(hi|hello|hey|greetings|dear) (there|all|everyone)?",
                          P::kSentenceStart, F::kClauseEnd));
-  rules.push_back(Polite("(thank you|thanks|many thanks) (so much|very much|a "
-                         "lot|a bunch)? (in advance)? (for your help|for any "
-                         "help|for the help|for your time)?",
-                         P::kSentenceStart, F::kClauseEnd));
-  rules.push_back(Polite("any (help|advice|guidance|suggestions) (would be|is|"
-                         "will be) (greatly|much|really|very much)? "
-                         "appreciated",
-                         P::kSentenceStart, F::kClauseEnd));
-  rules.push_back(Polite("(i would|i'd) (really|greatly)? appreciate (it|your "
-                         "help|any help)",
-                         P::kSentenceStart, F::kClauseEnd));
-  rules.push_back(Polite("(i hope|hope) (you're|you are) (doing)? (well|good|"
-                         "fine)",
-                         P::kSentenceStart, F::kClauseEnd));
+  rules.push_back(
+      Polite("(thank you|thanks|many thanks) (so much|very much|a "
+             "lot|a bunch)? (in advance)? (for your help|for any "
+             "help|for the help|for your time)?",
+             P::kSentenceStart, F::kClauseEnd));
+  rules.push_back(
+      Polite("any (help|advice|guidance|suggestions) (would be|is|"
+             "will be) (greatly|much|really|very much)? "
+             "appreciated",
+             P::kSentenceStart, F::kClauseEnd));
+  rules.push_back(
+      Polite("(i would|i'd) (really|greatly)? appreciate (it|your "
+             "help|any help)",
+             P::kSentenceStart, F::kClauseEnd));
+  rules.push_back(
+      Polite("(i hope|hope) (you're|you are) (doing)? (well|good|"
+             "fine)",
+             P::kSentenceStart, F::kClauseEnd));
   rules.push_back(Polite("sorry to (bother|trouble) you (but)?",
                          P::kSentenceStart, F::kAnything));
 
   // ---- redundant phrases ----
   rules.push_back(Redundant("in order to", "to"));
   rules.push_back(Redundant("so as to", "to"));
-  rules.push_back(Redundant("(due to|owing to|in light of|because of) the fact "
-                            "that",
-                            "because"));
+  rules.push_back(
+      Redundant("(due to|owing to|in light of|because of) the fact "
+                "that",
+                "because"));
   rules.push_back(Redundant("(despite|in spite of) the fact that", "although"));
-  rules.push_back(Redundant("(at this point in time|at the present time|at "
-                            "this moment in time)",
-                            "now"));
+  rules.push_back(
+      Redundant("(at this point in time|at the present time|at "
+                "this moment in time)",
+                "now"));
   rules.push_back(Redundant("in the near future", "soon"));
   rules.push_back(Redundant("each and every", "every"));
   rules.push_back(Redundant("any and all", "all"));
@@ -267,9 +278,10 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   rules.push_back(Redundant("with the exception of", "except"));
   rules.push_back(Redundant("in the absence of", "without"));
   rules.push_back(Redundant("until such time as", "until"));
-  rules.push_back(Redundant("(with regard to|with regards to|in regard to|with "
-                            "respect to|in relation to|in reference to)",
-                            "about"));
+  rules.push_back(
+      Redundant("(with regard to|with regards to|in regard to|with "
+                "respect to|in relation to|in reference to)",
+                "about"));
   rules.push_back(Redundant("prior to", "before"));
   rules.push_back(Redundant("subsequent to", "after"));
   rules.push_back(Redundant("in close proximity to", "near"));
@@ -283,16 +295,18 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   rules.push_back(Redundant("(on a regular basis)", "regularly"));
   rules.push_back(Redundant("at all times", "always"));
   rules.push_back(Redundant("whether or not", "whether"));
-  rules.push_back(Redundant("(it is important to note that|it should be noted "
-                            "that|needless to say|as a matter of fact|for all "
-                            "intents and purposes|at the end of the day)",
-                            ""));
+  rules.push_back(
+      Redundant("(it is important to note that|it should be noted "
+                "that|needless to say|as a matter of fact|for all "
+                "intents and purposes|at the end of the day)",
+                ""));
   rules.push_back(Redundant("in the process of", ""));
 
   // ---- vague language: flagged, never edited ----
-  rules.push_back(Vague("(stuff|things|thing|something|somehow|somewhere|"
-                        "whatever|various|etc|and so on|and so forth|or "
-                        "something|or whatever)"));
+  rules.push_back(
+      Vague("(stuff|things|thing|something|somehow|somewhere|"
+            "whatever|various|etc|and so on|and so forth|or "
+            "something|or whatever)"));
   return rules;
 }
 

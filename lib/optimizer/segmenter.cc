@@ -22,8 +22,16 @@ bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsOpener(char c) { return c == '(' || c == '[' || c == '{' || c == '<'; }
 bool IsTrailingPunct(char c) {
   switch (c) {
-    case '.': case ',': case '!': case '?': case ';': case ':':
-    case ')': case ']': case '}': case '>':
+    case '.':
+    case ',':
+    case '!':
+    case '?':
+    case ';':
+    case ':':
+    case ')':
+    case ']':
+    case '}':
+    case '>':
       return true;
     default:
       return false;
@@ -199,7 +207,8 @@ std::vector<TextToken> Segment(std::string_view s) {
       continue;
     }
     if (At(s, i, kLeftDoubleQuote)) {
-      const size_t close = s.find(kRightDoubleQuote, i + kLeftDoubleQuote.size());
+      const size_t close =
+          s.find(kRightDoubleQuote, i + kLeftDoubleQuote.size());
       const size_t end = close == std::string_view::npos
                              ? n
                              : close + kRightDoubleQuote.size();

@@ -42,7 +42,8 @@ void AppendTerm(std::string_view text, size_t begin, size_t end,
   if (end - begin > kMaxTermBytes) {
     size_t cut = begin + kMaxTermBytes;
     // Back up over continuation bytes to the start of a character.
-    while (cut > begin && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    while (cut > begin &&
+           (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
       --cut;
     }
     end = cut;
@@ -86,7 +87,7 @@ void EmitWord(std::string_view text, const std::vector<Char>& chars,
     const bool split =
         kind == Kind::kUpper && (prev == Kind::kLower || prev == Kind::kOther);
     if (kind == Kind::kLower && prev == Kind::kUpper && i >= 2 &&
-               i - 1 > part_begin && chars[i - 2].kind == Kind::kUpper) {
+        i - 1 > part_begin && chars[i - 2].kind == Kind::kUpper) {
       // "HTMLParser": the part "HTML" ends before the 'P'.
       AppendTerm(text, chars[part_begin].begin, chars[i - 2].end, terms);
       part_begin = i - 1;

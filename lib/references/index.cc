@@ -41,8 +41,7 @@ std::string SeqKey(uint32_t seq) {
   return key;
 }
 
-std::string ConversationSeqKey(std::string_view conversation_id,
-                               uint32_t seq) {
+std::string ConversationSeqKey(std::string_view conversation_id, uint32_t seq) {
   std::string key(conversation_id);
   AppendBigEndian32(&key, seq);
   return key;
@@ -66,8 +65,9 @@ void Account(IndexStats* stats, const RecordView& r, int sign) {
 absl::Status UpdateStats(WriteTransaction& txn, const ReferenceDbs& dbs,
                          std::string_view key, const RecordView& r, int sign) {
   CTXKIT_REFS_ASSIGN_OR_RETURN(IndexStats stats, ReadStats(txn, dbs, key));
-  if (sign < 0 && (stats.count == 0 || stats.total_length < r.length ||
-                   stats.total_tokens < r.tokens || stats.by_type[r.type] == 0)) {
+  if (sign < 0 &&
+      (stats.count == 0 || stats.total_length < r.length ||
+       stats.total_tokens < r.tokens || stats.by_type[r.type] == 0)) {
     return absl::DataLossError(absl::StrFormat(
         "reference statistics \"%s\" are smaller than a stored reference",
         key));
@@ -109,8 +109,8 @@ absl::Status AppendPostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
     std::string block(cursor.value());
     if (block.size() >= kPostingBytes &&
         ReadPosting(block.data() + block.size() - kPostingBytes).seq >= p.seq) {
-      return absl::DataLossError(absl::StrFormat(
-          "postings of term \"%s\" are out of order", term));
+      return absl::DataLossError(
+          absl::StrFormat("postings of term \"%s\" are out of order", term));
     }
     AppendPosting(&block, p);
     return ToAbsl(txn.Put(dbs.postings, key, block));
@@ -187,13 +187,13 @@ absl::StatusOr<ReferenceDbs> OpenReferenceDbs(Store& store) {
     Database* db;
     const char* name;
   };
-  for (const Named& n : {Named{&dbs.records, "references"},
-                         Named{&dbs.by_seq, "references.by_seq"},
-                         Named{&dbs.by_conversation,
-                               "references.by_conversation"},
-                         Named{&dbs.postings, "references.postings"},
-                         Named{&dbs.stats, "references.stats"},
-                         Named{&dbs.conversations, "conversations"}}) {
+  for (const Named& n :
+       {Named{&dbs.records, "references"},
+        Named{&dbs.by_seq, "references.by_seq"},
+        Named{&dbs.by_conversation, "references.by_conversation"},
+        Named{&dbs.postings, "references.postings"},
+        Named{&dbs.stats, "references.stats"},
+        Named{&dbs.conversations, "conversations"}}) {
     CTXKIT_REFS_ASSIGN_OR_RETURN(*n.db, store.OpenDatabase(n.name));
   }
   // The analyzer version: recorded by the first open, checked by every other.
@@ -322,8 +322,8 @@ AnalyzedDocument AnalyzeDocument(std::string_view title,
     return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX));
   };
   for (auto& [term, n] : tf) doc.terms.emplace_back(term, clamp(n));
-  doc.length = clamp(content_terms.size() +
-                     uint64_t{kTitleWeight} * title_terms.size());
+  doc.length =
+      clamp(content_terms.size() + uint64_t{kTitleWeight} * title_terms.size());
   return doc;
 }
 
@@ -367,8 +367,8 @@ absl::StatusOr<uint32_t> AddReferenceInTxn(WriteTransaction& txn,
   if (!r.conversation_id.empty()) {
     CTXKIT_REFS_RETURN_IF_ERROR(txn.Put(
         dbs.by_conversation, ConversationSeqKey(r.conversation_id, seq), id));
-    CTXKIT_REFS_RETURN_IF_ERROR(UpdateStats(
-        txn, dbs, ConversationStatsKey(r.conversation_id), r, +1));
+    CTXKIT_REFS_RETURN_IF_ERROR(
+        UpdateStats(txn, dbs, ConversationStatsKey(r.conversation_id), r, +1));
   }
   CTXKIT_REFS_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, +1));
   CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
@@ -402,8 +402,8 @@ absl::StatusOr<bool> DeleteReferenceInTxn(WriteTransaction& txn,
     CTXKIT_REFS_ASSIGN_OR_RETURN(
         gone, txn.Delete(dbs.by_conversation,
                          ConversationSeqKey(r.conversation_id, r.seq)));
-    CTXKIT_REFS_RETURN_IF_ERROR(UpdateStats(
-        txn, dbs, ConversationStatsKey(r.conversation_id), r, -1));
+    CTXKIT_REFS_RETURN_IF_ERROR(
+        UpdateStats(txn, dbs, ConversationStatsKey(r.conversation_id), r, -1));
   }
   (void)gone;
   CTXKIT_REFS_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, -1));

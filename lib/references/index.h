@@ -94,8 +94,8 @@ struct RecordView {
   uint32_t seq = 0;
   int64_t created_at = 0;
   uint64_t tokens = 0;
-  uint32_t length = 0;  // dl, see above
-  uint8_t type = 0;     // index into kReferenceTypeNames
+  uint32_t length = 0;               // dl, see above
+  uint8_t type = 0;                  // index into kReferenceTypeNames
   std::string_view conversation_id;  // empty: none
   std::string_view title;
   std::string_view content;

@@ -22,8 +22,8 @@ absl::Status Mismatch(std::string_view what) {
 std::string DescribeStats(const IndexStats& s) {
   std::string types;
   for (uint64_t n : s.by_type) types += absl::StrFormat(" %d", n);
-  return absl::StrFormat("{count %d, length %d, tokens %d, by_type%s}",
-                         s.count, s.total_length, s.total_tokens, types);
+  return absl::StrFormat("{count %d, length %d, tokens %d, by_type%s}", s.count,
+                         s.total_length, s.total_tokens, types);
 }
 
 bool SamePosting(const Posting& a, const Posting& b) {
@@ -53,14 +53,14 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       AppendBigEndian32(&seq_key, r.seq);
       StatusOr<std::string_view> by_seq = txn.Get(dbs.by_seq, seq_key);
       if (!by_seq.ok() || *by_seq != id) {
-        return Mismatch(absl::StrFormat(
-            "references.by_seq lacks seq %d -> %s", r.seq, id));
+        return Mismatch(
+            absl::StrFormat("references.by_seq lacks seq %d -> %s", r.seq, id));
       }
       const AnalyzedDocument doc = AnalyzeDocument(r.title, r.content);
       if (doc.length != r.length) {
-        return Mismatch(absl::StrFormat(
-            "reference %s records length %d; its text has %d", id, r.length,
-            doc.length));
+        return Mismatch(
+            absl::StrFormat("reference %s records length %d; its text has %d",
+                            id, r.length, doc.length));
       }
       auto account = [&](IndexStats& s) {
         s.count += 1;
@@ -77,9 +77,9 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
         StatusOr<std::string_view> by_conv =
             txn.Get(dbs.by_conversation, conv_key);
         if (!by_conv.ok() || *by_conv != id) {
-          return Mismatch(absl::StrFormat(
-              "references.by_conversation lacks %s/%d -> %s",
-              r.conversation_id, r.seq, id));
+          return Mismatch(
+              absl::StrFormat("references.by_conversation lacks %s/%d -> %s",
+                              r.conversation_id, r.seq, id));
         }
       }
       for (const auto& [term, tf] : doc.terms) {
@@ -90,9 +90,9 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
   }
   CTXKIT_REFS_ASSIGN_OR_RETURN(uint64_t by_seq_count, txn.Count(dbs.by_seq));
   if (by_seq_count != seen.references) {
-    return Mismatch(absl::StrFormat(
-        "references.by_seq has %d entries for %d references", by_seq_count,
-        seen.references));
+    return Mismatch(
+        absl::StrFormat("references.by_seq has %d entries for %d references",
+                        by_seq_count, seen.references));
   }
   CTXKIT_REFS_ASSIGN_OR_RETURN(uint64_t by_conv_count,
                                txn.Count(dbs.by_conversation));
@@ -141,9 +141,9 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
     const uint64_t next_seq =
         next.ok() && next->size() == 8 ? ReadBigEndian64(next->data()) : 1;
     if (next_seq <= max_seq) {
-      return Mismatch(absl::StrFormat(
-          "next_seq %d is not above the highest seq in use %d", next_seq,
-          max_seq));
+      return Mismatch(
+          absl::StrFormat("next_seq %d is not above the highest seq in use %d",
+                          next_seq, max_seq));
     }
   }
 
@@ -161,8 +161,9 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
             term, stored.size()));
       }
       std::vector<Posting>& expected = it->second;
-      std::sort(expected.begin(), expected.end(),
-                [](const Posting& a, const Posting& b) { return a.seq < b.seq; });
+      std::sort(
+          expected.begin(), expected.end(),
+          [](const Posting& a, const Posting& b) { return a.seq < b.seq; });
       if (expected.size() != stored.size() ||
           !std::equal(expected.begin(), expected.end(), stored.begin(),
                       SamePosting)) {
@@ -191,9 +192,9 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       }
       if (value.empty() || value.size() % kPostingBytes != 0 ||
           value.size() > kPostingsPerBlock * kPostingBytes) {
-        return Mismatch(absl::StrFormat(
-            "a postings block of term \"%s\" has %d bytes", term,
-            value.size()));
+        return Mismatch(
+            absl::StrFormat("a postings block of term \"%s\" has %d bytes",
+                            term, value.size()));
       }
       if (!stored.empty() && stored.back().seq >= first) {
         return Mismatch(absl::StrFormat(
@@ -213,9 +214,9 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
     CTXKIT_REFS_RETURN_IF_ERROR(c.status());
     CTXKIT_REFS_RETURN_IF_ERROR(finish_term());
     if (!postings.empty()) {
-      return Mismatch(absl::StrFormat(
-          "term \"%s\" of the documents has no stored postings",
-          postings.begin()->first));
+      return Mismatch(
+          absl::StrFormat("term \"%s\" of the documents has no stored postings",
+                          postings.begin()->first));
     }
   }
   if (summary != nullptr) *summary = seen;

@@ -55,9 +55,9 @@ bool Better(const ScoredReference& a, const ScoredReference& b) {
 }  // namespace
 
 double Bm25Idf(uint64_t n, uint64_t df) {
-  return std::log(1.0 + (static_cast<double>(n) - static_cast<double>(df) +
-                          0.5) /
-                             (static_cast<double>(df) + 0.5));
+  return std::log(1.0 +
+                  (static_cast<double>(n) - static_cast<double>(df) + 0.5) /
+                      (static_cast<double>(df) + 0.5));
 }
 
 std::vector<std::string> QueryTerms(std::string_view query) {
@@ -78,10 +78,9 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
   IndexSearchResult result;
   CTXKIT_REFS_ASSIGN_OR_RETURN(IndexStats all, ReadStats(txn, dbs, "all"));
   if (all.count == 0 || terms.empty() || limit == 0) return result;
-  const double avgdl =
-      std::max(static_cast<double>(all.total_length) /
-                   static_cast<double>(all.count),
-               1e-9);
+  const double avgdl = std::max(
+      static_cast<double>(all.total_length) / static_cast<double>(all.count),
+      1e-9);
 
   // Candidates when filtered: the conversation's seqs, sorted.
   std::vector<uint32_t> allowed;
@@ -92,7 +91,8 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
          c.Valid() && c.key().size() == conversation_id.size() + 4 &&
          c.key().substr(0, conversation_id.size()) == conversation_id;
          c.Next()) {
-      allowed.push_back(ReadBigEndian32(c.key().data() + conversation_id.size()));
+      allowed.push_back(
+          ReadBigEndian32(c.key().data() + conversation_id.size()));
     }
     CTXKIT_REFS_RETURN_IF_ERROR(c.status());
     if (allowed.empty()) return result;
@@ -104,9 +104,9 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
   for (size_t i = 0; i < terms.size(); ++i) {
     const std::string prefix = TermPrefix(terms[i]);
     TermPostings& list = lists[i];
-    for (cursor.Seek(prefix); cursor.Valid() &&
-                              cursor.key().size() == prefix.size() + 4 &&
-                              cursor.key().substr(0, prefix.size()) == prefix;
+    for (cursor.Seek(prefix);
+         cursor.Valid() && cursor.key().size() == prefix.size() + 4 &&
+         cursor.key().substr(0, prefix.size()) == prefix;
          cursor.Next()) {
       list.blocks.push_back(cursor.value());
       list.df += cursor.value().size() / kPostingBytes;

@@ -21,12 +21,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
-#include <vector>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"

@@ -114,9 +114,9 @@ absl::StatusOr<std::unique_ptr<Encoding>> BuildBuiltinEncoding(
     return Encoding::Create(spec.name, std::move(shared), spec.pattern,
                             spec.specials(), spec.normalization);
   }
-  return absl::NotFoundError(absl::StrFormat(
-      "unknown encoding '%s'; the built-in encodings are %s", name,
-      absl::StrJoin(BuiltinEncodingNames(), ", ")));
+  return absl::NotFoundError(
+      absl::StrFormat("unknown encoding '%s'; the built-in encodings are %s",
+                      name, absl::StrJoin(BuiltinEncodingNames(), ", ")));
 }
 
 }  // namespace ctxkit::internal

@@ -23,19 +23,19 @@
 // value"; undefined at the end of the file.
 #define CTXKIT_MC_CONCAT_INNER(a, b) a##b
 #define CTXKIT_MC_CONCAT(a, b) CTXKIT_MC_CONCAT_INNER(a, b)
-#define CTXKIT_MC_ASSIGN_OR_RETURN(lhs, expr)                              \
-  auto CTXKIT_MC_CONCAT(mc_result_, __LINE__) = (expr);                    \
-  if (!CTXKIT_MC_CONCAT(mc_result_, __LINE__).ok()) {                      \
-    return std::move(CTXKIT_MC_CONCAT(mc_result_, __LINE__)).status();     \
-  }                                                                        \
+#define CTXKIT_MC_ASSIGN_OR_RETURN(lhs, expr)                          \
+  auto CTXKIT_MC_CONCAT(mc_result_, __LINE__) = (expr);                \
+  if (!CTXKIT_MC_CONCAT(mc_result_, __LINE__).ok()) {                  \
+    return std::move(CTXKIT_MC_CONCAT(mc_result_, __LINE__)).status(); \
+  }                                                                    \
   lhs = std::move(*CTXKIT_MC_CONCAT(mc_result_, __LINE__))
 
 namespace ctxkit {
 namespace {
 
 using internal::AsArray;
-using internal::AsString;
 using internal::AsObject;
+using internal::AsString;
 using internal::GetArray;
 using internal::GetObject;
 using internal::GetOptionalArray;
@@ -124,9 +124,8 @@ class Counter {
 
   absl::StatusOr<MessageCount> Run(std::string_view json) {
     simdjson::dom::parser parser;
-    CTXKIT_MC_ASSIGN_OR_RETURN(element root,
-                               internal::ParseJson(parser, json,
-                                                   "chat messages"));
+    CTXKIT_MC_ASSIGN_OR_RETURN(
+        element root, internal::ParseJson(parser, json, "chat messages"));
     std::optional<array> messages;
     std::optional<element> system;
     std::optional<array> tools;
@@ -178,8 +177,8 @@ class Counter {
     } else {
       out.method = CountMethod::kHeuristic;
     }
-    out.exact = tokenizer_ != nullptr &&
-                format_ != MessageFormat::kAnthropic && !estimated_;
+    out.exact = tokenizer_ != nullptr && format_ != MessageFormat::kAnthropic &&
+                !estimated_;
     return out;
   }
 
@@ -231,17 +230,19 @@ class Counter {
           const std::string call_path = JsonIndexPath(calls_path, i++);
           CTXKIT_MC_ASSIGN_OR_RETURN(object call_obj,
                                      AsObject(call, call_path));
-          CTXKIT_MC_ASSIGN_OR_RETURN(object function,
-                                     GetObject(call_obj, "function", call_path));
           CTXKIT_MC_ASSIGN_OR_RETURN(
-              int64_t t, FunctionCall(function, JsonPath(call_path, "function")));
+              object function, GetObject(call_obj, "function", call_path));
+          CTXKIT_MC_ASSIGN_OR_RETURN(
+              int64_t t,
+              FunctionCall(function, JsonPath(call_path, "function")));
           n += t;
         }
       } else if (key == "function_call") {
         if (field.type() == element_type::NULL_VALUE) continue;
         const std::string call_path = JsonPath(path, "function_call");
         CTXKIT_MC_ASSIGN_OR_RETURN(object function, AsObject(field, call_path));
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, FunctionCall(function, call_path));
+        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
+                                   FunctionCall(function, call_path));
         n += t;
       } else if (key == "images") {
         if (field.type() == element_type::NULL_VALUE) continue;
@@ -252,12 +253,14 @@ class Counter {
       } else if (key == "thinking" && field.type() == element_type::STRING) {
         // Ollama keeps a reasoning model's thinking beside the content.
         if (options_.count_thinking) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(field.get_string().value_unsafe()));
+          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
+                                     Text(field.get_string().value_unsafe()));
           n += t;
         }
       } else if (template_.count_other_fields &&
                  field.type() == element_type::STRING) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(field.get_string().value_unsafe()));
+        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
+                                   Text(field.get_string().value_unsafe()));
         n += t;
       }
     }
@@ -283,9 +286,10 @@ class Counter {
         CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Json(arguments));
         n += t;
       } else if (arguments.type() != element_type::NULL_VALUE) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s must be a string or an object (got %s)",
-            JsonPath(path, "arguments"), internal::JsonTypeName(arguments.type())));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s must be a string or an object (got %s)",
+                            JsonPath(path, "arguments"),
+                            internal::JsonTypeName(arguments.type())));
       }
     }
     return n;
@@ -400,8 +404,9 @@ class Counter {
     int64_t n = 0;
     bool any_function = false;
     size_t i = 0;
-    const bool o200k = tokenizer_ != nullptr &&
-                       absl::StartsWith(internal::AV(tokenizer_->name()), "o200k");
+    const bool o200k =
+        tokenizer_ != nullptr &&
+        absl::StartsWith(internal::AV(tokenizer_->name()), "o200k");
     for (element tool : tools) {
       const std::string path = JsonIndexPath("tools", i++);
       CTXKIT_MC_ASSIGN_OR_RETURN(object obj, AsObject(tool, path));
@@ -426,18 +431,17 @@ class Counter {
             std::optional<object> parameters,
             GetOptionalObject(*function, "parameters", fpath));
         if (parameters.has_value()) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t p,
-                                     Properties(*parameters,
-                                                JsonPath(fpath, "parameters")));
+          CTXKIT_MC_ASSIGN_OR_RETURN(
+              int64_t p,
+              Properties(*parameters, JsonPath(fpath, "parameters")));
           n += p;
         }
       } else {
         // Anthropic shape.
         CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view name,
                                    GetString(obj, "name", path));
-        CTXKIT_MC_ASSIGN_OR_RETURN(
-            std::optional<std::string_view> description,
-            GetOptionalString(obj, "description", path));
+        CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<std::string_view> description,
+                                   GetOptionalString(obj, "description", path));
         CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(name));
         n += t;
         if (description.has_value()) {
@@ -517,8 +521,8 @@ class Counter {
       CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<object> items,
                                  GetOptionalObject(property, "items", ppath));
       if (items.has_value()) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                   Properties(*items, JsonPath(ppath, "items")));
+        CTXKIT_MC_ASSIGN_OR_RETURN(
+            int64_t t, Properties(*items, JsonPath(ppath, "items")));
         n += t;
       }
     }

@@ -48,7 +48,7 @@ constexpr BuiltinModel kModels[] = {
     {"o1-", kPrefix, "o200k_base", 128000, 32768, true, kOpenAI},
     {"o1-mini", kPrefix, "o200k_base", 128000, 65536, true, kOpenAI},  // ctxkit
     {"o1-2024-12-17", kExactName, "o200k_base", 200000, 100000, true,
-     kOpenAI},                                                          // ctxkit
+     kOpenAI},                                                         // ctxkit
     {"o1-pro", kPrefix, "o200k_base", 200000, 100000, true, kOpenAI},  // ctxkit
     {"o3", kExactName, "o200k_base", 200000, 100000, true, kOpenAI},
     {"o3-", kPrefix, "o200k_base", 200000, 100000, true, kOpenAI},
@@ -69,8 +69,8 @@ constexpr BuiltinModel kModels[] = {
      kOpenAI},  // ctxkit
     {"gpt-4o-realtime-preview", kPrefix, "o200k_base", 128000, 4096, true,
      kOpenAI},  // ctxkit
-    {"gpt-4o-mini-realtime-preview", kPrefix, "o200k_base", 128000, 4096,
-     true, kOpenAI},  // ctxkit
+    {"gpt-4o-mini-realtime-preview", kPrefix, "o200k_base", 128000, 4096, true,
+     kOpenAI},  // ctxkit
     {"chatgpt-4o-", kPrefix, "o200k_base", 128000, 16384, true, kOpenAI},
     // gpt-oss: the harmony chat format's special tokens.
     {"gpt-oss-", kPrefix, "o200k_harmony", 131072, 131072, true, kOpenAI},
@@ -193,8 +193,7 @@ constexpr BuiltinModel kModels[] = {
     {"claude-3-opus", kPrefix, "claude", 200000, 4096, false, kAnthropic},
     {"claude-3-5-haiku", kPrefix, "claude", 200000, 8192, false, kAnthropic},
     {"claude-3-5-sonnet", kPrefix, "claude", 200000, 8192, false, kAnthropic},
-    {"claude-3-7-sonnet", kPrefix, "claude", 200000, 64000, false,
-     kAnthropic},
+    {"claude-3-7-sonnet", kPrefix, "claude", 200000, 64000, false, kAnthropic},
     {"claude-sonnet-4", kPrefix, "claude", 200000, 64000, false, kAnthropic},
     {"claude-haiku-4", kPrefix, "claude", 200000, 64000, false, kAnthropic},
     {"claude-opus-4", kPrefix, "claude", 200000, 32000, false, kAnthropic},
@@ -219,16 +218,12 @@ constexpr BuiltinModel kModels[] = {
     {"llama-3.1-", kPrefix, "llama3", 131072, 131072, true, kLlama3},
     {"llama-3.2-", kPrefix, "llama3", 131072, 131072, true, kLlama3},
     {"llama-3.3-", kPrefix, "llama3", 131072, 131072, true, kLlama3},
-    {"meta-llama/meta-llama-3-", kPrefix, "llama3", 8192, 8192, true,
-     kLlama3},
+    {"meta-llama/meta-llama-3-", kPrefix, "llama3", 8192, 8192, true, kLlama3},
     {"meta-llama/meta-llama-3.1-", kPrefix, "llama3", 131072, 131072, true,
      kLlama3},
-    {"meta-llama/llama-3.1-", kPrefix, "llama3", 131072, 131072, true,
-     kLlama3},
-    {"meta-llama/llama-3.2-", kPrefix, "llama3", 131072, 131072, true,
-     kLlama3},
-    {"meta-llama/llama-3.3-", kPrefix, "llama3", 131072, 131072, true,
-     kLlama3},
+    {"meta-llama/llama-3.1-", kPrefix, "llama3", 131072, 131072, true, kLlama3},
+    {"meta-llama/llama-3.2-", kPrefix, "llama3", 131072, 131072, true, kLlama3},
+    {"meta-llama/llama-3.3-", kPrefix, "llama3", 131072, 131072, true, kLlama3},
 };
 
 }  // namespace

@@ -17,9 +17,8 @@ namespace {
 
 absl::Status ErrnoError(int error, const std::string& path,
                         const char* action) {
-  const std::string message =
-      absl::StrFormat("cannot %s tiktoken file '%s': %s", action, path,
-                      std::strerror(error));
+  const std::string message = absl::StrFormat(
+      "cannot %s tiktoken file '%s': %s", action, path, std::strerror(error));
   switch (error) {
     case ENOENT:
     case ENOTDIR:
@@ -177,8 +176,8 @@ std::vector<SpecialToken> Llama3SpecialTokens() {
   std::vector<SpecialToken> specials;
   specials.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
-    specials.push_back(
-        {std::move(texts[i]), kLlama3MergeableTokens + static_cast<uint32_t>(i)});
+    specials.push_back({std::move(texts[i]),
+                        kLlama3MergeableTokens + static_cast<uint32_t>(i)});
   }
   return specials;
 }

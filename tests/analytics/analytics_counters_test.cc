@@ -15,13 +15,12 @@
 #include <vector>
 
 #include "ctxkit/analytics.h"
-#include "tests/analytics/analytics_fixture.h"
 #include "ctxkit/store.h"
 #include "lib/base/ids.h"
+#include "tests/analytics/analytics_fixture.h"
 
 namespace ctxkit {
 namespace {
-
 
 using analytics_test::kDay;
 using analytics_test::kT0;

@@ -1,6 +1,8 @@
 // ctxkit::Analytics: recording, range queries, retention with a controlled
 // clock, batching durability, ScopedTimer, bad inputs and threads.
 
+#include "ctxkit/analytics.h"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -9,14 +11,12 @@
 #include <thread>
 #include <vector>
 
-#include "ctxkit/analytics.h"
-#include "tests/analytics/analytics_fixture.h"
 #include "ctxkit/store.h"
 #include "lib/base/ids.h"
+#include "tests/analytics/analytics_fixture.h"
 
 namespace ctxkit {
 namespace {
-
 
 using analytics_test::kDay;
 using analytics_test::kT0;
@@ -81,8 +81,8 @@ TEST_CASE("bad inputs name the field and record nothing") {
   CHECK(msg(a->Record(std::string(65, 'a'), 1)).find("type") !=
         std::string::npos);
   CHECK(msg(a->Record("ok", -1)).find("duration_us") != std::string::npos);
-  CHECK(msg(a->Record("ok", kAnalyticsMaxDurationUs + 1)).find(
-            "duration_us") != std::string::npos);
+  CHECK(msg(a->Record("ok", kAnalyticsMaxDurationUs + 1)).find("duration_us") !=
+        std::string::npos);
   CHECK(msg(a->Record("ok", 1, true, -5)).find("timestamp_ms") !=
         std::string::npos);
   CHECK(a->Record("ok", 1).code() == StatusCode::kOk);
@@ -93,15 +93,18 @@ TEST_CASE("bad inputs name the field and record nothing") {
   CHECK(a->Query(0, kT0)->total_calls == 1);
   AnalyticsOptions o;
   o.retention_days = 0;
-  CHECK(Analytics::Open(*f.store, o).status().message().find(
-            "retention_days") != std::string::npos);
+  CHECK(
+      Analytics::Open(*f.store, o).status().message().find("retention_days") !=
+      std::string::npos);
   o.retention_days = 3651;
   CHECK(Analytics::Open(*f.store, o).status().code() ==
         StatusCode::kInvalidArgument);
   o = {};
   o.flush_interval_ms = 0;
-  CHECK(Analytics::Open(*f.store, o).status().message().find(
-            "flush_interval_ms") != std::string::npos);
+  CHECK(Analytics::Open(*f.store, o)
+            .status()
+            .message()
+            .find("flush_interval_ms") != std::string::npos);
 }
 
 TEST_CASE("retention: Purge and open drop calls older than retention_days") {

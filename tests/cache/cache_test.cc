@@ -2,6 +2,8 @@
 // recount, the forced hash collision, batching durability, the conversation
 // delete hook and concurrent use.
 
+#include "ctxkit/cache.h"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -14,13 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include "ctxkit/cache.h"
-#include "tests/cache/cache_fixture.h"
 #include "ctxkit/store.h"
 #include "lib/base/ids.h"
 #include "lib/cache/cache_format.h"
 #include "lib/cache/cache_impl.h"
 #include "lib/cache/delete_hook.h"
+#include "tests/cache/cache_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -94,7 +95,8 @@ void CheckAgainstRecount(Store& store, Cache& cache) {
   }
   for (const auto& m : stats->by_model) {
     const auto it = models.find(m.model);
-    const CacheModelStats r = it == models.end() ? CacheModelStats{} : it->second;
+    const CacheModelStats r =
+        it == models.end() ? CacheModelStats{} : it->second;
     CHECK(m.entries == r.entries);
     CHECK(m.hits == r.hits);
     CHECK(m.tokens_saved == r.tokens_saved);
@@ -233,12 +235,13 @@ TEST_CASE("bad inputs are INVALID_ARGUMENT naming the field; nothing written") {
     CHECK(r.status().message().find("key") != std::string::npos);
   }
   CHECK(cache->Check("").status().code() == StatusCode::kInvalidArgument);
-  CHECK(cache->Check("x", std::string_view("a:b")).status().message().find(
-            "prefix") != std::string::npos);
-  CHECK(cache->Clear(std::string_view("")).status().message().find(
-            "prefix") != std::string::npos);
-  CHECK(cache->Stats(-1).status().message().find("top_n") !=
+  CHECK(cache->Check("x", std::string_view("a:b"))
+            .status()
+            .message()
+            .find("prefix") != std::string::npos);
+  CHECK(cache->Clear(std::string_view("")).status().message().find("prefix") !=
         std::string::npos);
+  CHECK(cache->Stats(-1).status().message().find("top_n") != std::string::npos);
 
   CacheOptions bad;
   bad.flush_interval_ms = 0;
@@ -345,7 +348,8 @@ TEST_CASE("LRU eviction under max_bytes evicts as many as needed") {
   std::vector<std::string> keys;
   for (int i = 0; i < 4; ++i) {
     f.clock.Advance(10);
-    keys.push_back(cache->Put(std::string(25, static_cast<char>('a' + i)))->key);
+    keys.push_back(
+        cache->Put(std::string(25, static_cast<char>('a' + i)))->key);
   }
   f.clock.Advance(10);
   REQUIRE(cache->Get(keys[0]).ok());
@@ -458,8 +462,9 @@ TEST_CASE("statistics equal a recount after a random mix") {
   CHECK(s->total_misses == misses);
 }
 
-TEST_CASE("flushed hit counts survive reopening; unflushed are flushed by "
-          "the destructor") {
+TEST_CASE(
+    "flushed hit counts survive reopening; unflushed are flushed by "
+    "the destructor") {
   TempDir dir;
   std::string key;
   {
@@ -600,7 +605,8 @@ TEST_CASE("8 threads mixing Get, Put and Check") {
   o.flush_max_pending = 16;
   auto cache = f.Open(o);
   std::vector<std::string> keys;
-  for (int i = 0; i < 20; ++i) keys.push_back(cache->Put("seed " + std::to_string(i))->key);
+  for (int i = 0; i < 20; ++i)
+    keys.push_back(cache->Put("seed " + std::to_string(i))->key);
   std::atomic<uint64_t> gets{0};
   std::atomic<bool> failed{false};
   std::vector<std::thread> threads;
@@ -610,7 +616,8 @@ TEST_CASE("8 threads mixing Get, Put and Check") {
       for (int i = 0; i < 300; ++i) {
         const int op = static_cast<int>(rng() % 10);
         if (op == 0) {
-          if (!cache->Put("t" + std::to_string(t) + " " + std::to_string(i % 40))
+          if (!cache
+                   ->Put("t" + std::to_string(t) + " " + std::to_string(i % 40))
                    .ok()) {
             failed = true;
           }

@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "ctxkit/cache.h"
-#include "tests/cache/cache_fixture.h"
 #include "ctxkit/store.h"
 #include "lib/base/ids.h"
 #include "lib/cache/cache_format.h"
 #include "lib/cache/cache_impl.h"
 #include "lib/cache/delete_hook.h"
+#include "tests/cache/cache_fixture.h"
 
 namespace ctxkit {
 namespace {

@@ -17,7 +17,6 @@
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
 
-
 static int remove_entry(const char* path, const struct stat* st, int flag,
                         struct FTW* ftw) {
   (void)st;
@@ -33,13 +32,23 @@ static void path_in_temp(char* out, size_t size, const char* name) {
 }
 
 static void test_version_and_names(void) {
-  static const char* const names[] = {
-      "OK",           "CANCELLED",          "UNKNOWN",
-      "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-      "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-      "FAILED_PRECONDITION", "ABORTED",     "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",
-      "DATA_LOSS",    "UNAUTHENTICATED"};
+  static const char* const names[] = {"OK",
+                                      "CANCELLED",
+                                      "UNKNOWN",
+                                      "INVALID_ARGUMENT",
+                                      "DEADLINE_EXCEEDED",
+                                      "NOT_FOUND",
+                                      "ALREADY_EXISTS",
+                                      "PERMISSION_DENIED",
+                                      "RESOURCE_EXHAUSTED",
+                                      "FAILED_PRECONDITION",
+                                      "ABORTED",
+                                      "OUT_OF_RANGE",
+                                      "UNIMPLEMENTED",
+                                      "INTERNAL",
+                                      "UNAVAILABLE",
+                                      "DATA_LOSS",
+                                      "UNAUTHENTICATED"};
   char expected[32];
   int code;
   CHECK(ctxkit_version_number() == CTXKIT_VERSION_NUMBER);
@@ -154,9 +163,9 @@ static void test_store(void) {
     for (i = 0; i < 2000; ++i) fputs("definitely not lmdb\n", f);
     fclose(f);
   }
-  EXPECT_ERROR(ctxkit_store_open(not_lmdb, strlen(not_lmdb), NULL, &store,
-                                 &error),
-               CTXKIT_FAILED_PRECONDITION, error, "not an LMDB data file");
+  EXPECT_ERROR(
+      ctxkit_store_open(not_lmdb, strlen(not_lmdb), NULL, &store, &error),
+      CTXKIT_FAILED_PRECONDITION, error, "not an LMDB data file");
 
   /* Read-only needs an existing store. */
   CHECK(ctxkit_store_options_set_map_size(options, 1 << 20, NULL) == CTXKIT_OK);

@@ -91,8 +91,8 @@ static char* compact(ctxkit_compactor* c, const char* request, int want,
   char* json = NULL;
   size_t len = 0;
   char* error = NULL;
-  const int rc = ctxkit_compact(c, request, strlen(request), &json, &len,
-                                &error);
+  const int rc =
+      ctxkit_compact(c, request, strlen(request), &json, &len, &error);
   if (rc != want) {
     fprintf(stderr, "line %d: got %s (%s), want %s\n", line,
             ctxkit_status_name(rc), error ? error : "no message",
@@ -183,8 +183,8 @@ static void expect_bad(ctxkit_compactor* c, const char* request,
   char* json = (char*)1;
   size_t len = 1;
   char* error = NULL;
-  const int rc = ctxkit_compact(c, request, strlen(request), &json, &len,
-                                &error);
+  const int rc =
+      ctxkit_compact(c, request, strlen(request), &json, &len, &error);
   CHECK(json == NULL && len == 0);
   expect_error(rc, CTXKIT_INVALID_ARGUMENT, error, needle, line);
 }
@@ -198,8 +198,8 @@ static void test_bad_input(void) {
              "[{\"role\":\"user\",\"content\":\"a\"},"
              "{\"role\":\"wizard\",\"content\":\"b\"}]",
              "messages[1].role", __LINE__);
-  expect_bad(c, "[{\"role\":\"user\",\"content\":42}]",
-             "messages[0].content", __LINE__);
+  expect_bad(c, "[{\"role\":\"user\",\"content\":42}]", "messages[0].content",
+             __LINE__);
   expect_bad(c, "[{\"role\":\"user\"},{\"content\":\"x\"}]", "messages[",
              __LINE__);
   expect_bad(c,
@@ -283,9 +283,10 @@ static void test_summarizer(void) {
   ctxkit_compactor* c = new_compactor();
   struct summarizer_state state = {0, 0, 0, 0};
   char* error = NULL;
-  char* history = make_history(
-      40, "\"max_tokens\":600,\"strategy\":\"summarize\",\"options\":{"
-          "\"enable_llm_summarization\":true},");
+  char* history =
+      make_history(40,
+                   "\"max_tokens\":600,\"strategy\":\"summarize\",\"options\":{"
+                   "\"enable_llm_summarization\":true},");
   char* json;
 
   CHECK(ctxkit_compactor_set_summarizer(c, summarize, &state, &error) ==
@@ -313,8 +314,8 @@ static void test_summarizer(void) {
 
   /* Success without a text is a failure. */
   state.calls = 0;
-  CHECK(ctxkit_compactor_set_summarizer(c, summarize_nothing, &state,
-                                        &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_set_summarizer(c, summarize_nothing, &state, &error) ==
+        CTXKIT_OK);
   json = compact(c, history, CTXKIT_OK, __LINE__);
   CHECK(state.calls >= 1);
   CHECK(contains(json, "[Compressed context:"));
@@ -331,8 +332,7 @@ static void test_summarizer(void) {
   CHECK(ctxkit_compactor_set_summarizer(c, summarize, &state, &error) ==
         CTXKIT_OK);
   state.fail = 0;
-  history =
-      make_history(40, "\"max_tokens\":600,\"strategy\":\"summarize\",");
+  history = make_history(40, "\"max_tokens\":600,\"strategy\":\"summarize\",");
   json = compact(c, history, CTXKIT_OK, __LINE__);
   CHECK(state.calls == 0);
   CHECK(!contains(json, "HOST SUMMARY"));
@@ -341,8 +341,7 @@ static void test_summarizer(void) {
 
   /* ctxkit_text_set's own checks. */
   CHECK(ctxkit_text_set(NULL, "x", 1) == CTXKIT_INVALID_ARGUMENT);
-  EXPECT_ERROR(ctxkit_compactor_set_summarizer(NULL, summarize, &state,
-                                               &error),
+  EXPECT_ERROR(ctxkit_compactor_set_summarizer(NULL, summarize, &state, &error),
                CTXKIT_INVALID_ARGUMENT, error, "compactor");
   ctxkit_compactor_free(c);
 }
@@ -442,11 +441,10 @@ static void test_validate(void) {
                            NULL, &error),
       CTXKIT_INVALID_ARGUMENT, error, "messages[1]");
   /* Anthropic: roles must alternate. */
-  EXPECT_ERROR(
-      ctxkit_chat_validate(L("[{\"role\":\"user\",\"content\":\"a\"},"
-                             "{\"role\":\"user\",\"content\":\"b\"}]"),
-                           "anthropic", &error),
-      CTXKIT_INVALID_ARGUMENT, error, "messages[1]");
+  EXPECT_ERROR(ctxkit_chat_validate(L("[{\"role\":\"user\",\"content\":\"a\"},"
+                                      "{\"role\":\"user\",\"content\":\"b\"}]"),
+                                    "anthropic", &error),
+               CTXKIT_INVALID_ARGUMENT, error, "messages[1]");
   EXPECT_ERROR(ctxkit_chat_validate(L("[{"), NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, NULL);
   EXPECT_ERROR(ctxkit_chat_validate(NULL, 4, NULL, &error),
@@ -540,8 +538,8 @@ static void test_conversation(void) {
         i, i);
   }
   snprintf(messages + used, cap - used, "]");
-  CHECK(ctxkit_conversations_add_messages(convs, L(conv_id), L(messages),
-                                          &json, &len, &error) == CTXKIT_OK);
+  CHECK(ctxkit_conversations_add_messages(convs, L(conv_id), L(messages), &json,
+                                          &len, &error) == CTXKIT_OK);
   ctxkit_free(json);
   free(messages);
 
@@ -560,27 +558,27 @@ static void test_conversation(void) {
   ctxkit_free(json);
 
   /* The original messages are untouched. */
-  CHECK(ctxkit_conversations_get(convs, L(conv_id), 1, &json, &len,
-                                 &error) == CTXKIT_OK);
+  CHECK(ctxkit_conversations_get(convs, L(conv_id), 1, &json, &len, &error) ==
+        CTXKIT_OK);
   CHECK(json_number(json, "message_count") == 61);
   ctxkit_free(json);
 
   /* Defaults (NULL options), then an unknown conversation. */
-  CHECK(ctxkit_compact_conversation(c, convs, L(conv_id), NULL, 0, &json,
-                                    &len, &error) == CTXKIT_OK);
+  CHECK(ctxkit_compact_conversation(c, convs, L(conv_id), NULL, 0, &json, &len,
+                                    &error) == CTXKIT_OK);
   ctxkit_free(json);
   EXPECT_ERROR(ctxkit_compact_conversation(
-                   c, convs, L("00000000-0000-4000-8000-000000000000"), NULL,
-                   0, &json, &len, &error),
+                   c, convs, L("00000000-0000-4000-8000-000000000000"), NULL, 0,
+                   &json, &len, &error),
                CTXKIT_NOT_FOUND, error, NULL);
-  EXPECT_ERROR(ctxkit_compact_conversation(c, convs, L(conv_id),
-                                           L("{\"max_tokens\":0}"), &json,
-                                           &len, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "max_tokens");
-  EXPECT_ERROR(ctxkit_compact_conversation(c, convs, L(conv_id),
-                                           L("{\"messages\":[]}"), &json,
-                                           &len, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "messages");
+  EXPECT_ERROR(
+      ctxkit_compact_conversation(c, convs, L(conv_id), L("{\"max_tokens\":0}"),
+                                  &json, &len, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "max_tokens");
+  EXPECT_ERROR(
+      ctxkit_compact_conversation(c, convs, L(conv_id), L("{\"messages\":[]}"),
+                                  &json, &len, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "messages");
 
   ctxkit_compactor_free(c);
   ctxkit_analytics_close(analytics);
@@ -648,8 +646,8 @@ static void test_threads(void) {
     CHECK(pthread_create(&threads[i], NULL, compact_many, &args[i]) == 0);
   }
   for (i = 0; i < 50; ++i) {
-    CHECK(ctxkit_compactor_set_summarizer(c, i % 2 ? fixed_summary : NULL,
-                                          NULL, &error) == CTXKIT_OK);
+    CHECK(ctxkit_compactor_set_summarizer(c, i % 2 ? fixed_summary : NULL, NULL,
+                                          &error) == CTXKIT_OK);
   }
   for (i = 0; i < 4; ++i) {
     pthread_join(threads[i], NULL);

@@ -10,7 +10,6 @@
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
 
-
 /* A successful call: OK and *error cleared. */
 static void expect_ok(int rc, char* error, int line) {
   if (rc != CTXKIT_OK) {

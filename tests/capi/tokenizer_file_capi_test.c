@@ -11,13 +11,12 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                              \
-  do {                                                           \
-    if (!(cond)) {                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,     \
-              __LINE__, #cond);                                  \
-      ++failures;                                                \
-    }                                                            \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 static const char kBase64[] =
@@ -79,9 +78,9 @@ int main(void) {
   CHECK(WriteFile(malformed, "YQ== 0\nYg== 1\nnot base64 2\n"));
 
   /* Success: merges and a special token. */
-  rc = ctxkit_tokenizer_from_tiktoken_file(
-      vocab, strlen(vocab), "small", 5, CTXKIT_PATTERN_GPT2, specials,
-      strlen(specials), &tok, &error);
+  rc = ctxkit_tokenizer_from_tiktoken_file(vocab, strlen(vocab), "small", 5,
+                                           CTXKIT_PATTERN_GPT2, specials,
+                                           strlen(specials), &tok, &error);
   CHECK(rc == CTXKIT_OK);
   CHECK(error == NULL);
   CHECK(tok != NULL);
@@ -102,8 +101,8 @@ int main(void) {
 
   /* Missing file. */
   rc = ctxkit_tokenizer_from_tiktoken_file(missing, strlen(missing), "x", 1,
-                                           CTXKIT_PATTERN_CL100K, NULL, 0,
-                                           &tok, &error);
+                                           CTXKIT_PATTERN_CL100K, NULL, 0, &tok,
+                                           &error);
   CHECK(rc == CTXKIT_NOT_FOUND);
   CHECK(tok == NULL);
   CHECK(error != NULL && strstr(error, missing) != NULL);
@@ -111,9 +110,9 @@ int main(void) {
   error = NULL;
 
   /* Malformed file: the message names the line. */
-  rc = ctxkit_tokenizer_from_tiktoken_file(malformed, strlen(malformed), "x",
-                                           1, CTXKIT_PATTERN_CL100K, NULL, 0,
-                                           &tok, &error);
+  rc = ctxkit_tokenizer_from_tiktoken_file(malformed, strlen(malformed), "x", 1,
+                                           CTXKIT_PATTERN_CL100K, NULL, 0, &tok,
+                                           &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT);
   CHECK(tok == NULL);
   CHECK(error != NULL && strstr(error, "line 3") != NULL);
@@ -131,8 +130,8 @@ int main(void) {
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
   rc = ctxkit_tokenizer_from_tiktoken_file(
-      vocab, strlen(vocab), "x", 1, CTXKIT_PATTERN_GPT2,
-      "{\"<|a|>\": 256}", 14, &tok, &error);
+      vocab, strlen(vocab), "x", 1, CTXKIT_PATTERN_GPT2, "{\"<|a|>\": 256}", 14,
+      &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   CHECK(error != NULL && strstr(error, "regular token") != NULL);
   ctxkit_free(error);
@@ -141,20 +140,18 @@ int main(void) {
       "{\"<|a|>\": 300, \"<|a|>\": 301}", 28, &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(vocab, strlen(vocab), "", 0,
-                                           CTXKIT_PATTERN_GPT2, NULL, 0, &tok,
-                                           &error);
+  rc = ctxkit_tokenizer_from_tiktoken_file(
+      vocab, strlen(vocab), "", 0, CTXKIT_PATTERN_GPT2, NULL, 0, &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(vocab, strlen(vocab), "x", 1,
-                                           CTXKIT_PATTERN_GPT2, NULL, 0, NULL,
-                                           &error);
+  rc = ctxkit_tokenizer_from_tiktoken_file(
+      vocab, strlen(vocab), "x", 1, CTXKIT_PATTERN_GPT2, NULL, 0, NULL, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT);
   ctxkit_free(error);
 
   /* Llama 3: missing, and a file of the wrong shape. */
-  rc = ctxkit_tokenizer_llama3_from_file(missing, strlen(missing), &tok,
-                                         &error);
+  rc =
+      ctxkit_tokenizer_llama3_from_file(missing, strlen(missing), &tok, &error);
   CHECK(rc == CTXKIT_NOT_FOUND && tok == NULL);
   ctxkit_free(error);
   rc = ctxkit_tokenizer_llama3_from_file(vocab, strlen(vocab), &tok, &error);

@@ -49,8 +49,9 @@ TEST_CASE("format detection") {
           R"({"role":"assistant","content":"hello","timestamp":3})");
   }
   SUBCASE("text parts: openai") {
-    CHECK(MustParse(R"([{"role":"user","content":[{"type":"text","text":"a"}]}])")
-              .format == ChatFormat::kOpenAI);
+    CHECK(
+        MustParse(R"([{"role":"user","content":[{"type":"text","text":"a"}]}])")
+            .format == ChatFormat::kOpenAI);
   }
   SUBCASE("null or absent content: openai") {
     CHECK(MustParse(R"([{"role":"user","content":null}])").format ==
@@ -92,9 +93,9 @@ TEST_CASE("format detection") {
   SUBCASE("explicit format is kept") {
     CHECK(MustParse(R"([{"role":"user","content":"hi"}])", ChatFormat::kOpenAI)
               .format == ChatFormat::kOpenAI);
-    CHECK(MustParse(R"([{"role":"user","content":"hi"}])",
-                    ChatFormat::kAnthropic)
-              .format == ChatFormat::kAnthropic);
+    CHECK(
+        MustParse(R"([{"role":"user","content":"hi"}])", ChatFormat::kAnthropic)
+            .format == ChatFormat::kAnthropic);
   }
 }
 
@@ -110,23 +111,27 @@ TEST_CASE("input errors name the message and field") {
   CHECK(ParseError(R"([{"content":"x"}])") == "messages[0].role is required");
   CHECK(ParseError(R"([{"role":7,"content":"x"}])") ==
         "messages[0].role must be a string (got number)");
-  CHECK(ParseError(R"([{"role":"user","content":"a"},{"role":"user","content":"b"},)"
-                   R"({"role":"robot","content":"x"}])") ==
+  CHECK(ParseError(
+            R"([{"role":"user","content":"a"},{"role":"user","content":"b"},)"
+            R"({"role":"robot","content":"x"}])") ==
         "messages[2].role must be one of system, developer, user, assistant, "
         "tool (got \"robot\")");
-  CHECK(ParseError(absl::StrFormat(R"([{"role":"%s\u00e9%s"}])",
-                                   std::string(79, 'r'), std::string(50, 'x'))) ==
-        absl::StrFormat(
-            "messages[0].role must be one of system, developer, user, "
-            "assistant, tool (got \"%s...\")",
-            std::string(79, 'r')));
-  CHECK(ParseError(R"([{"role":"user","content":"a"},{"role":"user","content":"b"},)"
-                   R"({"role":"user","content":"c"},{"role":"user","content":7}])") ==
+  CHECK(
+      ParseError(absl::StrFormat(R"([{"role":"%s\u00e9%s"}])",
+                                 std::string(79, 'r'), std::string(50, 'x'))) ==
+      absl::StrFormat(
+          "messages[0].role must be one of system, developer, user, "
+          "assistant, tool (got \"%s...\")",
+          std::string(79, 'r')));
+  CHECK(ParseError(
+            R"([{"role":"user","content":"a"},{"role":"user","content":"b"},)"
+            R"({"role":"user","content":"c"},{"role":"user","content":7}])") ==
         "messages[3].content must be a string, an array of content blocks or "
         "null (got number)");
-  CHECK(ParseError(R"([{"role":"user","content":{}}])", ChatFormat::kAnthropic) ==
-        "messages[0].content must be a string or an array of content blocks "
-        "(got object)");
+  CHECK(
+      ParseError(R"([{"role":"user","content":{}}])", ChatFormat::kAnthropic) ==
+      "messages[0].content must be a string or an array of content blocks "
+      "(got object)");
   CHECK(ParseError(R"([{"role":"user","content":null}])",
                    ChatFormat::kAnthropic) ==
         "messages[0].content must be a string or an array of content blocks "
@@ -139,8 +144,9 @@ TEST_CASE("input errors name the message and field") {
         "messages[0].content[0].type is required");
   CHECK(ParseError(R"([{"role":"user","content":[{"type":1}]}])") ==
         "messages[0].content[0].type must be a string (got number)");
-  CHECK(ParseError(R"([{"role":"user","content":[{"type":"text","text":5}]}])") ==
-        "messages[0].content[0].text must be a string (got number)");
+  CHECK(
+      ParseError(R"([{"role":"user","content":[{"type":"text","text":5}]}])") ==
+      "messages[0].content[0].text must be a string (got number)");
   CHECK(ParseError(R"([{"role":"user","content":[{"type":"text"}]}])") ==
         "messages[0].content[0].text is required");
   CHECK(ParseError(R"([{"role":"user","content":"a","name":3}])") ==
@@ -153,15 +159,21 @@ TEST_CASE("input errors name the message and field") {
         "messages[0].tool_calls: only assistant messages make tool calls");
   CHECK(ParseError(R"([{"role":"assistant","content":"a","tool_calls":{}}])") ==
         "messages[0].tool_calls must be an array or null (got object)");
-  CHECK(ParseError(R"([{"role":"assistant","tool_calls":[{"function":{"name":"f"}}]}])") ==
-        "messages[0].tool_calls[0].id is required");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","tool_calls":[{"function":{"name":"f"}}]}])") ==
+      "messages[0].tool_calls[0].id is required");
   CHECK(ParseError(R"([{"role":"assistant","tool_calls":[{"id":"c"}]}])") ==
         "messages[0].tool_calls[0].function is required");
-  CHECK(ParseError(R"([{"role":"assistant","tool_calls":[{"id":"c","function":{}}]}])") ==
-        "messages[0].tool_calls[0].function.name is required");
-  CHECK(ParseError(R"([{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":1}}]}])") ==
-        "messages[0].tool_calls[0].function.arguments must be a string or an "
-        "object (got number)");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","tool_calls":[{"id":"c","function":{}}]}])") ==
+      "messages[0].tool_calls[0].function.name is required");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":1}}]}])") ==
+      "messages[0].tool_calls[0].function.arguments must be a string or an "
+      "object (got number)");
   CHECK(ParseError(R"([{"role":"user","content":"a","tool_call_id":"c"}])") ==
         "messages[0].tool_call_id: only tool messages answer tool calls");
 }
@@ -173,60 +185,67 @@ TEST_CASE("tool results must answer a preceding call") {
       R"({"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},)"
       R"({"role":"tool","tool_call_id":"call_1","content":"r"},)"
       R"({"role":"assistant","content":"done"},)";
-  CHECK(ParseError(prefix +
-                   R"({"role":"tool","tool_call_id":"call_9","content":"x"}])") ==
-        "messages[5].tool_call_id: no tool call with id \"call_9\" precedes it");
+  CHECK(
+      ParseError(prefix +
+                 R"({"role":"tool","tool_call_id":"call_9","content":"x"}])") ==
+      "messages[5].tool_call_id: no tool call with id \"call_9\" precedes it");
   // The id exists, but in an earlier assistant message.
-  CHECK(ParseError(prefix +
-                   R"({"role":"tool","tool_call_id":"call_1","content":"x"}])") ==
-        "messages[5].tool_call_id: no tool call with id \"call_1\" precedes it");
-  CHECK(ParseError(
-            R"([{"role":"tool","tool_call_id":"a","content":"x"}])") ==
+  CHECK(
+      ParseError(prefix +
+                 R"({"role":"tool","tool_call_id":"call_1","content":"x"}])") ==
+      "messages[5].tool_call_id: no tool call with id \"call_1\" precedes it");
+  CHECK(ParseError(R"([{"role":"tool","tool_call_id":"a","content":"x"}])") ==
         "messages[0].tool_call_id: no tool call with id \"a\" precedes it");
   // Answered twice.
-  CHECK(ParseError(
-            R"([{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f"}}]},)"
-            R"({"role":"tool","tool_call_id":"a","content":"x"},)"
-            R"({"role":"tool","tool_call_id":"a","content":"y"}])") ==
-        "messages[2].tool_call_id: tool call \"a\" is already answered");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f"}}]},)"
+          R"({"role":"tool","tool_call_id":"a","content":"x"},)"
+          R"({"role":"tool","tool_call_id":"a","content":"y"}])") ==
+      "messages[2].tool_call_id: tool call \"a\" is already answered");
   // Duplicate ids in one message.
-  CHECK(ParseError(
-            R"([{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f"}},)"
-            R"({"id":"a","function":{"name":"g"}}]}])") ==
-        "messages[0].tool_calls[1].id: duplicate tool call id \"a\"");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f"}},)"
+          R"({"id":"a","function":{"name":"g"}}]}])") ==
+      "messages[0].tool_calls[1].id: duplicate tool call id \"a\"");
   // Anthropic.
-  CHECK(ParseError(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":[{"type":"text","text":"t"},)"
-            R"({"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},)"
-            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1"},)"
-            R"({"type":"tool_result","tool_use_id":"toolu_2","content":"x"}]}])") ==
-        "messages[2].content[1].tool_use_id: no tool call with id \"toolu_2\" "
-        "precedes it");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":[{"type":"text","text":"t"},)"
+          R"({"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},)"
+          R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1"},)"
+          R"({"type":"tool_result","tool_use_id":"toolu_2","content":"x"}]}])") ==
+      "messages[2].content[1].tool_use_id: no tool call with id \"toolu_2\" "
+      "precedes it");
 }
 
 TEST_CASE("unanswered calls are only allowed in the last message") {
-  CHECK(ParseError(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":null,"tool_calls":[)"
-            R"({"id":"a","function":{"name":"f"}},{"id":"b","function":{"name":"g"}}]},)"
-            R"({"role":"tool","tool_call_id":"a","content":"x"},)"
-            R"({"role":"user","content":"next"}])") ==
-        "messages[1].tool_calls[1]: tool call \"b\" has no result (only the "
-        "last message may hold unanswered calls)");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":null,"tool_calls":[)"
+          R"({"id":"a","function":{"name":"f"}},{"id":"b","function":{"name":"g"}}]},)"
+          R"({"role":"tool","tool_call_id":"a","content":"x"},)"
+          R"({"role":"user","content":"next"}])") ==
+      "messages[1].tool_calls[1]: tool call \"b\" has no result (only the "
+      "last message may hold unanswered calls)");
   // Partially answered at the end of the history: still an error.
-  CHECK(ParseError(
-            R"([{"role":"assistant","content":null,"tool_calls":[)"
-            R"({"id":"a","function":{"name":"f"}},{"id":"b","function":{"name":"g"}}]},)"
-            R"({"role":"tool","tool_call_id":"b","content":"x"}])") ==
-        "messages[0].tool_calls[0]: tool call \"a\" has no result (only the "
-        "last message may hold unanswered calls)");
-  CHECK(ParseError(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},)"
-            R"({"role":"user","content":"no result"}])") ==
-        "messages[1].content[0]: tool call \"t1\" has no result (only the last "
-        "message may hold unanswered calls)");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","content":null,"tool_calls":[)"
+          R"({"id":"a","function":{"name":"f"}},{"id":"b","function":{"name":"g"}}]},)"
+          R"({"role":"tool","tool_call_id":"b","content":"x"}])") ==
+      "messages[0].tool_calls[0]: tool call \"a\" has no result (only the "
+      "last message may hold unanswered calls)");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},)"
+          R"({"role":"user","content":"no result"}])") ==
+      "messages[1].content[0]: tool call \"t1\" has no result (only the last "
+      "message may hold unanswered calls)");
 
   // A pending call in the last message is fine: an agent mid-turn.
   ChatHistory h = MustParse(
@@ -237,11 +256,12 @@ TEST_CASE("unanswered calls are only allowed in the last message") {
 }
 
 TEST_CASE("format features of another format are rejected") {
-  CHECK(ParseError(
-            R"([{"role":"user","content":"a"},{"role":"tool","tool_call_id":"x","content":"r"}])",
-            ChatFormat::kAnthropic) ==
-        "messages[1].role \"tool\" is not valid in the anthropic format (tool "
-        "results are tool_result blocks in a user message)");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":"a"},{"role":"tool","tool_call_id":"x","content":"r"}])",
+          ChatFormat::kAnthropic) ==
+      "messages[1].role \"tool\" is not valid in the anthropic format (tool "
+      "results are tool_result blocks in a user message)");
   CHECK(ParseError(R"([{"role":"tool","tool_call_id":"x","content":"r"}])",
                    ChatFormat::kPlain) ==
         "messages[0].role \"tool\" is not valid in the plain format");
@@ -252,48 +272,57 @@ TEST_CASE("format features of another format are rejected") {
   CHECK(ParseError(R"([{"role":"user","content":"a","name":"n"}])",
                    ChatFormat::kPlain) ==
         "messages[0].name is an OpenAI field, not valid in the plain format");
-  CHECK(ParseError(
-            R"([{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}])",
-            ChatFormat::kOpenAI) ==
-        "messages[0].content[0].type \"tool_use\" is an Anthropic block, not "
-        "valid in the openai format");
-  CHECK(ParseError(
-            R"([{"role":"user","content":[{"type":"image_url","image_url":{"url":"u"}}]}])",
-            ChatFormat::kAnthropic) ==
-        "messages[0].content[0].type \"image_url\" is an OpenAI block, not "
-        "valid in the anthropic format");
-  CHECK(ParseError(R"([{"role":"user","content":[{"type":"text","text":"a"}]}])",
-                   ChatFormat::kPlain) ==
-        "messages[0].content must be a string in the plain format (got array)");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}])",
+          ChatFormat::kOpenAI) ==
+      "messages[0].content[0].type \"tool_use\" is an Anthropic block, not "
+      "valid in the openai format");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":[{"type":"image_url","image_url":{"url":"u"}}]}])",
+          ChatFormat::kAnthropic) ==
+      "messages[0].content[0].type \"image_url\" is an OpenAI block, not "
+      "valid in the anthropic format");
+  CHECK(
+      ParseError(R"([{"role":"user","content":[{"type":"text","text":"a"}]}])",
+                 ChatFormat::kPlain) ==
+      "messages[0].content must be a string in the plain format (got array)");
   CHECK(ParseError(R"([{"role":"user","content":null}])", ChatFormat::kPlain) ==
         "messages[0].content must be a string in the plain format (got null)");
   CHECK(ParseError(R"([{"role":"user"}])", ChatFormat::kPlain) ==
         "messages[0].content is required");
   // Explicit null OpenAI fields are "unset" and fine everywhere.
-  CHECK(MustParse(R"([{"role":"user","content":"a","name":null,"tool_calls":null}])",
-                  ChatFormat::kAnthropic)
+  CHECK(MustParse(
+            R"([{"role":"user","content":"a","name":null,"tool_calls":null}])",
+            ChatFormat::kAnthropic)
             .messages.size() == 1);
   // Blocks in the wrong role.
-  CHECK(ParseError(R"([{"role":"user","content":[{"type":"tool_use","id":"t","name":"f"}]}])") ==
-        "messages[0].content[0]: tool_use blocks belong in assistant messages "
-        "(role is \"user\")");
-  CHECK(ParseError(
-            R"([{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"t"}]}])") ==
-        "messages[0].content[0]: tool_result blocks belong in user messages "
-        "(role is \"assistant\")");
-  CHECK(ParseError(
-            R"([{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":5}]}])") ==
-        "messages[0].content[0].content must be a string or an array of "
-        "content blocks (got number)");
-  CHECK(ParseError(
-            R"([{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]}])") ==
-        "messages[0].content[0].is_error must be a boolean (got string)");
-  CHECK(ParseError(
-            R"([{"role":"user","content":[{"type":"tool_result"}]}])") ==
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":[{"type":"tool_use","id":"t","name":"f"}]}])") ==
+      "messages[0].content[0]: tool_use blocks belong in assistant messages "
+      "(role is \"user\")");
+  CHECK(
+      ParseError(
+          R"([{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"t"}]}])") ==
+      "messages[0].content[0]: tool_result blocks belong in user messages "
+      "(role is \"assistant\")");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":5}]}])") ==
+      "messages[0].content[0].content must be a string or an array of "
+      "content blocks (got number)");
+  CHECK(
+      ParseError(
+          R"([{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]}])") ==
+      "messages[0].content[0].is_error must be a boolean (got string)");
+  CHECK(ParseError(R"([{"role":"user","content":[{"type":"tool_result"}]}])") ==
         "messages[0].content[0].tool_use_id is required");
 }
 
-TEST_CASE("openai units: a multi-call assistant message and its tool messages") {
+TEST_CASE(
+    "openai units: a multi-call assistant message and its tool messages") {
   ChatHistory h = MustParse(
       R"([{"role":"system","content":"You are an agent."},)"
       R"({"role":"user","content":"Fix the bug"},)"
@@ -329,7 +358,8 @@ TEST_CASE("openai units: a multi-call assistant message and its tool messages") 
   CHECK_FALSE(h.messages[3].is_error);
   CHECK(h.messages[1].text_only);
   CHECK(h.messages[0].text_only);
-  for (size_t i = 0; i < h.messages.size(); ++i) CHECK(h.messages[i].index == i);
+  for (size_t i = 0; i < h.messages.size(); ++i)
+    CHECK(h.messages[i].index == i);
   // Ollama-style object arguments are kept as minified JSON.
   ChatHistory o = MustParse(
       R"([{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":{ "x" : [1, 2] }}}]}])");
@@ -337,7 +367,8 @@ TEST_CASE("openai units: a multi-call assistant message and its tool messages") 
 }
 
 TEST_CASE("openai units: many calls go through the hash index") {
-  std::string json = R"([{"role":"user","content":"go"},{"role":"assistant","tool_calls":[)";
+  std::string json =
+      R"([{"role":"user","content":"go"},{"role":"assistant","tool_calls":[)";
   const int kCalls = 50;
   for (int c = 0; c < kCalls; ++c) {
     if (c > 0) json += ",";
@@ -345,7 +376,8 @@ TEST_CASE("openai units: many calls go through the hash index") {
   }
   json += "]}";
   for (int c = kCalls - 1; c >= 0; --c) {
-    json += absl::StrFormat(R"(,{"role":"tool","tool_call_id":"c%d","content":"r"})", c);
+    json += absl::StrFormat(
+        R"(,{"role":"tool","tool_call_id":"c%d","content":"r"})", c);
   }
   json += R"(,{"role":"user","content":"thanks"}])";
   ChatHistory h = MustParse(json);
@@ -355,13 +387,15 @@ TEST_CASE("openai units: many calls go through the hash index") {
   std::string missing = json;
   missing.replace(missing.find(R"("tool_call_id":"c7")"), 19,
                   R"("tool_call_id":"zz")");
-  CHECK(ParseError(missing) ==
-        absl::StrFormat(
-            "messages[%d].tool_call_id: no tool call with id \"zz\" precedes it",
-            2 + (kCalls - 1 - 7)));
+  CHECK(
+      ParseError(missing) ==
+      absl::StrFormat(
+          "messages[%d].tool_call_id: no tool call with id \"zz\" precedes it",
+          2 + (kCalls - 1 - 7)));
   std::string dup = json;
   dup.replace(dup.find(R"({"id":"c9")"), 10, R"({"id":"c8")");
-  CHECK(ParseError(dup) == "messages[1].tool_calls[9].id: duplicate tool call id \"c8\"");
+  CHECK(ParseError(dup) ==
+        "messages[1].tool_calls[9].id: duplicate tool call id \"c8\"");
 }
 
 TEST_CASE("anthropic units: tool_use and tool_result, is_error") {
@@ -392,8 +426,9 @@ TEST_CASE("anthropic units: tool_use and tool_result, is_error") {
   CHECK(r.largest_text_bytes == std::string_view("def f(): pass").size());
   CHECK_FALSE(r.text_only);
   CHECK(h.messages[0].text_only);
-  CHECK(h.messages[0].json ==
-        R"({"role":"user","content":[{"type":"text","text":"Fix it","cache_control":{"type":"ephemeral"}}]})");
+  CHECK(
+      h.messages[0].json ==
+      R"({"role":"user","content":[{"type":"text","text":"Fix it","cache_control":{"type":"ephemeral"}}]})");
   CHECK_FALSE(h.messages[2].is_error == h.messages[3].is_error);
 
   // Pending tool_use in the last message.
@@ -420,7 +455,8 @@ TEST_CASE("text and largest_text_bytes") {
   CHECK(h.messages[2].text_only);
   CHECK(h.messages[3].text == "caf\xc3\xa9");
   CHECK(h.messages[3].largest_text_bytes == 5);
-  CHECK(h.messages[3].json == "{\"role\":\"user\",\"content\":\"caf\xc3\xa9\"}");
+  CHECK(h.messages[3].json ==
+        "{\"role\":\"user\",\"content\":\"caf\xc3\xa9\"}");
 }
 
 TEST_CASE("TextMessageJson") {
@@ -441,17 +477,20 @@ TEST_CASE("PrependText keeps everything else") {
   REQUIRE(h.format == ChatFormat::kAnthropic);
   auto p0 = PrependText(h.messages[0], "[S]");
   REQUIRE(p0.ok());
-  CHECK(*p0 ==
-        R"({"role":"user","content":"[S]\n\nquestion","cache_control":{"type":"ephemeral"}})");
+  CHECK(
+      *p0 ==
+      R"({"role":"user","content":"[S]\n\nquestion","cache_control":{"type":"ephemeral"}})");
   auto p1 = PrependText(h.messages[1], "[S]");
   REQUIRE(p1.ok());
-  CHECK(*p1 ==
-        R"({"role":"assistant","content":[{"type":"text","text":"[S]"},{"type":"text","text":"x","cache_control":{"type":"ephemeral"}},)"
-        R"({"type":"tool_use","id":"t","name":"f","input":{"a":1.5}}]})");
+  CHECK(
+      *p1 ==
+      R"({"role":"assistant","content":[{"type":"text","text":"[S]"},{"type":"text","text":"x","cache_control":{"type":"ephemeral"}},)"
+      R"({"type":"tool_use","id":"t","name":"f","input":{"a":1.5}}]})");
   auto p2 = PrependText(h.messages[2], "[S]");
   REQUIRE(p2.ok());
-  CHECK(*p2 ==
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"[S]"},{"type":"text","text":"more"}]})");
+  CHECK(
+      *p2 ==
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"[S]"},{"type":"text","text":"more"}]})");
   auto p3 = PrependText(h.messages[3], "[S]");
   REQUIRE(p3.ok());
   CHECK(*p3 == R"({"role":"assistant","content":"[S]"})");
@@ -464,8 +503,9 @@ TEST_CASE("PrependText keeps everything else") {
       R"({"role":"tool","tool_call_id":"c","content":"r"},{"role":"user","name":"bob"}])");
   auto q0 = PrependText(o.messages[0], "s");
   REQUIRE(q0.ok());
-  CHECK(*q0 ==
-        R"({"role":"assistant","content":"s","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]})");
+  CHECK(
+      *q0 ==
+      R"({"role":"assistant","content":"s","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]})");
   auto q2 = PrependText(o.messages[2], "s");
   REQUIRE(q2.ok());
   CHECK(*q2 == R"({"role":"user","name":"bob","content":"s"})");
@@ -490,10 +530,11 @@ TEST_CASE("LargestText and ReplaceLargestText") {
   CHECK(h.messages[0].largest_text_bytes == t0->size());
   auto r0 = ReplaceLargestText(h.messages[0], "cut [truncated]");
   REQUIRE(r0.ok());
-  CHECK(*r0 ==
-        R"({"role":"user","content":[{"type":"text","text":"short","cache_control":{"type":"ephemeral"}},)"
-        R"({"type":"text","text":"cut [truncated]","cache_control":{"type":"ephemeral"}},)"
-        R"({"type":"text","text":"equal length text 21"}]})");
+  CHECK(
+      *r0 ==
+      R"({"role":"user","content":[{"type":"text","text":"short","cache_control":{"type":"ephemeral"}},)"
+      R"({"type":"text","text":"cut [truncated]","cache_control":{"type":"ephemeral"}},)"
+      R"({"type":"text","text":"equal length text 21"}]})");
 
   auto t1 = LargestText(h.messages[1]);
   REQUIRE(t1.ok());
@@ -505,15 +546,17 @@ TEST_CASE("LargestText and ReplaceLargestText") {
   CHECK(h.messages[2].largest_text_bytes == t2->size());
   auto r2 = ReplaceLargestText(h.messages[2], "new");
   REQUIRE(r2.ok());
-  CHECK(*r2 ==
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","cache_control":{"type":"ephemeral"},)"
-        R"("content":[{"type":"text","text":"a"},{"type":"text","text":"new"}]},{"type":"text","text":"x"}]})");
+  CHECK(
+      *r2 ==
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","cache_control":{"type":"ephemeral"},)"
+      R"("content":[{"type":"text","text":"a"},{"type":"text","text":"new"}]},{"type":"text","text":"x"}]})");
 
   auto r3 = ReplaceLargestText(h.messages[3], "p");
   REQUIRE(r3.ok());
   CHECK(*r3 == R"({"role":"assistant","content":"p"})");
   // The escaped forms of the input survive a round trip.
-  CHECK(h.messages[3].json == R"({"role":"assistant","content":"plain \u007f string"})");
+  CHECK(h.messages[3].json ==
+        R"({"role":"assistant","content":"plain \u007f string"})");
 
   auto t4 = LargestText(h.messages[4]);
   REQUIRE(t4.ok());
@@ -529,8 +572,9 @@ TEST_CASE("LargestText and ReplaceLargestText") {
       R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"long output"},{"type":"text","text":"hi"}]}])");
   auto rs = ReplaceLargestText(s.messages[1], "o");
   REQUIRE(rs.ok());
-  CHECK(*rs ==
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"o"},{"type":"text","text":"hi"}]})");
+  CHECK(
+      *rs ==
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"o"},{"type":"text","text":"hi"}]})");
   CHECK_FALSE(ReplaceLargestText(s.messages[1], "\xc3").ok());
 }
 

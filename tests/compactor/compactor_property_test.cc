@@ -232,7 +232,7 @@ struct Msg {
   char role = 'u';   // s(ystem), u(ser), a(ssistant), t(ool)
   bool anchor = false;
   bool task = false;  // the generator's "Task:" request
-  size_t unit = 0;  // index of the unit's first message
+  size_t unit = 0;    // index of the unit's first message
 };
 
 struct History {

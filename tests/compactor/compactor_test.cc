@@ -48,14 +48,14 @@ std::string AgentHistory(int turns) {
   m.push_back(Msg("user", "Fix the failing test in src/parser.py please."));
   for (int t = 0; t < turns; ++t) {
     const std::string id = "call_" + std::to_string(t);
-    m.push_back(R"({"role":"assistant","content":null,"tool_calls":[{"id":")" +
-                id +
-                R"(","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/mod)" +
-                std::to_string(t) + R"(.py\"}"}}]})");
-    m.push_back(R"({"role":"tool","tool_call_id":")" + id +
-                R"(","content":")" + Filler(40, "def") + R"("})");
-    m.push_back(Msg("assistant", "Read module " + std::to_string(t) +
-                                     ". " + Filler(10, "looks")));
+    m.push_back(
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":")" + id +
+        R"(","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/mod)" +
+        std::to_string(t) + R"(.py\"}"}}]})");
+    m.push_back(R"({"role":"tool","tool_call_id":")" + id + R"(","content":")" +
+                Filler(40, "def") + R"("})");
+    m.push_back(Msg("assistant", "Read module " + std::to_string(t) + ". " +
+                                     Filler(10, "looks")));
   }
   m.push_back(Msg("user", "ok"));
   m.push_back(Msg("assistant", "Done: the test passes now."));
@@ -204,15 +204,16 @@ TEST_CASE("explain gives every message its tier, rule and fate") {
 
 TEST_CASE("Anthropic histories keep alternation and tool blocks together") {
   std::vector<std::string> m;
-  m.push_back(R"({"role":"user","content":[{"type":"text","text":"Find the bug in app.py","cache_control":{"type":"ephemeral"}}]})");
+  m.push_back(
+      R"({"role":"user","content":[{"type":"text","text":"Find the bug in app.py","cache_control":{"type":"ephemeral"}}]})");
   for (int t = 0; t < 12; ++t) {
     const std::string id = "toolu_" + std::to_string(t);
     m.push_back(R"({"role":"assistant","content":[{"type":"text","text":")" +
-                Filler(15, "thinking") +
-                R"("},{"type":"tool_use","id":")" + id +
-                R"(","name":"bash","input":{"command":"cat app.py"}}]})");
-    m.push_back(R"({"role":"user","content":[{"type":"tool_result","tool_use_id":")" +
-                id + R"(","content":")" + Filler(30, "line") + R"("}]})");
+                Filler(15, "thinking") + R"("},{"type":"tool_use","id":")" +
+                id + R"(","name":"bash","input":{"command":"cat app.py"}}]})");
+    m.push_back(
+        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":")" +
+        id + R"(","content":")" + Filler(30, "line") + R"("}]})");
   }
   m.push_back(Msg("assistant", "The bug is on line 3."));
   const std::string json = Array(m);
@@ -297,7 +298,8 @@ TEST_CASE("an infeasible budget says so and by how much") {
   // Only framing is left once every text is cut to nothing: 20 messages
   // of anchors cost more than 5 tokens whatever is done.
   std::vector<std::string> m;
-  for (int i = 0; i < 20; ++i) m.push_back(Msg("system", "rule " + std::to_string(i)));
+  for (int i = 0; i < 20; ++i)
+    m.push_back(Msg("system", "rule " + std::to_string(i)));
   m.push_back(Msg("user", "go"));
   Compactor c;
   CompactionResult r = MustCompact(c, Array(m), Gpt4o(5));
@@ -308,7 +310,8 @@ TEST_CASE("an infeasible budget says so and by how much") {
   CHECK(ValidateChatHistory(r.messages_json).ok());
 }
 
-TEST_CASE("the recent window alone over the target still terminates within budget") {
+TEST_CASE(
+    "the recent window alone over the target still terminates within budget") {
   std::vector<std::string> m = {Msg("user", "Task: refactor.")};
   for (int i = 0; i < 40; ++i) {
     m.push_back(Msg(i % 2 == 0 ? "assistant" : "user", Filler(30)));
@@ -516,7 +519,9 @@ TEST_CASE("analytics records each compaction") {
   CHECK(*(*analytics)->Counter("compact.tokens_saved") == 2 * r.tokens_saved());
 }
 
-TEST_CASE("compacting a stored conversation keeps its messages and versions the view") {
+TEST_CASE(
+    "compacting a stored conversation keeps its messages and versions the "
+    "view") {
   testing::TempDir dir;
   auto store = Store::Open(dir.path());
   REQUIRE(store.ok());
@@ -528,8 +533,9 @@ TEST_CASE("compacting a stored conversation keeps its messages and versions the 
   batch.push_back({.role = MessageRole::kSystem, .content = "Be brief."});
   batch.push_back({.role = MessageRole::kUser, .content = "Plan a trip."});
   for (int i = 0; i < 30; ++i) {
-    batch.push_back({.role = i % 2 ? MessageRole::kUser : MessageRole::kAssistant,
-                     .content = Filler(20, "stop")});
+    batch.push_back(
+        {.role = i % 2 ? MessageRole::kUser : MessageRole::kAssistant,
+         .content = Filler(20, "stop")});
   }
   REQUIRE((*convs)->AddMessages(conv->id, batch).ok());
   Compactor c;
@@ -537,10 +543,12 @@ TEST_CASE("compacting a stored conversation keeps its messages and versions the 
   o.max_tokens = 300;
   uint64_t v1 = 0;
   uint64_t v2 = 0;
-  StatusOr<CompactionResult> r1 = c.CompactConversation(**convs, conv->id, o, &v1);
+  StatusOr<CompactionResult> r1 =
+      c.CompactConversation(**convs, conv->id, o, &v1);
   REQUIRE(r1.ok());
   o.max_tokens = 200;
-  StatusOr<CompactionResult> r2 = c.CompactConversation(**convs, conv->id, o, &v2);
+  StatusOr<CompactionResult> r2 =
+      c.CompactConversation(**convs, conv->id, o, &v2);
   REQUIRE(r2.ok());
   CHECK(v1 == 1);
   CHECK(v2 == 2);
@@ -555,9 +563,10 @@ TEST_CASE("compacting a stored conversation keeps its messages and versions the 
   REQUIRE(latest.ok());
   CHECK(latest->version == 2);
   CHECK(latest->messages_json == r2->messages_json);
-  CHECK(c.CompactConversation(**convs, "00000000-0000-4000-8000-000000000000", o)
-            .status()
-            .code() == StatusCode::kNotFound);
+  CHECK(
+      c.CompactConversation(**convs, "00000000-0000-4000-8000-000000000000", o)
+          .status()
+          .code() == StatusCode::kNotFound);
 }
 
 TEST_CASE("a request may ask for seed 000's response") {

@@ -74,8 +74,9 @@ TEST_CASE("valid histories of each format") {
       R"("tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}])");
   // Anthropic: only system messages, or a leading developer message.
   CheckValid(R"([{"role":"system","content":"s"}])", ChatFormat::kAnthropic);
-  CheckValid(R"([{"role":"developer","content":"d"},{"role":"user","content":"u"}])",
-             ChatFormat::kAnthropic);
+  CheckValid(
+      R"([{"role":"developer","content":"d"},{"role":"user","content":"u"}])",
+      ChatFormat::kAnthropic);
 }
 
 TEST_CASE("bad documents") {
@@ -86,9 +87,11 @@ TEST_CASE("bad documents") {
   CHECK(Violation(R"({"messages":3})") ==
         "messages must be an array (got number)");
   CHECK(Violation("[").rfind("chat history is not valid JSON", 0) == 0);
-  CHECK(Violation(R"([{"role":"user","content":"a"},{"role":"robot","content":"b"}])") ==
-        "messages[1].role must be one of system, developer, user, assistant, "
-        "tool (got \"robot\")");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"a"},{"role":"robot","content":"b"}])") ==
+      "messages[1].role must be one of system, developer, user, assistant, "
+      "tool (got \"robot\")");
   CHECK(Violation(R"([{"role":"user","content":1.5}])") ==
         "messages[0].content must be a string, an array of content blocks or "
         "null (got number)");
@@ -96,98 +99,111 @@ TEST_CASE("bad documents") {
 
 TEST_CASE("openai structure") {
   // A tool message that does not directly follow its call message.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}]},)"
-            R"({"role":"tool","tool_call_id":"c","content":"r"},)"
-            R"({"role":"assistant","content":"a"},)"
-            R"({"role":"tool","tool_call_id":"c","content":"again"}])") ==
-        "messages[4].tool_call_id: no tool call with id \"c\" precedes it");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}]},)"
+          R"({"role":"tool","tool_call_id":"c","content":"r"},)"
+          R"({"role":"assistant","content":"a"},)"
+          R"({"role":"tool","tool_call_id":"c","content":"again"}])") ==
+      "messages[4].tool_call_id: no tool call with id \"c\" precedes it");
   // A user message between the call and its result.
-  CHECK(Violation(
-            R"([{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}]},)"
-            R"({"role":"user","content":"u"},)"
-            R"({"role":"tool","tool_call_id":"c","content":"r"}])") ==
-        "messages[0].tool_calls[0]: tool call \"c\" has no result (only the "
-        "last message may hold unanswered calls)");
+  CHECK(
+      Violation(
+          R"([{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}]},)"
+          R"({"role":"user","content":"u"},)"
+          R"({"role":"tool","tool_call_id":"c","content":"r"}])") ==
+      "messages[0].tool_calls[0]: tool call \"c\" has no result (only the "
+      "last message may hold unanswered calls)");
   // An unanswered call that is not in the last message.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}]},)"
-            R"({"role":"assistant","content":"a"}])") ==
-        "messages[1].tool_calls[0]: tool call \"c\" has no result (only the "
-        "last message may hold unanswered calls)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}]},)"
+          R"({"role":"assistant","content":"a"}])") ==
+      "messages[1].tool_calls[0]: tool call \"c\" has no result (only the "
+      "last message may hold unanswered calls)");
   // Anthropic blocks in an explicitly OpenAI history.
-  CHECK(Violation(
-            R"([{"role":"user","content":[{"type":"thinking","thinking":"x"}]}])",
-            ChatFormat::kOpenAI) ==
-        "messages[0].content[0].type \"thinking\" is an Anthropic block, not "
-        "valid in the openai format");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":[{"type":"thinking","thinking":"x"}]}])",
+          ChatFormat::kOpenAI) ==
+      "messages[0].content[0].type \"thinking\" is an Anthropic block, not "
+      "valid in the openai format");
 }
 
 TEST_CASE("anthropic structure") {
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},{"role":"assistant","content":"a"},)"
-            R"({"role":"system","content":"late"}])",
-            ChatFormat::kAnthropic) ==
-        "messages[2].role: system messages must come before all others in the "
-        "anthropic format (messages[1] is assistant)");
-  CHECK(Violation(
-            R"([{"role":"system","content":"s"},{"role":"assistant","content":"a"},)"
-            R"({"role":"user","content":"u"}])",
-            ChatFormat::kAnthropic) ==
-        "messages[1].role must be user: the first non-system message of an "
-        "anthropic history (got \"assistant\")");
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},{"role":"assistant","content":"a"},)"
-            R"({"role":"assistant","content":"b"}])",
-            ChatFormat::kAnthropic) ==
-        "messages[2].role: roles must alternate in the anthropic format "
-        "(messages[1] is also assistant)");
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},{"role":"user","content":[{"type":"text","text":"v","cache_control":{"type":"ephemeral"}}]}])") ==
-        "messages[1].role: roles must alternate in the anthropic format "
-        "(messages[0] is also user)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},{"role":"assistant","content":"a"},)"
+          R"({"role":"system","content":"late"}])",
+          ChatFormat::kAnthropic) ==
+      "messages[2].role: system messages must come before all others in the "
+      "anthropic format (messages[1] is assistant)");
+  CHECK(
+      Violation(
+          R"([{"role":"system","content":"s"},{"role":"assistant","content":"a"},)"
+          R"({"role":"user","content":"u"}])",
+          ChatFormat::kAnthropic) ==
+      "messages[1].role must be user: the first non-system message of an "
+      "anthropic history (got \"assistant\")");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},{"role":"assistant","content":"a"},)"
+          R"({"role":"assistant","content":"b"}])",
+          ChatFormat::kAnthropic) ==
+      "messages[2].role: roles must alternate in the anthropic format "
+      "(messages[1] is also assistant)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},{"role":"user","content":[{"type":"text","text":"v","cache_control":{"type":"ephemeral"}}]}])") ==
+      "messages[1].role: roles must alternate in the anthropic format "
+      "(messages[0] is also user)");
   // tool_result blocks after other content.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},)"
-            R"({"type":"tool_use","id":"t2","name":"g","input":{}}]},)"
-            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"},)"
-            R"({"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t2"}]}])") ==
-        "messages[2].content[2]: tool_result blocks must come before every "
-        "other block of their message (content[1] is not one)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},)"
+          R"({"type":"tool_use","id":"t2","name":"g","input":{}}]},)"
+          R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"},)"
+          R"({"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t2"}]}])") ==
+      "messages[2].content[2]: tool_result blocks must come before every "
+      "other block of their message (content[1] is not one)");
   // A result for a call of an older assistant message.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},)"
-            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]},)"
-            R"({"role":"assistant","content":"ok"},)"
-            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]}])") ==
-        "messages[4].content[0].tool_use_id: no tool call with id \"t1\" "
-        "precedes it");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},)"
+          R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]},)"
+          R"({"role":"assistant","content":"ok"},)"
+          R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]}])") ==
+      "messages[4].content[0].tool_use_id: no tool call with id \"t1\" "
+      "precedes it");
   // Results split over two user messages break alternation.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},)"
-            R"({"type":"tool_use","id":"t2","name":"g","input":{}}]},)"
-            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]},)"
-            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t2"}]}])") ==
-        "messages[3].role: roles must alternate in the anthropic format "
-        "(messages[2] is also user)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},)"
+          R"({"type":"tool_use","id":"t2","name":"g","input":{}}]},)"
+          R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]},)"
+          R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t2"}]}])") ==
+      "messages[3].role: roles must alternate in the anthropic format "
+      "(messages[2] is also user)");
   // An unanswered tool_use not in the last message.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},)"
-            R"({"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},)"
-            R"({"role":"user","content":"no result"}])") ==
-        "messages[1].content[1]: tool call \"t1\" has no result (only the "
-        "last message may hold unanswered calls)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},)"
+          R"({"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},)"
+          R"({"role":"user","content":"no result"}])") ==
+      "messages[1].content[1]: tool call \"t1\" has no result (only the "
+      "last message may hold unanswered calls)");
   // OpenAI features in an explicitly Anthropic history.
-  CHECK(Violation(
-            R"([{"role":"user","content":"u"},{"role":"tool","tool_call_id":"c","content":"r"}])",
-            ChatFormat::kAnthropic) ==
-        "messages[1].role \"tool\" is not valid in the anthropic format (tool "
-        "results are tool_result blocks in a user message)");
+  CHECK(
+      Violation(
+          R"([{"role":"user","content":"u"},{"role":"tool","tool_call_id":"c","content":"r"}])",
+          ChatFormat::kAnthropic) ==
+      "messages[1].role \"tool\" is not valid in the anthropic format (tool "
+      "results are tool_result blocks in a user message)");
 }
 
 TEST_CASE("plain structure") {
@@ -206,8 +222,9 @@ TEST_CASE("ChatFormatName and ParseChatFormat") {
   StatusOr<ChatFormat> bad = ParseChatFormat("OpenAI");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().code() == StatusCode::kInvalidArgument);
-  CHECK(bad.status().message() ==
-        "format must be one of auto, openai, anthropic, plain (got \"OpenAI\")");
+  CHECK(
+      bad.status().message() ==
+      "format must be one of auto, openai, anthropic, plain (got \"OpenAI\")");
 }
 
 }  // namespace

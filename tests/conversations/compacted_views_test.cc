@@ -36,8 +36,9 @@ Conversation WithMessages(Fixture& f, int n) {
   Conversation c = Must(f.convs->Create({.title = "views"}));
   std::vector<NewMessage> batch;
   for (int i = 0; i < n; ++i) {
-    batch.push_back(Msg(i % 2 == 0 ? MessageRole::kUser : MessageRole::kAssistant,
-                        "message " + std::to_string(i)));
+    batch.push_back(
+        Msg(i % 2 == 0 ? MessageRole::kUser : MessageRole::kAssistant,
+            "message " + std::to_string(i)));
   }
   if (n > 0) Must(f.convs->AddMessages(c.id, batch));
   return Must(f.convs->Get(c.id, false)).conversation;
@@ -58,7 +59,8 @@ TEST_CASE("views are versioned and read back beside the untouched messages") {
       R"([{"role":"user","content":"message 0"},{"role":"user","content":"[Compressed context: 5 messages]"}])";
   const std::string i1 = R"({"original_count":6,"compacted_count":2})";
   f.clock.Advance(1000);
-  CompactedView v1 = Must(f.convs->SaveCompactedView(c.id, View(m1, i1, 6, 6, 17)));
+  CompactedView v1 =
+      Must(f.convs->SaveCompactedView(c.id, View(m1, i1, 6, 6, 17)));
   CHECK(v1.version == 1);
   CHECK(v1.conversation_id == c.id);
   CHECK(v1.created_at == *f.clock.now);
@@ -166,12 +168,12 @@ TEST_CASE("bad views are INVALID_ARGUMENT naming the field; nothing written") {
   check(View("[]", "[]", 0, 0, 0), "info_json");
   check(View("[]", "", 0, 0, 0), "info_json");
   check(View("[]", "{", 0, 0, 0), "info_json");
-  check(View("[]",
-             "{\"a\":\"" +
-                 std::string(CompactedViewLimits::kMaxInfoJsonBytes, 'x') +
-                 "\"}",
-             0, 0, 0),
-        "info_json");
+  check(
+      View("[]",
+           "{\"a\":\"" +
+               std::string(CompactedViewLimits::kMaxInfoJsonBytes, 'x') + "\"}",
+           0, 0, 0),
+      "info_json");
   check(View("[]", "{}", 3, 2, 0), "source_message_count");
   check(View("[]", "{}", 3, 4, 0), "source_last_seq");  // 3 handed out
   CHECK(f.Entries(kViewsDb) == 1);
@@ -246,8 +248,9 @@ TEST_CASE("views survive reopening, also read-only") {
     CHECK(v1.messages_json == messages);
     CHECK(v1.tokens == 4);
     CHECK(Must(convs->GetCompactedView(id)).info_json == R"({"v":2})");
-    CHECK(Must(convs->SaveCompactedView(id, View("[]", "{}", 1, 1, 0)))
-              .version == 3);
+    CHECK(
+        Must(convs->SaveCompactedView(id, View("[]", "{}", 1, 1, 0))).version ==
+        3);
     CHECK(Must(convs->Get(id)).messages.size() == 1);
   }
   StoreOptions ro;

@@ -38,15 +38,16 @@ TEST_CASE("aggregate statistics: overview, by model, per day and trends") {
   Fixture f;
   Conversation a = Must(f.convs->Create({.title = "a"}));
   Conversation b = Must(f.convs->Create({.title = "b", .model = "gpt-4"}));
-  auto a1 = Must(f.convs->AddMessages(
-      a.id, {Msg(MessageRole::kSystem, "You are terse."),
-             Msg(MessageRole::kUser, "What is 2+2?"),
-             Msg(MessageRole::kAssistant, "4.")}));
+  auto a1 = Must(
+      f.convs->AddMessages(a.id, {Msg(MessageRole::kSystem, "You are terse."),
+                                  Msg(MessageRole::kUser, "What is 2+2?"),
+                                  Msg(MessageRole::kAssistant, "4.")}));
   f.clock.Advance(kDay);
   auto b1 = Must(f.convs->AddMessages(
-      b.id, {Msg(MessageRole::kUser, "Summarize the following long text ..."),
-             Msg(MessageRole::kAssistant,
-                 "It is about a very long text, and the summary is long too.")}));
+      b.id,
+      {Msg(MessageRole::kUser, "Summarize the following long text ..."),
+       Msg(MessageRole::kAssistant,
+           "It is about a very long text, and the summary is long too.")}));
   f.clock.Advance(3 * kDay);
   NewMessage t = Msg(MessageRole::kTool, "result: ok");
   t.tool_call_id = "c1";
@@ -55,8 +56,8 @@ TEST_CASE("aggregate statistics: overview, by model, per day and trends") {
   AggregateStats s = Must(f.convs->AggregateStats());
   CHECK(s.conversations == 2);
   CHECK(s.messages == 6);
-  const uint64_t a_in = a1.messages[0].tokens + a1.messages[1].tokens +
-                        a2.message.tokens;
+  const uint64_t a_in =
+      a1.messages[0].tokens + a1.messages[1].tokens + a2.message.tokens;
   const uint64_t a_out = a1.messages[2].tokens;
   const uint64_t b_in = b1.messages[0].tokens, b_out = b1.messages[1].tokens;
   CHECK(s.input_tokens == a_in + b_in);
@@ -114,7 +115,8 @@ TEST_CASE("conversation statistics, timeline and token limit") {
   uint64_t total = 0, user = 0, assistant = 0;
   for (const auto& a : added) {
     total += a.message.tokens;
-    (a.message.role == MessageRole::kUser ? user : assistant) += a.message.tokens;
+    (a.message.role == MessageRole::kUser ? user : assistant) +=
+        a.message.tokens;
   }
   CHECK(s.conversation.id == c.id);
   CHECK(s.total_tokens == total);
@@ -152,7 +154,8 @@ TEST_CASE("conversation statistics, timeline and token limit") {
   CHECK(Must(f.convs->ConversationStats(c.id, 10)).timeline.size() == 10);
   CHECK(Must(f.convs->ConversationStats(c.id, 100)).timeline.size() == 10);
 
-  Conversation unknown = Must(f.convs->Create({.title = "u", .model = "my-llm"}));
+  Conversation unknown =
+      Must(f.convs->Create({.title = "u", .model = "my-llm"}));
   ConversationStats u = Must(f.convs->ConversationStats(unknown.id));
   CHECK(u.token_limit.status == "unknown");
   CHECK(u.token_limit.model_limit == 0);
@@ -178,8 +181,8 @@ TEST_CASE("token limit thresholds") {
   CHECK(TokenLimitForModel("nothing-like-it", 14).status == "unknown");
 }
 
-bool HasTip(const std::vector<OptimizationTip>& tips, const std::string& category,
-            const std::string& priority) {
+bool HasTip(const std::vector<OptimizationTip>& tips,
+            const std::string& category, const std::string& priority) {
   return std::any_of(tips.begin(), tips.end(), [&](const OptimizationTip& t) {
     return t.category == category && t.priority == priority;
   });

@@ -99,10 +99,13 @@ TEST_CASE("create, add, get: ids, tokens, totals and actual_tokens") {
 
   // actual_tokens is CountMessagesForModel of the same history.
   const std::string history =
-      R"([{"role":"user","content":)" "\"" +
-      std::string("Please review this function: function add(a, b) { return "
-                  "a + b; }") +
-      "\"}," R"({"role":"assistant","content":"Looks fine.","tool_calls":)" +
+      R"([{"role":"user","content":)"
+      "\"" +
+      std::string(
+          "Please review this function: function add(a, b) { return "
+          "a + b; }") +
+      "\"},"
+      R"({"role":"assistant","content":"Looks fine.","tool_calls":)" +
       *reply.tool_calls + "}," +
       R"({"role":"tool","content":"0 problems","name":"lint","tool_call_id":"call_1"},)"
       R"({"role":"system","content":"Be brief."}])";
@@ -146,13 +149,13 @@ TEST_CASE("last_message is a preview of at most 100 characters") {
 TEST_CASE("AddMessages: one transaction, in order, same totals as one by one") {
   Fixture f;
   Conversation one = Must(f.convs->Create({.title = "one", .model = "gpt-4"}));
-  Conversation batch = Must(f.convs->Create({.title = "batch", .model = "gpt-4"}));
+  Conversation batch =
+      Must(f.convs->Create({.title = "batch", .model = "gpt-4"}));
   std::vector<NewMessage> messages;
   for (int i = 0; i < 50; ++i) {
-    messages.push_back(Msg(i % 3 == 0 ? MessageRole::kAssistant
-                                      : MessageRole::kUser,
-                           "message number " + std::to_string(i) +
-                               " with some words in it"));
+    messages.push_back(
+        Msg(i % 3 == 0 ? MessageRole::kAssistant : MessageRole::kUser,
+            "message number " + std::to_string(i) + " with some words in it"));
   }
   messages[7].is_compressed = true;
   for (const auto& m : messages) Must(f.convs->AddMessage(one.id, m));
@@ -191,8 +194,8 @@ TEST_CASE("update and delete") {
   u = Must(f.convs->Update(c.id, {.metadata = R"({"k":1})"}));
   CHECK(u.title == "new");
   CHECK(u.metadata == R"({"k":1})");
-  Must(f.convs->AddMessages(c.id, {Msg(MessageRole::kUser, "a"),
-                                   Msg(MessageRole::kAssistant, "b")}));
+  Must(f.convs->AddMessages(
+      c.id, {Msg(MessageRole::kUser, "a"), Msg(MessageRole::kAssistant, "b")}));
   DeletedConversation del = Must(f.convs->Delete(c.id));
   CHECK(del.conversation.title == "new");
   CHECK(del.messages_deleted == 2);
@@ -231,7 +234,8 @@ TEST_CASE("SetCompressed and DeleteMessages keep totals and preview") {
   CHECK(after.message_count == 2);
   CHECK(after.last_message == "first answer, longer than that");
   CHECK(after.total_tokens == r.messages[0].tokens + r.messages[1].tokens);
-  after = Must(f.convs->DeleteMessages(c.id, {r.messages[0].id, r.messages[1].id}));
+  after =
+      Must(f.convs->DeleteMessages(c.id, {r.messages[0].id, r.messages[1].id}));
   CHECK(after.message_count == 0);
   CHECK(after.total_tokens == 0);
   CHECK(after.compressed_count == 0);
@@ -279,10 +283,10 @@ TEST_CASE("bad input is rejected, naming the field, and writes nothing") {
   const auto kNotFound = StatusCode::kNotFound;
 
   // Create.
-  add("empty title", f.convs->Create({.title = ""}).status(), kInvalid, "title");
-  add("long title",
-      f.convs->Create({.title = std::string(1025, 'a')}).status(), kInvalid,
-      "title is 1025 bytes");
+  add("empty title", f.convs->Create({.title = ""}).status(), kInvalid,
+      "title");
+  add("long title", f.convs->Create({.title = std::string(1025, 'a')}).status(),
+      kInvalid, "title is 1025 bytes");
   add("utf8 title", f.convs->Create({.title = bad_utf8}).status(), kInvalid,
       "title");
   add("empty model", f.convs->Create({.title = "t", .model = ""}).status(),
@@ -296,8 +300,9 @@ TEST_CASE("bad input is rejected, naming the field, and writes nothing") {
   add("metadata broken",
       f.convs->Create({.title = "t", .metadata = "{\"a\":"}).status(), kInvalid,
       "metadata is not valid JSON");
-  add("metadata empty", f.convs->Create({.title = "t", .metadata = ""}).status(),
-      kInvalid, "metadata");
+  add("metadata empty",
+      f.convs->Create({.title = "t", .metadata = ""}).status(), kInvalid,
+      "metadata");
   add("metadata big",
       f.convs
           ->Create({.title = "t",
@@ -305,7 +310,8 @@ TEST_CASE("bad input is rejected, naming the field, and writes nothing") {
           .status(),
       kInvalid, "metadata is");
   add("metadata utf8",
-      f.convs->Create({.title = "t", .metadata = "{\"a\":\"" + bad_utf8 + "\"}"})
+      f.convs
+          ->Create({.title = "t", .metadata = "{\"a\":\"" + bad_utf8 + "\"}"})
           .status(),
       kInvalid, "metadata");
 
@@ -314,7 +320,8 @@ TEST_CASE("bad input is rejected, naming the field, and writes nothing") {
       f.convs->AddMessage("nope", Msg(MessageRole::kUser, "x")).status(),
       kInvalid, "conversation_id must be a UUID");
   add("binary conversation id",
-      f.convs->AddMessage(std::string("\xFF\x00", 2), Msg(MessageRole::kUser, "x"))
+      f.convs
+          ->AddMessage(std::string("\xFF\x00", 2), Msg(MessageRole::kUser, "x"))
           .status(),
       kInvalid, "conversation_id must be a UUID");
   add("missing conversation",
@@ -328,8 +335,8 @@ TEST_CASE("bad input is rejected, naming the field, and writes nothing") {
       kInvalid, "content is not valid UTF-8");
   add("huge content",
       f.convs
-          ->AddMessage(c.id, Msg(MessageRole::kUser,
-                                 std::string((16 << 20) + 1, 'a')))
+          ->AddMessage(
+              c.id, Msg(MessageRole::kUser, std::string((16 << 20) + 1, 'a')))
           .status(),
       kInvalid, "content is 16777217 bytes");
   NewMessage m = Msg(MessageRole::kUser, "x");
@@ -356,7 +363,8 @@ TEST_CASE("bad input is rejected, naming the field, and writes nothing") {
   m.tool_calls = "[{\"id\":\"x\"}]";
   add("tool_calls no function", f.convs->AddMessage(c.id, m).status(), kInvalid,
       "tool_calls[0].function is required");
-  m.tool_calls = R"([{"function":{"name":"f","arguments":"{}"}},{"function":{"arguments":"{}"}}])";
+  m.tool_calls =
+      R"([{"function":{"name":"f","arguments":"{}"}},{"function":{"arguments":"{}"}}])";
   add("tool_calls no name", f.convs->AddMessage(c.id, m).status(), kInvalid,
       "tool_calls[1].function.name is required");
   m.tool_calls = R"([{"function":{"name":"f","arguments":7}}])";
@@ -483,7 +491,8 @@ TEST_CASE("list: newest first, pages without duplicates or misses") {
 // ---- Totals against a full recount ----
 
 struct Recount {
-  uint64_t conversations = 0, messages = 0, compressed = 0, compressed_tokens = 0;
+  uint64_t conversations = 0, messages = 0, compressed = 0,
+           compressed_tokens = 0;
   uint64_t role[4] = {};
   std::map<std::string, ModelUsage> models;
   std::map<int64_t, DailyUsage> days;
@@ -508,12 +517,12 @@ void CheckAgainstRecount(Fixture& f) {
           compressed_tokens += m.tokens;
         }
         ++mu.messages;
-        (m.role == MessageRole::kAssistant ? mu.output_tokens : mu.input_tokens) +=
-            m.tokens;
+        (m.role == MessageRole::kAssistant ? mu.output_tokens
+                                           : mu.input_tokens) += m.tokens;
         DailyUsage& du = r.days[internal::DayOfMillis(m.created_at)];
         ++du.messages;
-        (m.role == MessageRole::kAssistant ? du.output_tokens : du.input_tokens) +=
-            m.tokens;
+        (m.role == MessageRole::kAssistant ? du.output_tokens
+                                           : du.input_tokens) += m.tokens;
       }
       CHECK(c.message_count == d.messages.size());
       CHECK(c.user_tokens == role[0]);
@@ -528,7 +537,8 @@ void CheckAgainstRecount(Fixture& f) {
       } else {
         CHECK(c.last_message_at == d.messages.back().created_at);
         CHECK(std::string(d.messages.back().content, 0, 100) ==
-              c.last_message.substr(0, std::min<size_t>(100, c.last_message.size())));
+              c.last_message.substr(
+                  0, std::min<size_t>(100, c.last_message.size())));
       }
       r.messages += d.messages.size();
       r.compressed += compressed;
@@ -577,9 +587,11 @@ void CheckAgainstRecount(Fixture& f) {
 TEST_CASE("incremental totals equal a full recount after random operations") {
   Fixture f;
   std::mt19937 rng(42);
-  const char* models[] = {"claude-3-5-sonnet", "gpt-4", "gpt-4o", "no-such-model"};
-  const char* words[] = {"token", "cache", "the", "optimize", "δοκιμή", "代码",
-                         "function", "(x)", "42", "\n", "emoji 😀"};
+  const char* models[] = {"claude-3-5-sonnet", "gpt-4", "gpt-4o",
+                          "no-such-model"};
+  const char* words[] = {"token",  "cache", "the",      "optimize",
+                         "δοκιμή", "代码",  "function", "(x)",
+                         "42",     "\n",    "emoji 😀"};
   auto text = [&] {
     std::string t;
     const int n = 1 + static_cast<int>(rng() % 30);
@@ -595,9 +607,9 @@ TEST_CASE("incremental totals equal a full recount after random operations") {
     f.clock.Advance(static_cast<int64_t>(rng() % 4) * 3600000 + 1);
     const unsigned op = rng() % 100;
     if (ids.empty() || op < 8) {
-      ids.push_back(Must(f.convs->Create(
-                             {.title = text(), .model = models[rng() % 4]}))
-                        .id);
+      ids.push_back(
+          Must(f.convs->Create({.title = text(), .model = models[rng() % 4]}))
+              .id);
     } else {
       const std::string& id = ids[rng() % ids.size()];
       if (op < 50) {
@@ -666,7 +678,8 @@ TEST_CASE("delete cascades through the hooks in the same transaction") {
   auto open = [&](bool failing) {
     std::vector<std::unique_ptr<internal::ConversationDeleteHook>> hooks;
     hooks.push_back(std::make_unique<FakeHook>(side, &calls, failing));
-    auto s = internal::OpenConversationStoreWithHooks(*store, {}, std::move(hooks));
+    auto s =
+        internal::OpenConversationStoreWithHooks(*store, {}, std::move(hooks));
     REQUIRE(s.ok());
     return std::move(s).value();
   };
@@ -674,9 +687,11 @@ TEST_CASE("delete cascades through the hooks in the same transaction") {
   auto convs = open(false);
   Conversation c = Must(convs->Create({.title = "t"}));
   Must(convs->AddMessage(c.id, Msg(MessageRole::kUser, "x")));
-  REQUIRE(store->Update([&](WriteTransaction& txn) {
-                 return txn.Put(side, c.id, "belongs to c");
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& txn) {
+                return txn.Put(side, c.id, "belongs to c");
+              })
+              .ok());
 
   // A failing hook aborts the whole delete.
   auto failing = open(true);

@@ -3,6 +3,8 @@
 // HostConfigToJson round trips; the listen-address and token-file helpers
 // (host/listen_address.h, http/auth.h).
 
+#include "programs/ctxkit/host/config.h"
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -13,7 +15,6 @@
 #include <string>
 #include <utility>
 
-#include "programs/ctxkit/host/config.h"
 #include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/http/auth.h"
 #include "programs/ctxkit/http/http_server.h"
@@ -102,9 +103,8 @@ TEST_CASE("defaults without any source") {
 }
 
 TEST_CASE("--config sets every key") {
-  auto config = Load(
-      {{"--config",
-        R"({"db":"/d","listen":"[::1]:7000","token_file":"/t",
+  auto config = Load({{"--config",
+                       R"({"db":"/d","listen":"[::1]:7000","token_file":"/t",
             "max_body_bytes":1000,"max_message_bytes":2000,
             "timeout_seconds":9,"threads":3,"page_size":10,
             "default_model":"gpt-4o","log_level":"debug"})"}});
@@ -132,10 +132,9 @@ TEST_CASE("precedence: flags > environment > --config > defaults") {
   CHECK(config->page_size == 7);
   CHECK(config->db_path == "/from-config");
 
-  config = Load({{"--config", json}},
-                {{"CTXKIT_PORT", "2222"},
-                 {"CTXKIT_PAGE_SIZE", "8"},
-                 {"CTXKIT_DB", "/from-env"}});
+  config = Load({{"--config", json}}, {{"CTXKIT_PORT", "2222"},
+                                       {"CTXKIT_PAGE_SIZE", "8"},
+                                       {"CTXKIT_DB", "/from-env"}});
   REQUIRE(config.ok());
   CHECK(config->listen == "127.0.0.2:2222");
   CHECK(config->page_size == 8);
@@ -194,8 +193,8 @@ TEST_CASE("--config errors name the key") {
              StatusCode::kInvalidArgument, "threads");
   CheckError(Load({{"--config", R"({"timeout_seconds":1.5})"}}),
              StatusCode::kInvalidArgument, "timeout_seconds");
-  CheckError(Load({{"--config", R"({"db":7})"}}),
-             StatusCode::kInvalidArgument, "db must be a string");
+  CheckError(Load({{"--config", R"({"db":7})"}}), StatusCode::kInvalidArgument,
+             "db must be a string");
   CheckError(Load({{"--config", R"({"port":70000})"}}),
              StatusCode::kInvalidArgument, "port must be a port number");
   CheckError(Load({{"--config", R"({"listen":"nohost"})"}}),
@@ -217,10 +216,10 @@ TEST_CASE("--config errors name the key") {
 TEST_CASE("environment and flag errors name their source") {
   CheckError(Load({}, {{"CTXKIT_PORT", "http"}}), StatusCode::kInvalidArgument,
              "CTXKIT_PORT: not a port number");
-  CheckError(Load({}, {{"CTXKIT_PORT", "65536"}}),
-             StatusCode::kInvalidArgument, "CTXKIT_PORT");
-  CheckError(Load({}, {{"CTXKIT_THREADS", "-3"}}),
-             StatusCode::kInvalidArgument, "CTXKIT_THREADS");
+  CheckError(Load({}, {{"CTXKIT_PORT", "65536"}}), StatusCode::kInvalidArgument,
+             "CTXKIT_PORT");
+  CheckError(Load({}, {{"CTXKIT_THREADS", "-3"}}), StatusCode::kInvalidArgument,
+             "CTXKIT_THREADS");
   CheckError(Load({}, {{"CTXKIT_MAX_BODY_BYTES", "0"}}),
              StatusCode::kInvalidArgument, "CTXKIT_MAX_BODY_BYTES");
   CheckError(Load({}, {{"CTXKIT_LISTEN", "1.2.3.4"}}),
@@ -246,10 +245,11 @@ TEST_CASE("HostConfigToJson is a valid --config giving the same values") {
                       {"--listen", "[::1]:0"}});
   REQUIRE(config.ok());
   const std::string json = HostConfigToJson(*config);
-  CHECK(json ==
-        R"({"db":"","listen":"[::1]:0","token_file":"","max_body_bytes":8388608,)"
-        R"("max_message_bytes":67108864,"timeout_seconds":30,"threads":0,)"
-        R"("page_size":9,"default_model":"claude-3-5-sonnet","log_level":"error"})");
+  CHECK(
+      json ==
+      R"({"db":"","listen":"[::1]:0","token_file":"","max_body_bytes":8388608,)"
+      R"("max_message_bytes":67108864,"timeout_seconds":30,"threads":0,)"
+      R"("page_size":9,"default_model":"claude-3-5-sonnet","log_level":"error"})");
   auto again = Load({{"--config", json}});
   REQUIRE(again.ok());
   CHECK(HostConfigToJson(*again) == json);

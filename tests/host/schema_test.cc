@@ -68,10 +68,11 @@ TEST_CASE("problems name the path and read like the seed's") {
   auto schema = Compiled(kConversation);
   CHECK(Problems(*schema, "{}") ==
         std::vector<std::string>{R"(["action"] Required)"});
-  CHECK(Problems(*schema, R"({"action":"invalid"})") ==
-        std::vector<std::string>{
-            R"(["action"] Invalid enum value. Expected 'create' | )"
-            R"('add_message' | 'get' | 'list' | 'delete', received 'invalid')"});
+  CHECK(
+      Problems(*schema, R"({"action":"invalid"})") ==
+      std::vector<std::string>{
+          R"(["action"] Invalid enum value. Expected 'create' | )"
+          R"('add_message' | 'get' | 'list' | 'delete', received 'invalid')"});
   CHECK(Problems(*schema, R"({"action":7})") ==
         std::vector<std::string>{
             R"(["action"] Expected string, received number)"});
@@ -104,8 +105,7 @@ TEST_CASE("anyOf reports the closest alternative") {
 }
 
 TEST_CASE("oneOf needs exactly one match") {
-  auto schema = Compiled(
-      R"({"oneOf":[{"type":"number"},{"type":"integer"}]})");
+  auto schema = Compiled(R"({"oneOf":[{"type":"number"},{"type":"integer"}]})");
   CHECK(Problems(*schema, "1.5").empty());
   CHECK(Problems(*schema, "2") ==
         std::vector<std::string>{
@@ -121,8 +121,8 @@ TEST_CASE("the number of problems is bounded") {
 }
 
 TEST_CASE("member names made of digits stay strings in the path") {
-  auto schema = Compiled(
-      R"({"type":"object","additionalProperties":{"type":"string"}})");
+  auto schema =
+      Compiled(R"({"type":"object","additionalProperties":{"type":"string"}})");
   CHECK(Problems(*schema, R"({"12":3})") ==
         std::vector<std::string>{R"(["12"] Expected string, received number)"});
 }

@@ -18,8 +18,8 @@
 
 #include "doctest/doctest.h"
 #include "programs/ctxkit/host/services.h"
-#include "tests/host/host_fixture.h"
 #include "simdjson.h"
+#include "tests/host/host_fixture.h"
 
 namespace ctxkit::mcp {
 namespace {
@@ -96,7 +96,8 @@ TEST_CASE("initialize negotiates the protocol revision") {
     Session session(services.get());
     CHECK(session.protocol_version().empty());
     auto reply = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"initialize",
-        "params":{"protocolVersion":")" + std::string(version) +
+        "params":{"protocolVersion":")" +
+                                   std::string(version) +
                                    R"(","capabilities":{},
         "clientInfo":{"name":"t","version":"1"}}})");
     CHECK(Str(reply->root["result"]["protocolVersion"]) == version);
@@ -108,7 +109,8 @@ TEST_CASE("initialize negotiates the protocol revision") {
   Session session(services.get());
   auto reply = Call(session, R"({"jsonrpc":"2.0","id":"a","method":"initialize",
       "params":{"protocolVersion":"1999-01-01","capabilities":{}}})");
-  CHECK(Str(reply->root["result"]["protocolVersion"]) == kLatestProtocolVersion);
+  CHECK(Str(reply->root["result"]["protocolVersion"]) ==
+        kLatestProtocolVersion);
   CHECK(Str(reply->root["id"]) == "a");
   CHECK_FALSE(session.initialized());
   Collector out;
@@ -122,29 +124,47 @@ TEST_CASE("JSON-RPC errors carry the right codes and the session goes on") {
   TempServices services;
   Session session(services.get());
   CHECK(ErrorCode(*Call(session, "{not json")) == kParseError);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"1.0","id":1,"method":"ping"})")) ==
+  CHECK(ErrorCode(
+            *Call(session, R"({"jsonrpc":"1.0","id":1,"method":"ping"})")) ==
         kInvalidRequest);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":null,"method":"ping"})")) ==
+  CHECK(ErrorCode(
+            *Call(session, R"({"jsonrpc":"2.0","id":null,"method":"ping"})")) ==
         kInvalidRequest);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})")) ==
+  CHECK(ErrorCode(
+            *Call(session, R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})")) ==
         kInvalidRequest);
   CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":1,"method":7})")) ==
         kInvalidRequest);
   CHECK(ErrorCode(*Call(session, "[]")) == kInvalidRequest);
   CHECK(ErrorCode(*Call(session, "42")) == kInvalidRequest);
-  auto unknown = Call(session, R"({"jsonrpc":"2.0","id":2,"method":"server/discover"})");
+  auto unknown =
+      Call(session, R"({"jsonrpc":"2.0","id":2,"method":"server/discover"})");
   CHECK(ErrorCode(*unknown) == kMethodNotFound);
   CHECK(unknown->text.find("server/discover") != std::string::npos);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":[]})")) ==
+  CHECK(ErrorCode(*Call(
+            session,
+            R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":[]})")) ==
         kInvalidParams);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}})")) ==
-        kInvalidParams);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"loud"}})")) ==
-        kInvalidParams);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"nowhere://x"}})")) ==
-        kResourceNotFound);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"nope"}})")) ==
-        kInvalidParams);
+  CHECK(
+      ErrorCode(*Call(
+          session,
+          R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}})")) ==
+      kInvalidParams);
+  CHECK(
+      ErrorCode(*Call(
+          session,
+          R"({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"loud"}})")) ==
+      kInvalidParams);
+  CHECK(
+      ErrorCode(*Call(
+          session,
+          R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"nowhere://x"}})")) ==
+      kResourceNotFound);
+  CHECK(
+      ErrorCode(*Call(
+          session,
+          R"({"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"nope"}})")) ==
+      kInvalidParams);
   // Still serving.
   auto ping = Call(session, R"({"jsonrpc":"2.0","id":7,"method":"ping"})");
   CHECK(ping->root["result"].is_object());
@@ -206,26 +226,35 @@ TEST_CASE("lists are paginated with opaque cursors") {
       request += "}}";
       auto reply = Call(session, request);
       simdjson::dom::array items;
-      REQUIRE_MESSAGE(reply->root["result"][key].get(items) == simdjson::SUCCESS,
-                      reply->text);
+      REQUIRE_MESSAGE(
+          reply->root["result"][key].get(items) == simdjson::SUCCESS,
+          reply->text);
       CHECK(items.size() <= 2);
       seen += items.size();
       ++pages;
       std::string_view next;
-      cursor = reply->root["result"]["nextCursor"].get(next) == simdjson::SUCCESS
-                   ? std::string(next)
-                   : std::string();
+      cursor =
+          reply->root["result"]["nextCursor"].get(next) == simdjson::SUCCESS
+              ? std::string(next)
+              : std::string();
     } while (!cursor.empty() && pages < 100);
     CHECK(seen == total);
     CHECK(pages == (total + 1) / 2);
   }
   // A cursor of one list is no cursor of another, and garbage is refused.
-  auto first = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  auto first =
+      Call(session, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
   const std::string tools_cursor(Str(first->root["result"]["nextCursor"]));
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{"cursor":")" +
-                                     tools_cursor + R"("}})")) == kInvalidParams);
-  CHECK(ErrorCode(*Call(session, R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"zzz"}})")) ==
-        kInvalidParams);
+  CHECK(
+      ErrorCode(*Call(
+          session,
+          R"({"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{"cursor":")" +
+              tools_cursor + R"("}})")) == kInvalidParams);
+  CHECK(
+      ErrorCode(*Call(
+          session,
+          R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"zzz"}})")) ==
+      kInvalidParams);
 }
 
 TEST_CASE("tools/call validates arguments against the input schema") {
@@ -271,26 +300,30 @@ TEST_CASE("log messages follow logging/setLevel") {
   Collector quiet;
   session.Handle(bad_call, quiet);
   CHECK(quiet.Take().size() == 1);  // the reply only: info < warning
-  Call(session, R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}})");
+  Call(
+      session,
+      R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}})");
   Collector loud;
   session.Handle(bad_call, loud);
   const std::vector<std::string> sent = loud.Take();
   REQUIRE(sent.size() == 2);
-  CHECK(sent[0].find(R"("method":"notifications/message")") != std::string::npos);
+  CHECK(sent[0].find(R"("method":"notifications/message")") !=
+        std::string::npos);
   CHECK(sent[0].find(R"("level":"info")") != std::string::npos);
 }
 
 // A messages array large enough that counting it takes a while and reports
 // progress many times.
 std::string LongCountCall(std::string_view id, std::string_view token) {
-  std::string call = R"({"jsonrpc":"2.0","id":)" + std::string(id) +
-                     R"(,"method":"tools/call","params":{"_meta":{"progressToken":)" +
-                     std::string(token) +
-                     R"(},"name":"count_tokens","arguments":{"model":"gpt-4","input":[)";
+  std::string call =
+      R"({"jsonrpc":"2.0","id":)" + std::string(id) +
+      R"(,"method":"tools/call","params":{"_meta":{"progressToken":)" +
+      std::string(token) +
+      R"(},"name":"count_tokens","arguments":{"model":"gpt-4","input":[)";
   for (int i = 0; i < 200000; ++i) {
     if (i != 0) call += ",";
-    call += R"({"role":"user","content":"message number )" +
-            std::to_string(i) + R"( about the build"})";
+    call += R"({"role":"user","content":"message number )" + std::to_string(i) +
+            R"( about the build"})";
   }
   call += "]}}}";
   return call;
@@ -305,7 +338,8 @@ TEST_CASE("progress is reported for a long call that asks for it") {
   REQUIRE(sent.size() >= 3);
   size_t progress = 0;
   for (size_t i = 0; i + 1 < sent.size(); ++i) {
-    CHECK(sent[i].find(R"("method":"notifications/progress")") != std::string::npos);
+    CHECK(sent[i].find(R"("method":"notifications/progress")") !=
+          std::string::npos);
     CHECK(sent[i].find(R"("progressToken":"tok")") != std::string::npos);
     ++progress;
   }

@@ -1,10 +1,11 @@
 // WriteJsonValue: stored JSON text becomes a value of the document.
 
+#include "lib/json/json_copy.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "lib/json/json_copy.h"
 #include "lib/json/json_writer.h"
 
 namespace ctxkit::internal {
@@ -21,9 +22,10 @@ std::string Wrap(std::string_view stored, JsonWriter::Options options = {}) {
 }
 
 TEST_CASE("every kind of value is copied, compacted") {
-  CHECK(Wrap(R"( { "a" : [1, -2, 18446744073709551615, 1.5, true, false, null],
+  CHECK(
+      Wrap(R"( { "a" : [1, -2, 18446744073709551615, 1.5, true, false, null],
                    "b": {"c": "x\"y"} } )") ==
-        R"({"metadata":{"a":[1,-2,18446744073709551615,1.5,true,false,null],"b":{"c":"x\"y"}},"n":1})");
+      R"({"metadata":{"a":[1,-2,18446744073709551615,1.5,true,false,null],"b":{"c":"x\"y"}},"n":1})");
   CHECK(Wrap("\"plain\"") == R"({"metadata":"plain","n":1})");
   CHECK(Wrap("[]") == R"({"metadata":[],"n":1})");
 }
@@ -35,7 +37,8 @@ TEST_CASE("the writer's escaping applies to the copy") {
 }
 
 TEST_CASE("invalid stored text is an error and writes nothing") {
-  for (std::string_view bad : {"", "{", "{\"a\":}", "[1,]", "\"\xFF\"", "1 2"}) {
+  for (std::string_view bad :
+       {"", "{", "{\"a\":}", "[1,]", "\"\xFF\"", "1 2"}) {
     JsonWriter writer;
     writer.BeginArray();
     const absl::Status s = WriteJsonValue(writer, bad, "metadata");

@@ -10,10 +10,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "ctxkit/model_registry.h"
@@ -104,9 +104,11 @@ TEST_CASE("rules: fillers, negation, determiners, clause edges") {
   CHECK(Opt("What kind of lock is this?") == "What kind of lock is this?");
   CHECK(Opt("The cache is kind of slow.") == "The cache is slow.");
   CHECK(Opt("Actually, the test fails.") == "The test fails.");
-  CHECK(Opt("What does it actually return?") == "What does it actually return?");
+  CHECK(Opt("What does it actually return?") ==
+        "What does it actually return?");
   CHECK(Opt("It fails, actually.") == "It fails.");
-  CHECK(Opt("The parser, basically, ignores tabs.") == "The parser ignores tabs.");
+  CHECK(Opt("The parser, basically, ignores tabs.") ==
+        "The parser ignores tabs.");
   CHECK(Opt("Use the very first row.") == "Use the very first row.");
   CHECK(Opt("just-in-time compilation") == "just-in-time compilation");
 }
@@ -126,7 +128,8 @@ TEST_CASE("rules: hedged requests become direct requests") {
   CHECK(Opt("I guess so.") == "I guess so.");
   CHECK(Opt("Fix the bug. Could you also add a test?") ==
         "Fix the bug. Could you also add a test?");
-  CHECK(Opt("- Could you list the files?\n- Thanks!") == "- List the files.\n-");
+  CHECK(Opt("- Could you list the files?\n- Thanks!") ==
+        "- List the files.\n-");
 }
 
 TEST_CASE("rules: redundant phrases") {
@@ -219,12 +222,25 @@ const std::vector<std::string>& ContentPieces() {
 }
 
 const std::vector<std::string>& Fillers() {
-  static const std::vector<std::string> kFillers = {
-      "just",        "really",        "basically",     "literally",
-      "very",        "quite",         "totally",       "essentially",
-      "maybe",       "pretty much",   "definitely",    "kind of",
-      "perhaps",     "in order to",   "each and every","at this point in time",
-      "please",      "absolutely",    "due to the fact that"};
+  static const std::vector<std::string> kFillers = {"just",
+                                                    "really",
+                                                    "basically",
+                                                    "literally",
+                                                    "very",
+                                                    "quite",
+                                                    "totally",
+                                                    "essentially",
+                                                    "maybe",
+                                                    "pretty much",
+                                                    "definitely",
+                                                    "kind of",
+                                                    "perhaps",
+                                                    "in order to",
+                                                    "each and every",
+                                                    "at this point in time",
+                                                    "please",
+                                                    "absolutely",
+                                                    "due to the fact that"};
   return kFillers;
 }
 
@@ -307,12 +323,13 @@ TEST_CASE("generated queries keep all content, in order, and are stable") {
         o.goal = goal;
         const QueryOptimization r = Run(query, o);
         const std::string& out = r.optimized_query;
-        INFO("query: " << query << "\noptimized: " << out << "\ngoal: "
-                       << OptimizationGoalName(goal));
+        INFO("query: " << query << "\noptimized: " << out
+                       << "\ngoal: " << OptimizationGoalName(goal));
         // The guarantee: both pieces, in order.
         size_t pos = FindPiece(out, a, 0);
         CHECK(pos != std::string::npos);
-        if (pos != std::string::npos) CHECK(FindPiece(out, b, pos) != std::string::npos);
+        if (pos != std::string::npos)
+          CHECK(FindPiece(out, b, pos) != std::string::npos);
         // Tidy output.
         CHECK(out.find("  ") == std::string::npos);
         CHECK(out.find(" ,") == std::string::npos);
@@ -343,8 +360,8 @@ TEST_CASE("generated queries keep all content, in order, and are stable") {
     }
   }
   CHECK(cases >= 500);
-  MESSAGE("generated cases: " << cases << ", tokens saved (goal both): "
-                              << saved_total);
+  MESSAGE("generated cases: " << cases
+                              << ", tokens saved (goal both): " << saved_total);
 }
 
 // ---- validation ----
@@ -360,8 +377,9 @@ void ExpectInvalid(const StatusOr<QueryOptimization>& r,
 TEST_CASE("every bad input is INVALID_ARGUMENT naming the field") {
   const QueryOptimizer& q = QueryOptimizer::Default();
   ExpectInvalid(q.Optimize(""), "query");
-  ExpectInvalid(q.Optimize(std::string(QueryOptimizer::kMaxQueryBytes + 1, 'a')),
-                "query");
+  ExpectInvalid(
+      q.Optimize(std::string(QueryOptimizer::kMaxQueryBytes + 1, 'a')),
+      "query");
   CHECK(q.Optimize(std::string(QueryOptimizer::kMaxQueryBytes, 'a')).ok());
   ExpectInvalid(q.Optimize("bad \xC3 utf8"), "query");
   ExpectInvalid(q.Optimize("bad \xED\xA0\x80 surrogate"), "query");
@@ -390,8 +408,9 @@ TEST_CASE("every bad input is INVALID_ARGUMENT naming the field") {
     o.goal = static_cast<OptimizationGoal>(-1);
     ExpectInvalid(q.Optimize("fix it", o), "optimization_goal");
   }
-  for (int64_t bad : {int64_t{0}, int64_t{-5}, QueryOptimizer::kMaxMaxTokens + 1,
-                      INT64_MAX, INT64_MIN}) {
+  for (int64_t bad :
+       {int64_t{0}, int64_t{-5}, QueryOptimizer::kMaxMaxTokens + 1, INT64_MAX,
+        INT64_MIN}) {
     OptimizeOptions o;
     o.max_tokens = bad;
     ExpectInvalid(q.Optimize("fix it", o), "max_tokens");
@@ -399,7 +418,8 @@ TEST_CASE("every bad input is INVALID_ARGUMENT naming the field") {
   StatusOr<OptimizationGoal> g = ParseOptimizationGoal("shorter");
   REQUIRE_FALSE(g.ok());
   CHECK(g.status().message().find("optimization_goal") != std::string::npos);
-  CHECK(*ParseOptimizationGoal("reduce_tokens") == OptimizationGoal::kReduceTokens);
+  CHECK(*ParseOptimizationGoal("reduce_tokens") ==
+        OptimizationGoal::kReduceTokens);
   CHECK(*ParseOptimizationGoal("improve_clarity") ==
         OptimizationGoal::kImproveClarity);
   CHECK(*ParseOptimizationGoal("both") == OptimizationGoal::kBoth);
@@ -473,7 +493,8 @@ TEST_CASE("custom rules extend the table; bad rules are named") {
   f.type = IssueType::kFillerWords;
   f.pattern = "frankly";
   options.rules.push_back(f);
-  StatusOr<std::unique_ptr<QueryOptimizer>> opt = QueryOptimizer::Create(options);
+  StatusOr<std::unique_ptr<QueryOptimizer>> opt =
+      QueryOptimizer::Create(options);
   REQUIRE(opt.ok());
   StatusOr<QueryOptimization> res =
       (*opt)->Optimize("Frankly, ship it at the end of the iteration.");
@@ -532,7 +553,8 @@ TEST_CASE("ToJson gives seed 000's response shape") {
   StatusOr<std::string> json = ToJson(r);
   REQUIRE(json.ok());
   simdjson::dom::parser parser;
-  absl::StatusOr<simdjson::dom::element> doc = internal::ParseJson(parser, *json, "result");
+  absl::StatusOr<simdjson::dom::element> doc =
+      internal::ParseJson(parser, *json, "result");
   REQUIRE(doc.ok());
   simdjson::dom::object root = doc->get_object().value();
   simdjson::dom::object original = root["original"].get_object().value();
@@ -583,8 +605,8 @@ TEST_CASE("segmenter: protected spans, words, punctuation") {
   for (const auto& t : tokens) {
     if (t.kind == TextTokenKind::kProtected) protected_spans.push_back(t.text);
   }
-  CHECK(protected_spans == std::vector<std::string>{"`a b`", "\"c d\"",
-                                                    "'e f'", "https://x.io/y"});
+  CHECK(protected_spans == std::vector<std::string>{"`a b`", "\"c d\"", "'e f'",
+                                                    "https://x.io/y"});
   CHECK(internal::WordKey("Don\xE2\x80\x99t") == "don't");
   CHECK(internal::WordKey("snake_case") == "");
   CHECK(internal::WordKey("caf\xC3\xA9") == "");

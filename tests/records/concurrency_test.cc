@@ -94,7 +94,8 @@ class Worker {
   template <typename T>
   bool Ok(const StatusOr<T>& v, const char* what) {
     if (v.ok()) return true;
-    s_.Fail(absl::StrFormat("thread %d: %s: %s", index_, what, v.status().ToString()));
+    s_.Fail(absl::StrFormat("thread %d: %s: %s", index_, what,
+                            v.status().ToString()));
     return false;
   }
 
@@ -117,7 +118,8 @@ class Worker {
   }
 
   const std::string& OwnConversation() {
-    return own_conversations_[Uniform(static_cast<uint32_t>(own_conversations_.size()))];
+    return own_conversations_[Uniform(
+        static_cast<uint32_t>(own_conversations_.size()))];
   }
 
   void Create() {
@@ -155,8 +157,8 @@ class Worker {
     if (!Ok(added, "ReferenceStore::Add")) return;
     own_references_.push_back(added->id);
     lines_.push_back(absl::StrFormat(
-        "R %s %s %s", added->id, r.conversation_id.empty() ? "-" : r.conversation_id,
-        unique));
+        "R %s %s %s", added->id,
+        r.conversation_id.empty() ? "-" : r.conversation_id, unique));
   }
 
   void PutCache() {
@@ -164,7 +166,8 @@ class Worker {
     options.prefix = Uniform(2) == 0 ? "prompts" : "results";
     options.model = std::string(kRecordsModel);
     if (Uniform(2) == 0) options.conversation_id = OwnConversation();
-    std::string content = Unique() + " " + Words(20 + static_cast<int>(Uniform(60)));
+    std::string content =
+        Unique() + " " + Words(20 + static_cast<int>(Uniform(60)));
     auto put = s_.cache->Put(content, options);
     if (!Ok(put, "Cache::Put")) return;
     own_cache_.push_back({put->key, std::move(content)});
@@ -175,7 +178,8 @@ class Worker {
 
   void GetCache() {
     if (own_cache_.empty()) return PutCache();
-    const auto& [key, content] = own_cache_[Uniform(static_cast<uint32_t>(own_cache_.size()))];
+    const auto& [key, content] =
+        own_cache_[Uniform(static_cast<uint32_t>(own_cache_.size()))];
     auto got = s_.cache->Get(key);
     s_.reads++;
     // Gone with its conversation is the one allowed absence.
@@ -184,14 +188,15 @@ class Worker {
       return;
     }
     if (got->content != content) {
-      s_.Fail(absl::StrFormat("thread %d: Cache::Get(%s) returned other content",
-                              index_, key));
+      s_.Fail(absl::StrFormat(
+          "thread %d: Cache::Get(%s) returned other content", index_, key));
     }
   }
 
   void CheckCache() {
     if (own_cache_.empty()) return PutCache();
-    const auto& entry = own_cache_[Uniform(static_cast<uint32_t>(own_cache_.size()))];
+    const auto& entry =
+        own_cache_[Uniform(static_cast<uint32_t>(own_cache_.size()))];
     auto seen = s_.cache->Check(entry.second);
     s_.reads++;
     if (Ok(seen, "Cache::Check") && seen->exists && seen->key != entry.first) {
@@ -204,8 +209,8 @@ class Worker {
   void ReadConversation() {
     auto page = s_.convs->List(50);
     if (!Ok(page, "List") || page->conversations.empty()) return;
-    const Conversation& pick =
-        page->conversations[Uniform(static_cast<uint32_t>(page->conversations.size()))];
+    const Conversation& pick = page->conversations[Uniform(
+        static_cast<uint32_t>(page->conversations.size()))];
     auto detail = s_.convs->Get(pick.id, true);
     s_.reads++;
     if (!detail.ok()) {
@@ -216,11 +221,13 @@ class Worker {
     uint64_t tokens = 0;
     for (const Message& m : detail->messages) tokens += m.tokens;
     const Conversation& c = detail->conversation;
-    if (c.message_count != detail->messages.size() || c.total_tokens != tokens) {
-      s_.Fail(absl::StrFormat(
-          "thread %d: conversation %s says %d messages / %d tokens, holds %d / %d",
-          index_, c.id, c.message_count, c.total_tokens, detail->messages.size(),
-          tokens));
+    if (c.message_count != detail->messages.size() ||
+        c.total_tokens != tokens) {
+      s_.Fail(
+          absl::StrFormat("thread %d: conversation %s says %d messages / %d "
+                          "tokens, holds %d / %d",
+                          index_, c.id, c.message_count, c.total_tokens,
+                          detail->messages.size(), tokens));
     }
   }
 
@@ -243,7 +250,8 @@ class Worker {
     if (!Ok(found, "Search")) return;
     for (const ReferenceSearchResult& r : found->results) {
       if (r.relevance < 0 || r.relevance > 1) {
-        s_.Fail(absl::StrFormat("thread %d: relevance %f", index_, r.relevance));
+        s_.Fail(
+            absl::StrFormat("thread %d: relevance %f", index_, r.relevance));
       }
     }
   }
@@ -260,7 +268,8 @@ class Worker {
       uint64_t by_type = 0;
       for (const auto& [type, n] : refs->by_type) by_type += n;
       if (by_type != refs->total_references) {
-        s_.Fail(absl::StrFormat("thread %d: reference counts by type disagree", index_));
+        s_.Fail(absl::StrFormat("thread %d: reference counts by type disagree",
+                                index_));
       }
     }
   }
@@ -275,7 +284,9 @@ class Worker {
     auto detail = s_.convs->Get(OwnConversation(), true);
     if (!Ok(detail, "Get") || detail->messages.empty()) return;
     std::vector<std::string> ids = {
-        detail->messages[Uniform(static_cast<uint32_t>(detail->messages.size()))].id};
+        detail
+            ->messages[Uniform(static_cast<uint32_t>(detail->messages.size()))]
+            .id};
     Ok(s_.convs->SetCompressed(detail->conversation.id, ids, Uniform(3) != 0),
        "SetCompressed");
   }
@@ -288,7 +299,8 @@ class Worker {
     const Status s = s_.refs->Delete(id);
     // NOT_FOUND: it went with its conversation.
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
-      s_.Fail(absl::StrFormat("thread %d: Delete reference: %s", index_, s.ToString()));
+      s_.Fail(absl::StrFormat("thread %d: Delete reference: %s", index_,
+                              s.ToString()));
       return;
     }
     lines_.push_back("DR " + id);
@@ -299,7 +311,8 @@ class Worker {
     const std::string id = own_conversations_[i];
     auto deleted = s_.convs->Delete(id);
     if (!Ok(deleted, "Delete")) return;
-    own_conversations_.erase(own_conversations_.begin() + static_cast<ptrdiff_t>(i));
+    own_conversations_.erase(own_conversations_.begin() +
+                             static_cast<ptrdiff_t>(i));
     lines_.push_back("DC " + id);
   }
 
@@ -334,24 +347,28 @@ TEST_CASE("8 threads and a second process write one store consistently") {
   shared.cache = cache.get();
 
   // The peer first, and the workers once it is writing, so both run at once.
-  PeerProcess peer =
-      StartPeer({"write", path, std::to_string(seed + 1000), std::to_string(2 * ops)});
+  PeerProcess peer = StartPeer(
+      {"write", path, std::to_string(seed + 1000), std::to_string(2 * ops)});
   std::vector<std::string> peer_lines;
-  for (bool eof = false; !eof && (peer_lines.empty() || peer_lines.front() != "ready");) {
-    for (std::string& line : ReadLines(peer, 100, &eof)) peer_lines.push_back(std::move(line));
+  for (bool eof = false;
+       !eof && (peer_lines.empty() || peer_lines.front() != "ready");) {
+    for (std::string& line : ReadLines(peer, 100, &eof))
+      peer_lines.push_back(std::move(line));
   }
   REQUIRE_MESSAGE(!peer_lines.empty(), "records_peer wrote nothing");
   REQUIRE_MESSAGE(peer_lines.front() == "ready", peer_lines.front());
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
-    workers.push_back(std::make_unique<Worker>(shared, i, seed * 100 + static_cast<uint64_t>(i)));
+    workers.push_back(std::make_unique<Worker>(
+        shared, i, seed * 100 + static_cast<uint64_t>(i)));
   }
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] { workers[static_cast<size_t>(i)]->Run(ops); });
   }
   // Drain the peer's acknowledgements while the workers run.
-  for (std::string& line : ReadToEnd(peer)) peer_lines.push_back(std::move(line));
+  for (std::string& line : ReadToEnd(peer))
+    peer_lines.push_back(std::move(line));
   for (std::thread& t : threads) t.join();
   CHECK(WaitPeer(peer) == 0);
 
@@ -361,16 +378,18 @@ TEST_CASE("8 threads and a second process write one store consistently") {
 
   AckModel model;
   for (const std::string& line : peer_lines) {
-    REQUIRE_MESSAGE(model.Apply(line), "unexpected line from records_peer: ", line);
+    REQUIRE_MESSAGE(model.Apply(line),
+                    "unexpected line from records_peer: ", line);
   }
   uint64_t peer_acks = model.acks;
   for (const auto& w : workers) {
     for (const std::string& line : w->lines()) REQUIRE(model.Apply(line));
   }
-  MESSAGE("acknowledged writes: ", model.acks, " (peer ", peer_acks, "), reads: ",
-          shared.reads.load(), "; conversations alive: ", model.conversations.size(),
-          ", references: ", model.references.size(), ", cache entries: ",
-          model.cache.size());
+  MESSAGE("acknowledged writes: ", model.acks, " (peer ", peer_acks,
+          "), reads: ", shared.reads.load(),
+          "; conversations alive: ", model.conversations.size(),
+          ", references: ", model.references.size(),
+          ", cache entries: ", model.cache.size());
   CHECK(peer_acks > 0);
 
   CheckAcknowledged(model, *convs, *refs, *cache, /*search_samples=*/20);

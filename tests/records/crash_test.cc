@@ -49,7 +49,8 @@ T Must(StatusOr<T> v) {
 void ApplyAll(AckModel& model, const std::vector<std::string>& lines) {
   for (const std::string& line : lines) {
     REQUIRE_MESSAGE(line.rfind("ERR", 0) != 0, "records_peer failed: ", line);
-    REQUIRE_MESSAGE(model.Apply(line), "unexpected line from records_peer: ", line);
+    REQUIRE_MESSAGE(model.Apply(line),
+                    "unexpected line from records_peer: ", line);
   }
 }
 
@@ -65,7 +66,8 @@ TEST_CASE("acknowledged writes survive SIGKILL at random moments") {
 
   for (uint64_t round = 0; round < rounds; ++round) {
     CAPTURE(round);
-    PeerProcess peer = StartPeer({"crash", path, std::to_string(seed * 1000 + round)});
+    PeerProcess peer =
+        StartPeer({"crash", path, std::to_string(seed * 1000 + round)});
     // One round in ten is killed at a random moment from the start (while
     // it opens the store or recovers); the others at a random moment after
     // they are ready, which spreads the kills over the writes.
@@ -74,11 +76,13 @@ TEST_CASE("acknowledged writes survive SIGKILL at random moments") {
       ApplyAll(model, ReadLines(peer, static_cast<int>(rng() % 40), &eof));
     } else {
       bool ready = false;
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(30);
       while (!ready && !eof && std::chrono::steady_clock::now() < deadline) {
         for (const std::string& line : ReadLines(peer, 10, &eof)) {
           ready = ready || line == "ready";
-          REQUIRE_MESSAGE(line.rfind("ERR", 0) != 0, "records_peer failed: ", line);
+          REQUIRE_MESSAGE(line.rfind("ERR", 0) != 0,
+                          "records_peer failed: ", line);
           REQUIRE(model.Apply(line));
         }
       }
@@ -104,13 +108,16 @@ TEST_CASE("acknowledged writes survive SIGKILL at random moments") {
     CheckReferenceIndexAndLinks(*store, *refs);
     CheckCacheTotals(*store, *cache);
     if (model.acks == 0 && round > 20) {
-      FAIL("twenty rounds without one acknowledged write: kills come too early");
+      FAIL(
+          "twenty rounds without one acknowledged write: kills come too early");
     }
   }
-  MESSAGE("acknowledged writes: ", model.acks, "; conversations alive: ",
-          model.conversations.size(), ", deleted: ", model.deleted_conversations.size(),
-          "; references alive: ", model.references.size(), ", deleted: ",
-          model.deleted_references.size(), "; cache entries: ", model.cache.size(),
+  MESSAGE("acknowledged writes: ", model.acks,
+          "; conversations alive: ", model.conversations.size(),
+          ", deleted: ", model.deleted_conversations.size(),
+          "; references alive: ", model.references.size(),
+          ", deleted: ", model.deleted_references.size(),
+          "; cache entries: ", model.cache.size(),
           "; rounds killed mid-delete: ", pending_deletes);
 }
 

@@ -31,7 +31,9 @@ std::vector<std::string> Split(std::string_view line) {
   return out;
 }
 
-std::string OrEmpty(const std::string& s) { return s == "-" ? std::string() : s; }
+std::string OrEmpty(const std::string& s) {
+  return s == "-" ? std::string() : s;
+}
 
 template <typename T>
 T Must(StatusOr<T> v) {
@@ -162,7 +164,8 @@ PeerProcess StartPeer(const std::vector<std::string>& args) {
   return PeerProcess{pid, fds[0], {}};
 }
 
-std::vector<std::string> ReadLines(PeerProcess& peer, int timeout_ms, bool* eof) {
+std::vector<std::string> ReadLines(PeerProcess& peer, int timeout_ms,
+                                   bool* eof) {
   *eof = false;
   std::vector<std::string> lines;
   const auto deadline =
@@ -193,7 +196,8 @@ std::vector<std::string> ReadLines(PeerProcess& peer, int timeout_ms, bool* eof)
 
 std::vector<std::string> ReadToEnd(PeerProcess& peer) {
   std::vector<std::string> all;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
   for (;;) {
     bool eof = false;
     std::vector<std::string> lines = ReadLines(peer, 100, &eof);
@@ -267,7 +271,8 @@ void CheckAcknowledged(const AckModel& model, ConversationStore& convs,
   // Search for the unique terms of some references: exactly that one.
   size_t sampled = 0;
   for (auto it = model.references.rbegin();
-       it != model.references.rend() && sampled < search_samples; ++it, ++sampled) {
+       it != model.references.rend() && sampled < search_samples;
+       ++it, ++sampled) {
     SearchReferencesOptions query;
     query.query = it->second.second;
     auto found = refs.Search(query);
@@ -286,9 +291,8 @@ void CheckAcknowledged(const AckModel& model, ConversationStore& convs,
   }
   for (const std::string& key : model.deleted_cache) {
     auto got = cache.Get(key);
-    CHECK_MESSAGE(got.status().code() == StatusCode::kNotFound,
-                  "cache entry ", key, " of a deleted conversation: ",
-                  got.status().ToString());
+    CHECK_MESSAGE(got.status().code() == StatusCode::kNotFound, "cache entry ",
+                  key, " of a deleted conversation: ", got.status().ToString());
   }
 }
 
@@ -309,7 +313,8 @@ void CheckConversationTotals(Store& store, ConversationStore& convs) {
   // concurrency test, others may be writing -- so this check is for a quiet
   // store and the caller makes sure it is.
   const AggregateStats stats = Must(convs.AggregateStats());
-  uint64_t conversations = 0, messages = 0, compressed = 0, compressed_tokens = 0;
+  uint64_t conversations = 0, messages = 0, compressed = 0,
+           compressed_tokens = 0;
   uint64_t role[4] = {};
   std::map<std::string, ModelUsage> models;
   std::map<int64_t, DailyUsage> days;

@@ -64,7 +64,8 @@ struct PeerProcess {
 PeerProcess StartPeer(const std::vector<std::string>& args);
 // Reads what the peer has written within `timeout_ms` (0 = what is there
 // now) and returns the complete lines. `eof` is set when the pipe closed.
-std::vector<std::string> ReadLines(PeerProcess& peer, int timeout_ms, bool* eof);
+std::vector<std::string> ReadLines(PeerProcess& peer, int timeout_ms,
+                                   bool* eof);
 // Reads every remaining line until EOF (failing after 60 s).
 std::vector<std::string> ReadToEnd(PeerProcess& peer);
 // Waits for the peer; returns its exit code, or 128 + signal.

@@ -104,14 +104,16 @@ class Peer {
     return "uq" + std::to_string(seed_) + "x" + std::to_string(++counter_);
   }
   const std::string& AnyConversation() {
-    return conversations_[Uniform(static_cast<uint32_t>(conversations_.size()))];
+    return conversations_[Uniform(
+        static_cast<uint32_t>(conversations_.size()))];
   }
 
   // Every conversation and reference already in the store.
   void Discover() {
     std::string cursor;
     do {
-      auto page = Must(convs_->List(ctxkit::ConversationLimits::kMaxListLimit, cursor));
+      auto page =
+          Must(convs_->List(ctxkit::ConversationLimits::kMaxListLimit, cursor));
       for (const auto& c : page.conversations) conversations_.push_back(c.id);
       cursor = page.next_cursor;
     } while (!cursor.empty());
@@ -130,7 +132,8 @@ class Peer {
 
   ctxkit::NewMessage MakeMessage() {
     ctxkit::NewMessage m;
-    m.role = static_cast<ctxkit::MessageRole>(Uniform(3));  // user/assistant/system
+    m.role =
+        static_cast<ctxkit::MessageRole>(Uniform(3));  // user/assistant/system
     m.content = Words(5 + static_cast<int>(Uniform(40)));
     return m;
   }
@@ -167,7 +170,8 @@ class Peer {
     auto added = Must(refs_->Add(r));
     references_.push_back(added.id);
     WriteLine("R " + added.id + " " +
-              (r.conversation_id.empty() ? "-" : r.conversation_id) + " " + unique);
+              (r.conversation_id.empty() ? "-" : r.conversation_id) + " " +
+              unique);
   }
 
   void PutCache() {
@@ -176,17 +180,20 @@ class Peer {
     options.model = std::string(kRecordsModel);
     if (Uniform(2) == 0) options.conversation_id = AnyConversation();
     // Unique content: a Put never lands on an entry another run stored.
-    const std::string content = UniqueTerm() + " " + Words(20 + static_cast<int>(Uniform(100)));
+    const std::string content =
+        UniqueTerm() + " " + Words(20 + static_cast<int>(Uniform(100)));
     auto put = Must(cache_->Put(content, options));
     cache_keys_.push_back(put.key);
-    WriteLine("P " + put.key + " " +
-              (options.conversation_id.empty() ? "-" : options.conversation_id));
+    WriteLine(
+        "P " + put.key + " " +
+        (options.conversation_id.empty() ? "-" : options.conversation_id));
   }
 
   // A read, but its hit is written by the cache's batch flush.
   void GetCache() {
     if (cache_keys_.empty()) return PutCache();
-    auto got = cache_->Get(cache_keys_[Uniform(static_cast<uint32_t>(cache_keys_.size()))]);
+    auto got = cache_->Get(
+        cache_keys_[Uniform(static_cast<uint32_t>(cache_keys_.size()))]);
     // The entry may have gone with its conversation.
     if (!got.ok() && got.status().code() != ctxkit::StatusCode::kNotFound) {
       Die(got.status());

@@ -29,15 +29,15 @@ namespace ctxkit::testing {
 
 // Reference titles and contents, and cache contents, are made of these.
 inline constexpr std::string_view kRecordWords[] = {
-    "token",    "context",  "window",   "budget",    "cache",    "prompt",
-    "session",  "review",   "commit",   "branch",    "merge",    "kernel",
-    "latency",  "buffer",   "parser",   "compiler",  "module",   "vector",
-    "matrix",   "storage",  "index",    "search",    "ranking",  "document",
-    "reference", "summary", "message",  "assistant", "system",   "request",
-    "response", "stream",   "channel",  "thread",    "process",  "signal",
-    "memory",   "disk",     "network",  "socket",    "protocol", "schema",
-    "record",   "field",    "column",   "table",     "query",    "filter",
-    "sort",     "limit",    "offset",   "cursor",    "page",     "batch",
+    "token",     "context", "window",  "budget",    "cache",    "prompt",
+    "session",   "review",  "commit",  "branch",    "merge",    "kernel",
+    "latency",   "buffer",  "parser",  "compiler",  "module",   "vector",
+    "matrix",    "storage", "index",   "search",    "ranking",  "document",
+    "reference", "summary", "message", "assistant", "system",   "request",
+    "response",  "stream",  "channel", "thread",    "process",  "signal",
+    "memory",    "disk",    "network", "socket",    "protocol", "schema",
+    "record",    "field",   "column",  "table",     "query",    "filter",
+    "sort",      "limit",   "offset",  "cursor",    "page",     "batch",
 };
 
 // The model every conversation, reference and cache entry of the peer is

@@ -1,12 +1,13 @@
 // The text analysis of the reference search index: words, identifier parts,
 // lower-casing, non-ASCII text, long terms.
 
+#include "lib/references/analyzer.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "lib/references/analyzer.h"
 #include "lib/references/index.h"
 #include "lib/references/search.h"
 
@@ -63,7 +64,8 @@ TEST_CASE("non-ASCII letters are word characters and keep their case") {
   // Case change between non-ASCII letters splits too.
   CHECK(Terms("größeÄnderung") == V{"größe", "Änderung", "größeÄnderung"});
   // Symbols and emoji separate.
-  CHECK(Terms("a\xF0\x9F\x98\x80" "b") == V{"a", "b"});
+  CHECK(Terms("a\xF0\x9F\x98\x80"
+              "b") == V{"a", "b"});
 }
 
 TEST_CASE("long terms are cut at a character boundary") {
@@ -94,7 +96,8 @@ TEST_CASE("query terms are distinct, in order of first occurrence") {
 TEST_CASE("previews never cut a character") {
   CHECK(MakePreview("short", 100) == "short");
   CHECK(MakePreview(std::string(100, 'a'), 100) == std::string(100, 'a'));
-  CHECK(MakePreview(std::string(101, 'a'), 100) == std::string(100, 'a') + "...");
+  CHECK(MakePreview(std::string(101, 'a'), 100) ==
+        std::string(100, 'a') + "...");
   std::string e;
   for (int i = 0; i < 150; ++i) e += "\xC3\xA9";
   const std::string p = MakePreview(e, 100);

@@ -134,15 +134,18 @@ TEST_CASE("Llama 3 from tokenizer.model matches Meta and llama3-tokenizer-js") {
         CHECK_MESSAGE(false, std::string(group) << " differs: " << text);
       }
       CHECK(*tok.Decode(*got) == text);
-      CHECK(*tok.Count(text, specials ? allow : EncodeOptions{
-                                                    .disallowed_special =
-                                                        SpecialTokenSet::None()}) ==
+      CHECK(*tok.Count(text,
+                       specials ? allow
+                                : EncodeOptions{.disallowed_special =
+                                                    SpecialTokenSet::None()}) ==
             got->size());
     }
-    std::printf("llama3 parity (%s): %zu of %zu texts identical to "
-                "llama3-tokenizer-js@1.2.0 (%zu tokens)\n",
-                group, same, total, tokens);
-    MESSAGE("llama3 parity (" << std::string(group) << "): " << same << " of " << total);
+    std::printf(
+        "llama3 parity (%s): %zu of %zu texts identical to "
+        "llama3-tokenizer-js@1.2.0 (%zu tokens)\n",
+        group, same, total, tokens);
+    MESSAGE("llama3 parity (" << std::string(group) << "): " << same << " of "
+                              << total);
     CHECK(same == total);
     CHECK(total > 0);
   }

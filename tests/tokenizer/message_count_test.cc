@@ -126,14 +126,12 @@ TEST_CASE("per-message counts add the documented overheads") {
   n = CountMessages(*tok, kJson);
   REQUIRE(n.ok());
   REQUIRE(n->messages.size() == 3);
-  CHECK(n->messages[0] ==
-        3 + Count(*tok, "user") + Count(*tok, "Part one.") +
-            Count(*tok, " Part two."));
-  CHECK(n->messages[1] == 3 + Count(*tok, "assistant") +
-                              Count(*tok, "lookup") +
+  CHECK(n->messages[0] == 3 + Count(*tok, "user") + Count(*tok, "Part one.") +
+                              Count(*tok, " Part two."));
+  CHECK(n->messages[1] == 3 + Count(*tok, "assistant") + Count(*tok, "lookup") +
                               Count(*tok, R"({"q":"x"})") + 3);
-  CHECK(n->messages[2] == 3 + Count(*tok, "tool") + Count(*tok, "call_1") +
-                              Count(*tok, "42"));
+  CHECK(n->messages[2] ==
+        3 + Count(*tok, "tool") + Count(*tok, "call_1") + Count(*tok, "42"));
   CHECK(n->total == n->messages[0] + n->messages[1] + n->messages[2] + 3);
   CHECK_FALSE(n->exact);  // a tool call's markup is estimated
 
@@ -201,8 +199,8 @@ TEST_CASE("Anthropic layout and content blocks") {
   CHECK(n->messages[2] == 3 + Count(*tok, "4") + Count(*tok, "Doc text.") +
                               Count(*tok, R"({"type":"mystery","value":7})"));
   CHECK(n->reply_priming == 3);
-  CHECK(n->total == n->system + n->messages[0] + n->messages[1] +
-                        n->messages[2] + 3);
+  CHECK(n->total ==
+        n->system + n->messages[0] + n->messages[1] + n->messages[2] + 3);
   CHECK_FALSE(n->exact);
 
   options.count_thinking = false;
@@ -220,11 +218,13 @@ TEST_CASE("Anthropic layout and content blocks") {
   options.count_thinking = true;
   auto t = CountMessages(*tok, kTools, options);
   REQUIRE(t.ok());
-  CHECK(t->tools ==
-        Count(*tok, "calc") + Count(*tok, "Evaluate.") +
-            Count(*tok,
-                  R"({"type":"object","properties":{"expr":{"type":"string"}}})") +
-            346);
+  CHECK(
+      t->tools ==
+      Count(*tok, "calc") + Count(*tok, "Evaluate.") +
+          Count(
+              *tok,
+              R"({"type":"object","properties":{"expr":{"type":"string"}}})") +
+          346);
 }
 
 TEST_CASE("models choose their layout and tokenizer") {
@@ -336,7 +336,8 @@ TEST_CASE("malformed input names the field") {
   CheckError(R"({"messages":{}})", "messages must be an array");
   CheckError(R"([1])", "messages[0] must be an object");
   CheckError(R"([{"content":"x"}])", "messages[0].role is required");
-  CheckError(R"([{"role":7,"content":"x"}])", "messages[0].role must be a string");
+  CheckError(R"([{"role":7,"content":"x"}])",
+             "messages[0].role must be a string");
   CheckError(
       R"([{"role":"user","content":"a"},{"role":"user","content":"b"},
           {"role":"user","content":"c"},{"role":"user","content":5}])",

@@ -116,10 +116,9 @@ TEST_CASE("built-in names resolve like tiktoken, exact before prefix") {
 TEST_CASE("every built-in entry is consistent") {
   std::vector<ModelInfo> all = ModelRegistry::Default().List();
   CHECK(all.size() > 100);
-  const std::vector<std::string> known = {"r50k_base",   "p50k_base",
-                                          "p50k_edit",   "cl100k_base",
-                                          "o200k_base",  "o200k_harmony",
-                                          "claude",      "llama3"};
+  const std::vector<std::string> known = {
+      "r50k_base",  "p50k_base",     "p50k_edit", "cl100k_base",
+      "o200k_base", "o200k_harmony", "claude",    "llama3"};
   for (const ModelInfo& info : all) {
     CAPTURE(info.name);
     CHECK(std::find(known.begin(), known.end(), info.encoding) != known.end());
@@ -308,8 +307,8 @@ TEST_CASE("run-time registration and its precedence") {
   CHECK(registry.Register({.name = "bad\nname"}).code() ==
         StatusCode::kInvalidArgument);
   CHECK(registry
-            .Register({.name = "x", .context_window = 10,
-                       .max_output_tokens = 11})
+            .Register(
+                {.name = "x", .context_window = 10, .max_output_tokens = 11})
             .code() == StatusCode::kInvalidArgument);
 
   // An empty registry knows nothing.
@@ -398,7 +397,6 @@ TEST_CASE("encodings that are not available fall back to the heuristic") {
       ModelRegistry::Default().TokenizerFor("llama3.1:8b");
   CHECK(tok.status().code() == StatusCode::kFailedPrecondition);
   CHECK(tok.status().message().find("llama3") != std::string::npos);
-
 }
 
 TEST_CASE("Claude models count with the legacy Claude vocabulary") {
@@ -419,8 +417,8 @@ TEST_CASE("Claude models count with the legacy Claude vocabulary") {
     CHECK_FALSE(n->exact);
   }
   // Claude 1 and 2 used this vocabulary: exact.
-  for (const char* model : {"claude-2", "claude-2.0", "claude-2.1",
-                            "claude-instant-1.2"}) {
+  for (const char* model :
+       {"claude-2", "claude-2.0", "claude-2.1", "claude-instant-1.2"}) {
     n = CountTokens(model, "\uFB01nancial");  // NFKC: "financial"
     REQUIRE(n.ok());
     CHECK(n->method == CountMethod::kTokenizer);
@@ -449,8 +447,7 @@ TEST_CASE("AddTokenizer makes an encoding available to one registry") {
   REQUIRE(tok.ok());
   CHECK(tok->get() == cl100k->get());
   // A model with no encoding has no tokenizer and counts heuristically.
-  REQUIRE(registry.Register({.name = "no-encoding", .context_window = 9})
-              .ok());
+  REQUIRE(registry.Register({.name = "no-encoding", .context_window = 9}).ok());
   CHECK(registry.TokenizerFor("no-encoding").status().code() ==
         StatusCode::kFailedPrecondition);
   auto n = registry.CountTokens("no-encoding", "abc def");
@@ -467,7 +464,7 @@ TEST_CASE("EstimateTokens follows its documented formula") {
   CHECK(EstimateTokens("a, b, c") == 5);           // a , b , c
   CHECK(EstimateTokens("f();") == 3);              // f ( ) ;  -> 1 + 2
   CHECK(EstimateTokens("a\n\nb") == 3);            // whitespace run is 1
-  CHECK(EstimateTokens("日本語") == 3);              // one per ideograph
+  CHECK(EstimateTokens("日本語") == 3);            // one per ideograph
   CHECK(EstimateTokens("café") == 1);              // 3 + 2 units
   CHECK(EstimateTokens("\xF0\x9F\x98\x80") == 2);  // an emoji
   CHECK(EstimateTokens("a\xff") == 2);             // invalid byte: 1

@@ -70,7 +70,8 @@ std::string Line(std::string_view bytes, uint32_t rank) {
 // The 256 single bytes at ranks 0..255, then `merges` from rank 256 on.
 std::string SmallVocabulary(const std::vector<std::string>& merges) {
   std::string text;
-  for (int b = 0; b < 256; ++b) text += Line(std::string(1, static_cast<char>(b)), b);
+  for (int b = 0; b < 256; ++b)
+    text += Line(std::string(1, static_cast<char>(b)), b);
   for (size_t i = 0; i < merges.size(); ++i) {
     text += Line(merges[i], static_cast<uint32_t>(256 + i));
   }
@@ -81,9 +82,9 @@ TEST_CASE("a small vocabulary encodes by its merges") {
   TempDir dir;
   const std::string path = dir.Write(
       "small.tiktoken", SmallVocabulary({"ab", "cd", "abcd", " a", " ab"}));
-  auto tok = Tokenizer::FromTiktokenFile(path, "small",
-                                         PretokenizerPattern::kGpt2,
-                                         {{"<|end|>", 300}, {"<|pad|>", 301}});
+  auto tok =
+      Tokenizer::FromTiktokenFile(path, "small", PretokenizerPattern::kGpt2,
+                                  {{"<|end|>", 300}, {"<|pad|>", 301}});
   REQUIRE_MESSAGE(tok.ok(), tok.status().ToString());
   CHECK((*tok)->name() == "small");
   CHECK((*tok)->vocabulary_size() == 302);
@@ -119,7 +120,8 @@ TEST_CASE("each call loads anew and the tokenizer outlives the file") {
 TEST_CASE("file errors name the path") {
   TempDir dir;
   const std::string missing = dir.path() + "/missing.tiktoken";
-  auto r = Tokenizer::FromTiktokenFile(missing, "x", PretokenizerPattern::kGpt2);
+  auto r =
+      Tokenizer::FromTiktokenFile(missing, "x", PretokenizerPattern::kGpt2);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kNotFound);
   CHECK(Contains(r.status().message(), missing));
@@ -176,7 +178,8 @@ TEST_CASE("a malformed file is INVALID_ARGUMENT naming the path and line") {
   }
   // Well formed, but byte 0xFF is not a token: some text could not be encoded.
   std::string text;
-  for (int b = 0; b < 255; ++b) text += Line(std::string(1, static_cast<char>(b)), b);
+  for (int b = 0; b < 255; ++b)
+    text += Line(std::string(1, static_cast<char>(b)), b);
   const std::string path = dir.Write("no_ff", text);
   auto r = Tokenizer::FromTiktokenFile(path, "x", PretokenizerPattern::kGpt2);
   CHECK(r.status().code() == StatusCode::kInvalidArgument);
@@ -236,19 +239,85 @@ TEST_CASE("Llama3FromFile refuses a file of another shape") {
 // Varied text: words, code, numbers, whitespace runs, scripts and emoji, and
 // special-token text, from a fixed seed.
 std::vector<std::string> VariedTexts(size_t n) {
-  static const char* const kPieces[] = {
-      "a", "b", "z", "Q", "the", " the", " and", "ing", " token", "izer", "0",
-      "7", "42", "1234", " ", " ", "  ", "   ", "\n", "\n\n", "\t", "\r\n",
-      ".", ",", "'s", "'ll", "'VE", "\"", "(", ")", "{", "}", ";", "/", "\\",
-      "#", "!", "?", "<", ">", "|", "-", "_", "=", "é", "ü", "ß", "Ж", "λ",
-      "ع", "अ", "中", "文", "の", "カ", "한", "😀", "🦙", "👍🏽", "✓", "€",
-      "\u00a0", "\u3000", "\u0301", "\u200d", "１２", "½", "<|endoftext|>",
-      "<|fim_prefix|>", "<|endofprompt|>"};
+  static const char* const kPieces[] = {"a",
+                                        "b",
+                                        "z",
+                                        "Q",
+                                        "the",
+                                        " the",
+                                        " and",
+                                        "ing",
+                                        " token",
+                                        "izer",
+                                        "0",
+                                        "7",
+                                        "42",
+                                        "1234",
+                                        " ",
+                                        " ",
+                                        "  ",
+                                        "   ",
+                                        "\n",
+                                        "\n\n",
+                                        "\t",
+                                        "\r\n",
+                                        ".",
+                                        ",",
+                                        "'s",
+                                        "'ll",
+                                        "'VE",
+                                        "\"",
+                                        "(",
+                                        ")",
+                                        "{",
+                                        "}",
+                                        ";",
+                                        "/",
+                                        "\\",
+                                        "#",
+                                        "!",
+                                        "?",
+                                        "<",
+                                        ">",
+                                        "|",
+                                        "-",
+                                        "_",
+                                        "=",
+                                        "é",
+                                        "ü",
+                                        "ß",
+                                        "Ж",
+                                        "λ",
+                                        "ع",
+                                        "अ",
+                                        "中",
+                                        "文",
+                                        "の",
+                                        "カ",
+                                        "한",
+                                        "😀",
+                                        "🦙",
+                                        "👍🏽",
+                                        "✓",
+                                        "€",
+                                        "\u00a0",
+                                        "\u3000",
+                                        "\u0301",
+                                        "\u200d",
+                                        "１２",
+                                        "½",
+                                        "<|endoftext|>",
+                                        "<|fim_prefix|>",
+                                        "<|endofprompt|>"};
   std::mt19937 rng(20240501);
   std::vector<std::string> texts = {
-      "", "hello world", "Hello, world! Ünïcödé ✓ 你好 🤖 'll don't  \n\n\tx",
-      "def f(x):\n    return x ** 2\n", std::string(500, 'x'),
-      std::string(300, ' ') + "end", "1234567890123"};
+      "",
+      "hello world",
+      "Hello, world! Ünïcödé ✓ 你好 🤖 'll don't  \n\n\tx",
+      "def f(x):\n    return x ** 2\n",
+      std::string(500, 'x'),
+      std::string(300, ' ') + "end",
+      "1234567890123"};
   while (texts.size() < n) {
     std::string text;
     const size_t pieces = 1 + rng() % 80;
@@ -289,8 +358,8 @@ TEST_CASE("built-in vocabularies loaded from a file give the built-in ids") {
     REQUIRE(vocabulary.ok());
     const std::string path = dir.Write(std::string(c.encoding) + ".tiktoken",
                                        (*vocabulary)->ToTiktoken());
-    auto loaded = Tokenizer::FromTiktokenFile(path, std::string(c.encoding) + "_file",
-                                              c.pattern, c.specials);
+    auto loaded = Tokenizer::FromTiktokenFile(
+        path, std::string(c.encoding) + "_file", c.pattern, c.specials);
     REQUIRE_MESSAGE(loaded.ok(), loaded.status().ToString());
     auto builtin = Tokenizer::ForEncoding(c.encoding);
     REQUIRE(builtin.ok());
@@ -309,8 +378,9 @@ TEST_CASE("built-in vocabularies loaded from a file give the built-in ids") {
         CHECK_MESSAGE(false, "differs: " << text);
       }
     }
-    MESSAGE(std::string(c.encoding) << " from a file: " << same << " of " << texts.size()
-                       << " texts give the built-in ids");
+    MESSAGE(std::string(c.encoding)
+            << " from a file: " << same << " of " << texts.size()
+            << " texts give the built-in ids");
     CHECK(same == texts.size());
   }
 }

@@ -60,9 +60,8 @@ TEST_CASE("IsUuid accepts the canonical shape only") {
 }
 
 TEST_CASE("big-endian keys sort as their numbers") {
-  const std::vector<uint64_t> values = {0, 1, 255, 256, 65535, 1ull << 32,
-                                        (1ull << 63) - 1, 1ull << 63,
-                                        ~0ull};
+  const std::vector<uint64_t> values = {
+      0, 1, 255, 256, 65535, 1ull << 32, (1ull << 63) - 1, 1ull << 63, ~0ull};
   std::vector<std::string> keys;
   for (uint64_t v : values) {
     std::string k;
@@ -76,8 +75,8 @@ TEST_CASE("big-endian keys sort as their numbers") {
   AppendBigEndian32(&k32, 0xDEADBEEF);
   CHECK(ReadBigEndian32(k32.data()) == 0xDEADBEEFu);
 
-  const std::vector<int64_t> times = {INT64_MIN, -1000, -1, 0, 1,
-                                      1700000000000, INT64_MAX};
+  const std::vector<int64_t> times = {INT64_MIN, -1000,         -1,       0,
+                                      1,         1700000000000, INT64_MAX};
   std::vector<std::string> time_keys;
   for (int64_t t : times) {
     std::string k;

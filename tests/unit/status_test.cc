@@ -1,9 +1,10 @@
+#include "absl/status/status.h"
+
 #include <doctest/doctest.h>
 
 #include <memory>
 #include <string>
 
-#include "absl/status/status.h"
 #include "ctxkit/c.h"
 #include "ctxkit/status.h"
 #include "lib/status/status_internal.h"

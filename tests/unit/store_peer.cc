@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
       for (int i = 0; i < n; ++i) {
         char key[32];
         std::snprintf(key, sizeof key, "fill%06d", i);
-        if (Status e = t.Put(db, key, std::string(size, 'f')); !e.ok()) return e;
+        if (Status e = t.Put(db, key, std::string(size, 'f')); !e.ok())
+          return e;
       }
       return Status();
     });
@@ -105,8 +106,9 @@ int main(int argc, char** argv) {
     for (long n = std::atol(argv[3]);; ++n) {
       char key[32];
       std::snprintf(key, sizeof key, "n%012ld", n);
-      Status s = store->Update(
-          [&](WriteTransaction& t) { return t.Put(db, key, std::to_string(n)); });
+      Status s = store->Update([&](WriteTransaction& t) {
+        return t.Put(db, key, std::to_string(n));
+      });
       if (!s.ok()) Die(s);
       WriteLine(std::to_string(n));
     }

@@ -35,7 +35,8 @@ Child Spawn(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   std::string peer = CTXKIT_STORE_PEER;
   argv.push_back(peer.data());
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -54,12 +55,14 @@ Child Spawn(const std::vector<std::string>& args) {
 std::string ReadAll(int fd) {
   std::string out;
   char buf[4096];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
   for (;;) {
     pollfd p{fd, POLLIN, 0};
-    const int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          deadline - std::chrono::steady_clock::now())
-                                          .count());
+    const int left =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                             deadline - std::chrono::steady_clock::now())
+                             .count());
     if (left <= 0 || poll(&p, 1, left) <= 0) {
       FAIL("timed out reading from store_peer");
       break;
@@ -118,9 +121,11 @@ TEST_CASE("two processes see each other's committed writes") {
   auto store = MustOpen(path);
   auto db = store->OpenDatabase("shared");
   REQUIRE(db.ok());
-  REQUIRE(store->Update([&](WriteTransaction& t) {
-                 return t.Put(*db, "from_parent", "p1");
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& t) {
+                return t.Put(*db, "from_parent", "p1");
+              })
+              .ok());
 
   Result got = Run({"get", path, "shared", "from_parent"});
   CHECK(got.exit_code == 0);
@@ -140,11 +145,15 @@ TEST_CASE("map growth by another process is adopted") {
   TempDir dir;
   const std::string path = dir.Sub("s");
   StoreOptions small;
-  small.map_size = StoreOptions::kMinMapSize;  // the peer uses the 64 MiB default
+  small.map_size =
+      StoreOptions::kMinMapSize;  // the peer uses the 64 MiB default
   auto store = MustOpen(path, small);
   auto db = store->OpenDatabase("shared");
   REQUIRE(db.ok());
-  REQUIRE(store->Update([&](WriteTransaction& t) { return t.Put(*db, "mine", "1"); }).ok());
+  REQUIRE(
+      store
+          ->Update([&](WriteTransaction& t) { return t.Put(*db, "mine", "1"); })
+          .ok());
 
   Result fill = Run({"fill", path, "shared", "128", "65536"});  // 8 MiB
   REQUIRE_MESSAGE(fill.exit_code == 0, fill.out);
@@ -156,7 +165,10 @@ TEST_CASE("map growth by another process is adopted") {
   REQUIRE(v.ok());
   CHECK(v->size() == 65536);
   txn = store->BeginRead();  // end the old one by replacing it
-  CHECK(store->Update([&](WriteTransaction& t) { return t.Put(*db, "after", "2"); }).ok());
+  CHECK(store
+            ->Update(
+                [&](WriteTransaction& t) { return t.Put(*db, "after", "2"); })
+            .ok());
   CHECK(store->Info()->map_size > small.map_size);
 }
 
@@ -202,7 +214,8 @@ TEST_CASE("directories that cannot be written give PERMISSION_DENIED") {
     CHECK(b.out.find(new_store) != std::string::npos);
   } else {
     REQUIRE(chmod(existing.c_str(), 0500) == 0);
-    CHECK(Store::Open(existing).status().code() == StatusCode::kPermissionDenied);
+    CHECK(Store::Open(existing).status().code() ==
+          StatusCode::kPermissionDenied);
     auto s = Store::Open(new_store);
     CHECK(s.status().code() == StatusCode::kPermissionDenied);
     CHECK(s.status().message().find(new_store) != std::string::npos);
@@ -238,14 +251,16 @@ TEST_CASE("acknowledged writes survive SIGKILL at random moments") {
     out += ReadAll(writer.out);
     // Only complete lines were acknowledged.
     size_t start = 0;
-    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
+    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
       const long n = std::stol(out.substr(start, nl - start));
       acknowledged.insert(n);
       next = std::max(next, n + 1);
     }
 
     auto store = Store::Open(path);
-    REQUIRE_MESSAGE(store.ok(), "round " << round << ": " << store.status().ToString());
+    REQUIRE_MESSAGE(store.ok(),
+                    "round " << round << ": " << store.status().ToString());
     if (acknowledged.empty()) continue;
     auto db = (*store)->OpenDatabase("numbers");
     REQUIRE(db.ok());

@@ -2,6 +2,8 @@
 // map growth and its ceiling, format versions and migrations, open errors,
 // and threads. Cross-process behaviour is in store_process_test.cc.
 
+#include "ctxkit/store.h"
+
 #include <doctest/doctest.h>
 #include <lmdb.h>
 #include <simdjson.h>
@@ -12,7 +14,6 @@
 #include <thread>
 #include <vector>
 
-#include "ctxkit/store.h"
 #include "lib/store/format.h"
 #include "lib/store/store_impl.h"
 #include "tests/unit/test_util.h"
@@ -43,7 +44,8 @@ std::string ReadValue(const Store& store, Database db, const std::string& key) {
   auto txn = store.BeginRead();
   REQUIRE(txn.ok());
   auto v = txn->Get(db, key);
-  if (!v.ok()) return "<" + std::string(StatusCodeName(v.status().code())) + ">";
+  if (!v.ok())
+    return "<" + std::string(StatusCodeName(v.status().code())) + ">";
   return std::string(*v);
 }
 
@@ -59,39 +61,46 @@ TEST_CASE("put, get, delete, count and clear") {
   TempDir dir;
   auto store = MustOpen(dir.Sub("s"));
   Database db = MustDb(*store, "notes");
-  REQUIRE(store->Update([&](WriteTransaction& txn) {
-                 if (Status s = txn.Put(db, "a", "1"); !s.ok()) return s;
-                 if (Status s = txn.Put(db, "b", std::string(1000, 'x')); !s.ok())
-                   return s;
-                 return txn.Put(db, "empty", "");
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& txn) {
+                if (Status s = txn.Put(db, "a", "1"); !s.ok()) return s;
+                if (Status s = txn.Put(db, "b", std::string(1000, 'x'));
+                    !s.ok())
+                  return s;
+                return txn.Put(db, "empty", "");
+              })
+              .ok());
   CHECK(ReadValue(*store, db, "a") == "1");
   CHECK(ReadValue(*store, db, "b") == std::string(1000, 'x'));
   CHECK(ReadValue(*store, db, "empty").empty());
   CHECK(ReadValue(*store, db, "missing") == "<NOT_FOUND>");
   CHECK(CountOf(*store, db) == 3);
 
-  REQUIRE(store->Update([&](WriteTransaction& txn) {
-                 auto gone = txn.Delete(db, "a");
-                 REQUIRE(gone.ok());
-                 CHECK(*gone);
-                 auto again = txn.Delete(db, "a");
-                 REQUIRE(again.ok());
-                 CHECK_FALSE(*again);
-                 // A write transaction reads its own writes.
-                 auto b = txn.Get(db, "b");
-                 CHECK(b.ok());
-                 return txn.Put(db, "a2", "2");
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& txn) {
+                auto gone = txn.Delete(db, "a");
+                REQUIRE(gone.ok());
+                CHECK(*gone);
+                auto again = txn.Delete(db, "a");
+                REQUIRE(again.ok());
+                CHECK_FALSE(*again);
+                // A write transaction reads its own writes.
+                auto b = txn.Get(db, "b");
+                CHECK(b.ok());
+                return txn.Put(db, "a2", "2");
+              })
+              .ok());
   CHECK(ReadValue(*store, db, "a") == "<NOT_FOUND>");
   CHECK(CountOf(*store, db) == 3);
 
-  REQUIRE(store->Update([&](WriteTransaction& txn) { return txn.Clear(db); }).ok());
+  REQUIRE(
+      store->Update([&](WriteTransaction& txn) { return txn.Clear(db); }).ok());
   CHECK(CountOf(*store, db) == 0);
   // The database stays registered after Clear.
-  CHECK(store->Update([&](WriteTransaction& txn) {
-               return txn.Put(db, "c", "3");
-             }).ok());
+  CHECK(
+      store
+          ->Update([&](WriteTransaction& txn) { return txn.Put(db, "c", "3"); })
+          .ok());
   CHECK(ReadValue(*store, db, "c") == "3");
 }
 
@@ -99,10 +108,14 @@ TEST_CASE("a read transaction is a snapshot") {
   TempDir dir;
   auto store = MustOpen(dir.Sub("s"));
   Database db = MustDb(*store, "d");
-  REQUIRE(store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "old"); }).ok());
+  REQUIRE(
+      store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "old"); })
+          .ok());
   auto snapshot = store->BeginRead();
   REQUIRE(snapshot.ok());
-  REQUIRE(store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "new"); }).ok());
+  REQUIRE(
+      store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "new"); })
+          .ok());
   CHECK(*snapshot->Get(db, "k") == "old");
   CHECK(ReadValue(*store, db, "k") == "new");
 }
@@ -112,12 +125,14 @@ TEST_CASE("cursor iterates in byte order, seeks, and stops at both ends") {
   auto store = MustOpen(dir.Sub("s"));
   Database db = MustDb(*store, "d");
   const std::vector<std::string> keys = {"a", "ab", "b", "b\x01", "c\xff", "d"};
-  REQUIRE(store->Update([&](WriteTransaction& t) {
-                 for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
-                   if (Status s = t.Put(db, *it, "v" + *it); !s.ok()) return s;
-                 }
-                 return Status();
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& t) {
+                for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
+                  if (Status s = t.Put(db, *it, "v" + *it); !s.ok()) return s;
+                }
+                return Status();
+              })
+              .ok());
   auto txn = store->BeginRead();
   REQUIRE(txn.ok());
   auto cursor = txn->NewCursor(db);
@@ -151,21 +166,24 @@ TEST_CASE("cursor iterates in byte order, seeks, and stops at both ends") {
   CHECK(cursor->key() == "a");
 
   // Write-transaction cursors see the transaction's own writes.
-  REQUIRE(store->Update([&](WriteTransaction& t) {
-                 if (Status s = t.Put(db, "aa", "new"); !s.ok()) return s;
-                 auto c = t.NewCursor(db);
-                 if (!c.ok()) return c.status();
-                 c->Seek("aa");
-                 CHECK(c->Valid());
-                 CHECK(c->value() == "new");
-                 return Status();
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& t) {
+                if (Status s = t.Put(db, "aa", "new"); !s.ok()) return s;
+                auto c = t.NewCursor(db);
+                if (!c.ok()) return c.status();
+                c->Seek("aa");
+                CHECK(c->Valid());
+                CHECK(c->value() == "new");
+                return Status();
+              })
+              .ok());
 }
 
 TEST_CASE("database names and keys are validated") {
   TempDir dir;
   auto store = MustOpen(dir.Sub("s"));
-  CHECK(store->OpenDatabase("").status().code() == StatusCode::kInvalidArgument);
+  CHECK(store->OpenDatabase("").status().code() ==
+        StatusCode::kInvalidArgument);
   CHECK(store->OpenDatabase(std::string(256, 'n')).status().code() ==
         StatusCode::kInvalidArgument);
   CHECK(store->OpenDatabase(std::string("a\0b", 3)).status().code() ==
@@ -182,22 +200,26 @@ TEST_CASE("database names and keys are validated") {
   REQUIRE(second.ok());
 
   Database db = *first;
-  Status empty_key = store->Update([&](WriteTransaction& t) { return t.Put(db, "", "v"); });
+  Status empty_key =
+      store->Update([&](WriteTransaction& t) { return t.Put(db, "", "v"); });
   CHECK(empty_key.code() == StatusCode::kInvalidArgument);
   Status long_key = store->Update([&](WriteTransaction& t) {
     return t.Put(db, std::string(Transaction::kMaxKeySize + 1, 'k'), "v");
   });
   CHECK(long_key.code() == StatusCode::kInvalidArgument);
   CHECK(Contains(long_key.message(), "512 bytes"));
-  CHECK(store->Update([&](WriteTransaction& t) {
-               return t.Put(db, std::string(Transaction::kMaxKeySize, 'k'), "v");
-             }).ok());
+  CHECK(store
+            ->Update([&](WriteTransaction& t) {
+              return t.Put(db, std::string(Transaction::kMaxKeySize, 'k'), "v");
+            })
+            .ok());
   CHECK(CountOf(*store, db) == 1);
 
   // Invalid and foreign handles.
   auto txn = store->BeginRead();
   REQUIRE(txn.ok());
-  CHECK(txn->Get(Database(), "k").status().code() == StatusCode::kInvalidArgument);
+  CHECK(txn->Get(Database(), "k").status().code() ==
+        StatusCode::kInvalidArgument);
   TempDir other_dir;
   auto other = MustOpen(other_dir.Sub("s"));
   Database foreign = MustDb(*other, "same");
@@ -267,14 +289,19 @@ TEST_CASE("a swallowed map-full error is still retried, never half-committed") {
   CHECK(CountOf(*store, db) == 64);
 }
 
-TEST_CASE("at the ceiling a write fails with RESOURCE_EXHAUSTED and changes nothing") {
+TEST_CASE(
+    "at the ceiling a write fails with RESOURCE_EXHAUSTED and changes "
+    "nothing") {
   TempDir dir;
   StoreOptions options;
   options.map_size = StoreOptions::kMinMapSize;
   options.max_map_size = 2 * StoreOptions::kMinMapSize;
   auto store = MustOpen(dir.Sub("s"), options);
   Database db = MustDb(*store, "d");
-  REQUIRE(store->Update([&](WriteTransaction& t) { return t.Put(db, "keep", "me"); }).ok());
+  REQUIRE(
+      store
+          ->Update([&](WriteTransaction& t) { return t.Put(db, "keep", "me"); })
+          .ok());
 
   Status s = store->Update([&](WriteTransaction& t) {
     return WriteMany(t, db, 64, 64 * 1024);  // 4 MiB > 2 MiB ceiling
@@ -286,7 +313,10 @@ TEST_CASE("at the ceiling a write fails with RESOURCE_EXHAUSTED and changes noth
   CHECK(ReadValue(*store, db, "keep") == "me");
   CHECK(ReadValue(*store, db, "k0000") == "<NOT_FOUND>");
   // Still usable for writes that fit.
-  CHECK(store->Update([&](WriteTransaction& t) { return t.Put(db, "small", "ok"); }).ok());
+  CHECK(store
+            ->Update(
+                [&](WriteTransaction& t) { return t.Put(db, "small", "ok"); })
+            .ok());
   CHECK(ReadValue(*store, db, "small") == "ok");
 }
 
@@ -302,31 +332,35 @@ TEST_CASE("reentrant calls fail cleanly instead of deadlocking") {
   });
   CHECK(nested.code() == StatusCode::kFailedPrecondition);
 
-  Status open_inside = store->Update([&](WriteTransaction&) {
-    return store->OpenDatabase("other").status();
-  });
+  Status open_inside = store->Update(
+      [&](WriteTransaction&) { return store->OpenDatabase("other").status(); });
   CHECK(open_inside.code() == StatusCode::kFailedPrecondition);
 
   {
     // Growth must wait for this thread's own reader: refused, not hung.
     auto reader = store->BeginRead();
     REQUIRE(reader.ok());
-    Status s = store->Update([&](WriteTransaction& t) {
-      return WriteMany(t, db, 64, 64 * 1024);
-    });
+    Status s = store->Update(
+        [&](WriteTransaction& t) { return WriteMany(t, db, 64, 64 * 1024); });
     CHECK(s.code() == StatusCode::kFailedPrecondition);
     CHECK(Contains(s.message(), "read transaction"));
     // Small writes that need no growth are fine meanwhile.
-    CHECK(store->Update([&](WriteTransaction& t) { return t.Put(db, "x", "y"); }).ok());
+    CHECK(
+        store->Update([&](WriteTransaction& t) { return t.Put(db, "x", "y"); })
+            .ok());
   }
-  CHECK(store->Update([&](WriteTransaction& t) {
-               return WriteMany(t, db, 64, 64 * 1024);
-             }).ok());
+  CHECK(store
+            ->Update([&](WriteTransaction& t) {
+              return WriteMany(t, db, 64, 64 * 1024);
+            })
+            .ok());
   // Reading inside Update is allowed.
-  CHECK(store->Update([&](WriteTransaction&) {
-               auto r = store->BeginRead();
-               return r.status();
-             }).ok());
+  CHECK(store
+            ->Update([&](WriteTransaction&) {
+              auto r = store->BeginRead();
+              return r.status();
+            })
+            .ok());
 }
 
 TEST_CASE("read transactions move between threads") {
@@ -335,7 +369,9 @@ TEST_CASE("read transactions move between threads") {
   options.map_size = StoreOptions::kMinMapSize;
   auto store = MustOpen(dir.Sub("s"), options);
   Database db = MustDb(*store, "d");
-  REQUIRE(store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "v"); }).ok());
+  REQUIRE(
+      store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "v"); })
+          .ok());
   auto txn = store->BeginRead();
   REQUIRE(txn.ok());
   std::string seen;
@@ -348,23 +384,25 @@ TEST_CASE("read transactions move between threads") {
   // The transaction ended on the other thread; if the store still counted
   // it as open (or as this thread's), growth would be refused or wait
   // forever. 4 MiB into a 1 MiB map needs growth.
-  Status grown = store->Update([&](WriteTransaction& t) {
-    return WriteMany(t, db, 64, 64 * 1024);
-  });
+  Status grown = store->Update(
+      [&](WriteTransaction& t) { return WriteMany(t, db, 64, 64 * 1024); });
   CHECK_MESSAGE(grown.ok(), grown.ToString());
   CHECK(store->Info()->map_size > options.map_size);
 }
 
-TEST_CASE("concurrent readers always see whole transactions while the map grows") {
+TEST_CASE(
+    "concurrent readers always see whole transactions while the map grows") {
   TempDir dir;
   StoreOptions options;
   options.map_size = StoreOptions::kMinMapSize;
   auto store = MustOpen(dir.Sub("s"), options);
   Database db = MustDb(*store, "d");
-  REQUIRE(store->Update([&](WriteTransaction& t) {
-                 if (Status s = t.Put(db, "a", "0"); !s.ok()) return s;
-                 return t.Put(db, "b", "0");
-               }).ok());
+  REQUIRE(store
+              ->Update([&](WriteTransaction& t) {
+                if (Status s = t.Put(db, "a", "0"); !s.ok()) return s;
+                return t.Put(db, "b", "0");
+              })
+              .ok());
   std::atomic<bool> done{false};
   std::atomic<int> reads{0};
   std::atomic<int> torn{0};
@@ -391,7 +429,8 @@ TEST_CASE("concurrent readers always see whole transactions while the map grows"
       // Bulk that forces the map to grow every few iterations.
       char key[32];
       std::snprintf(key, sizeof key, "bulk%03d", i);
-      if (Status e = t.Put(db, key, std::string(96 * 1024, 'x')); !e.ok()) return e;
+      if (Status e = t.Put(db, key, std::string(96 * 1024, 'x')); !e.ok())
+        return e;
       return t.Put(db, "b", v);
     });
     REQUIRE_MESSAGE(s.ok(), s.ToString());
@@ -420,14 +459,17 @@ TEST_CASE("read-only stores") {
   {
     auto rw = MustOpen(path);
     Database db = MustDb(*rw, "a");
-    REQUIRE(rw->Update([&](WriteTransaction& t) { return t.Put(db, "k", "v"); }).ok());
+    REQUIRE(rw->Update([&](WriteTransaction& t) {
+                return t.Put(db, "k", "v");
+              }).ok());
   }
   auto store = MustOpen(path, ro);
   CHECK(store->read_only());
   Database db = MustDb(*store, "a");
   CHECK(ReadValue(*store, db, "k") == "v");
   CHECK(store->OpenDatabase("b").status().code() == StatusCode::kNotFound);
-  Status write = store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "w"); });
+  Status write =
+      store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "w"); });
   CHECK(write.code() == StatusCode::kFailedPrecondition);
   CHECK(Contains(write.message(), "read-only"));
   CHECK(ReadValue(*store, db, "k") == "v");
@@ -464,7 +506,8 @@ TEST_CASE("open errors are clear") {
   SUBCASE("not creating a missing store when asked not to") {
     StoreOptions o;
     o.create_if_missing = false;
-    CHECK(Store::Open(dir.Sub("s"), o).status().code() == StatusCode::kNotFound);
+    CHECK(Store::Open(dir.Sub("s"), o).status().code() ==
+          StatusCode::kNotFound);
     CHECK_FALSE(std::filesystem::exists(dir.Sub("s")));
   }
   SUBCASE("a path that is a file") {
@@ -527,7 +570,8 @@ internal::FormatSpec FormatV3(bool fail_second = false) {
   spec.current = 3;
   auto step = [fail_second](uint32_t from) {
     return internal::Migration{
-        from, [from, fail_second](internal::MigrationContext& ctx) -> absl::Status {
+        from,
+        [from, fail_second](internal::MigrationContext& ctx) -> absl::Status {
           if (from == 2 && fail_second) return absl::InternalError("boom");
           auto db = ctx.OpenDatabase("migrations");
           if (!db.ok()) return db.status();
@@ -552,9 +596,11 @@ TEST_CASE("format version: newer refused, older migrated through the hook") {
     CHECK(Store::kFormatVersion == 1);
   }
   SUBCASE("a failing migration leaves the store at its old version") {
-    auto failed = internal::StoreImpl::Open(path, {}, FormatV3(/*fail_second=*/true));
+    auto failed =
+        internal::StoreImpl::Open(path, {}, FormatV3(/*fail_second=*/true));
     CHECK(failed.status().code() == absl::StatusCode::kInternal);
-    CHECK(Contains(std::string(failed.status().message()), "from format 2 to 3"));
+    CHECK(
+        Contains(std::string(failed.status().message()), "from format 2 to 3"));
     auto store = MustOpen(path);  // still format 1
     CHECK(store->Info()->format_version == 1);
   }
@@ -583,7 +629,8 @@ TEST_CASE("format version: newer refused, older migrated through the hook") {
     CHECK(Contains(old.status().message(), "format version 1"));
     StoreOptions ro;
     ro.read_only = true;
-    CHECK(Store::Open(path, ro).status().code() == StatusCode::kFailedPrecondition);
+    CHECK(Store::Open(path, ro).status().code() ==
+          StatusCode::kFailedPrecondition);
   }
   SUBCASE("read-only cannot migrate; a missing step is refused") {
     StoreOptions ro;
@@ -605,7 +652,10 @@ TEST_CASE("Info lists every database and serializes to JSON") {
   auto store = MustOpen(dir.Sub("s"));
   Database a = MustDb(*store, "alpha");
   MustDb(*store, "beta");
-  REQUIRE(store->Update([&](WriteTransaction& t) { return WriteMany(t, a, 10, 100); }).ok());
+  REQUIRE(store
+              ->Update(
+                  [&](WriteTransaction& t) { return WriteMany(t, a, 10, 100); })
+              .ok());
   auto info = store->Info();
   REQUIRE(info.ok());
   REQUIRE(info->databases.size() == 3);

@@ -16,8 +16,8 @@ class TempDir {
  public:
   TempDir() {
     const char* base = getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") +
-                       "/ctxkit-test-XXXXXX";
+    std::string tmpl =
+        std::string(base && *base ? base : "/tmp") + "/ctxkit-test-XXXXXX";
     if (mkdtemp(tmpl.data()) == nullptr) abort();
     path_ = tmpl;
   }

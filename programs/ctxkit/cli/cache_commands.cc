@@ -12,9 +12,9 @@
 
 #include "ctxkit/cache.h"
 #include "programs/ctxkit/cli/commands.h"
-#include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/cli/record_flags.h"
 #include "programs/ctxkit/cli/store_location.h"
+#include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/tools/record_json.h"
 
 namespace ctxkit::program {
@@ -46,8 +46,7 @@ struct OpenedCache {
   std::unique_ptr<Cache> cache;  // destroyed first: it flushes into store
 };
 
-StatusOr<OpenedCache> OpenCache(const Args& args,
-                                StoreCreation creation) {
+StatusOr<OpenedCache> OpenCache(const Args& args, StoreCreation creation) {
   auto location = ResolveStoreLocation(args);
   if (!location.ok()) return location.status();
   auto store = OpenStoreForWriting(*location, creation);

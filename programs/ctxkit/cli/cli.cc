@@ -319,11 +319,9 @@ std::variant<Resolved, UsageError> Resolve(
       return resolved;
     }
     if (GroupMembers(program, candidate).empty()) {
-      const std::vector<std::string_view> words_here =
-          NextWords(program, path);
+      const std::vector<std::string_view> words_here = NextWords(program, path);
       return UsageError(
-          "unknown command " + Quoted(candidate) +
-              DidYouMean(word, words_here),
+          "unknown command " + Quoted(candidate) + DidYouMean(word, words_here),
           nullptr,
           path.empty() ? std::nullopt : std::optional<std::string>(path));
     }
@@ -533,13 +531,11 @@ int Run(const Program& program, std::span<const std::string_view> argv,
   }
   if (first == "help") return RunHelp(program, argv.subspan(1), out, err);
   if (LooksLikeFlag(first)) {
-    static constexpr std::string_view kProgramFlags[] = {"--help",
-                                                         "--version"};
-    return ReportUsageError(
-        program,
-        UsageError("unknown flag " + Quoted(first) +
-                   DidYouMean(first, kProgramFlags)),
-        err);
+    static constexpr std::string_view kProgramFlags[] = {"--help", "--version"};
+    return ReportUsageError(program,
+                            UsageError("unknown flag " + Quoted(first) +
+                                       DidYouMean(first, kProgramFlags)),
+                            err);
   }
 
   auto resolved = Resolve(program, argv);

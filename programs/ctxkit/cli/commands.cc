@@ -20,9 +20,9 @@ const Flag kJsonFlag{"--json", "",
 namespace {
 
 // Said by the help of every record command (conv, ref, cache, stats).
-#define CTXKIT_RECORD_OUTPUT                                                 \
-  "Prints one JSON document on one line. Opens the store read-write,\n"     \
-  "creating it if missing. Bad field values are INVALID_ARGUMENT errors\n"  \
+#define CTXKIT_RECORD_OUTPUT                                               \
+  "Prints one JSON document on one line. Opens the store read-write,\n"    \
+  "creating it if missing. Bad field values are INVALID_ARGUMENT errors\n" \
   "naming the field, unknown ids NOT_FOUND (exit status 1).\n"
 
 std::string VersionLine() {
@@ -465,8 +465,8 @@ const Program& CtxkitProgram() {
       {
           .name = "serve",
           .summary = "serve the REST API and MCP over HTTP",
-          .flags = {&kDbFlag, &kListenFlag, &kTokenFileFlag,
-                    &kConfigFlag, &kPrintConfigFlag},
+          .flags = {&kDbFlag, &kListenFlag, &kTokenFileFlag, &kConfigFlag,
+                    &kPrintConfigFlag},
           .description =
               "An HTTP server: POST /api/chat/compact (the pgEdge agent), GET\n"
               "/health, GET /api/user/info, MCP at POST /mcp/v1 (one JSON-RPC\n"

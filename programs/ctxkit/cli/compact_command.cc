@@ -222,9 +222,8 @@ const Flag kCompactModelFlag{.name = "--model",
 const Flag kCompactExplainFlag{"--explain", "",
                                "add each message's tier, rule and fate "
                                "(\"decisions\")"};
-const Flag kCompactFormatFlag{"--format", "F",
-                              "auto (default), openai, anthropic or plain",
-                              kFormats};
+const Flag kCompactFormatFlag{
+    "--format", "F", "auto (default), openai, anthropic or plain", kFormats};
 const Flag kCompactRecentWindowFlag{
     .name = "--recent-window",
     .value_name = "N",
@@ -258,8 +257,8 @@ Status RunCompact(const Args& args, std::ostream& out) {
   std::unique_ptr<ctxkit_compactor, CompactorFree> compactor(raw);
   char* json = nullptr;
   size_t json_len = 0;
-  const int rc = ctxkit_compact(compactor.get(), request.data(),
-                                request.size(), &json, &json_len, &error);
+  const int rc = ctxkit_compact(compactor.get(), request.data(), request.size(),
+                                &json, &json_len, &error);
   std::unique_ptr<char, CFree> response(json);
   std::unique_ptr<char, CFree> message(error);
   if (response != nullptr) {

@@ -17,8 +17,8 @@
 #include "programs/ctxkit/cli/commands.h"
 #include "programs/ctxkit/cli/demo_compaction.h"
 #include "programs/ctxkit/cli/demo_mcp.h"
-#include "programs/ctxkit/host/files.h"
 #include "programs/ctxkit/cli/store_location.h"
+#include "programs/ctxkit/host/files.h"
 #include "programs/ctxkit/host/text.h"
 
 namespace ctxkit::program {

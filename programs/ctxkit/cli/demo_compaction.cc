@@ -26,7 +26,8 @@ std::string Text(std::string_view role, std::string_view content) {
 
 std::string Call(int id, std::string_view tool, std::string_view arguments) {
   return "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":"
-         "\"call_" + std::to_string(id) +
+         "\"call_" +
+         std::to_string(id) +
          "\",\"type\":\"function\",\"function\":{\"name\":" + JsonQuote(tool) +
          ",\"arguments\":" + JsonQuote(arguments) + "}}]}";
 }
@@ -60,7 +61,8 @@ std::string Session() {
     const std::string path = "app/views_" + std::to_string(round) + ".py";
     m.push_back(Call(id, "read_file", "{\"path\":\"" + path + "\"}"));
     m.push_back(Result(id++, Source(round)));
-    m.push_back(Call(id, "bash", "{\"command\":\"pytest -q tests/test_views.py\"}"));
+    m.push_back(
+        Call(id, "bash", "{\"command\":\"pytest -q tests/test_views.py\"}"));
     if (round == kRounds / 2) {
       m.push_back(Result(id++,
                          "FAILED tests/test_views.py::test_index - "
@@ -69,9 +71,10 @@ std::string Session() {
       m.push_back(Text("assistant",
                        "Note: render() lost context_instance in Django 1.10; "
                        "the call in app/views_12.py must change."));
-      m.push_back(Call(id, "edit_file",
-                       "{\"path\":\"app/views_12.py\",\"old\":\"context_instance=ctx\","
-                       "\"new\":\"\"}"));
+      m.push_back(
+          Call(id, "edit_file",
+               "{\"path\":\"app/views_12.py\",\"old\":\"context_instance=ctx\","
+               "\"new\":\"\"}"));
       m.push_back(Result(id++, "The file app/views_12.py has been edited."));
     } else {
       m.push_back(Result(id++, "1 failed, 11 passed in 0.41s"));
@@ -79,7 +82,8 @@ std::string Session() {
     }
     if (round % 6 == 5) m.push_back(Text("user", "ok"));
   }
-  m.push_back(Call(id, "bash", "{\"command\":\"pytest -q tests/test_views.py\"}"));
+  m.push_back(
+      Call(id, "bash", "{\"command\":\"pytest -q tests/test_views.py\"}"));
   m.push_back(Result(id++, "12 passed in 0.38s"));
   m.push_back(Text("assistant",
                    "Done: app/views_12.py no longer passes context_instance; "

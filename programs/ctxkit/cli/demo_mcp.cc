@@ -162,7 +162,8 @@ class Child {
 // call, not a tool error).
 class Step {
  public:
-  Step(Child& child, std::string name) : child_(child), name_(std::move(name)) {}
+  Step(Child& child, std::string name)
+      : child_(child), name_(std::move(name)) {}
 
   Status Run(std::string_view method, const std::string& params) {
     request_ = R"({"jsonrpc":"2.0","id":)" + std::to_string(++next_id_) +
@@ -222,15 +223,16 @@ Status Field(Step& step, simdjson::simdjson_result<simdjson::dom::element> at,
   return Status();
 }
 
-#define CTXKIT_DEMO_TRY(expr)          \
-  do {                                 \
+#define CTXKIT_DEMO_TRY(expr)           \
+  do {                                  \
     if (Status s_ = (expr); !s_.ok()) { \
-      return s_;                       \
-    }                                  \
+      return s_;                        \
+    }                                   \
   } while (false)
 
 std::string Micros(Clock::duration d) {
-  return FormatDuration(std::chrono::duration_cast<std::chrono::nanoseconds>(d));
+  return FormatDuration(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(d));
 }
 
 Status Script(Child& child, std::ostream& out) {
@@ -241,16 +243,16 @@ Status Script(Child& child, std::ostream& out) {
   };
 
   Step init(child, "initialize");
-  CTXKIT_DEMO_TRY(init.Run("initialize",
-                           R"({"protocolVersion":"2025-11-25","capabilities":{},)"
-                           R"("clientInfo":{"name":"ctxkit-demo","version":"1"}})"));
+  CTXKIT_DEMO_TRY(init.Run(
+      "initialize", R"({"protocolVersion":"2025-11-25","capabilities":{},)"
+                    R"("clientInfo":{"name":"ctxkit-demo","version":"1"}})"));
   std::string_view version, server;
   CTXKIT_DEMO_TRY(Field(init, init.Data()["protocolVersion"], version));
   CTXKIT_DEMO_TRY(Field(init, init.Data()["serverInfo"]["version"], server));
-  say("initialize", "ctxkit " + std::string(server) + ", MCP " +
-                        std::string(version));
-  CTXKIT_DEMO_TRY(child.Send(
-      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  say("initialize",
+      "ctxkit " + std::string(server) + ", MCP " + std::string(version));
+  CTXKIT_DEMO_TRY(
+      child.Send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
 
   Step tools(child, "tools/list");
   CTXKIT_DEMO_TRY(tools.Run("tools/list", "{}"));
@@ -278,12 +280,12 @@ Status Script(Child& child, std::ostream& out) {
   uint64_t total_tokens = 0, message_count = 0;
   for (const auto& [role, content] : kMessages) {
     Step add(child, "manage_conversation add_message");
-    CTXKIT_DEMO_TRY(add.Run(
-        "tools/call",
-        ToolCall("manage_conversation",
-                 R"({"action":"add_message","conversation_id":)" +
-                     JsonQuote(id) + R"(,"role":)" + JsonQuote(role) +
-                     R"(,"content":)" + JsonQuote(content) + "}")));
+    CTXKIT_DEMO_TRY(
+        add.Run("tools/call",
+                ToolCall("manage_conversation",
+                         R"({"action":"add_message","conversation_id":)" +
+                             JsonQuote(id) + R"(,"role":)" + JsonQuote(role) +
+                             R"(,"content":)" + JsonQuote(content) + "}")));
     CTXKIT_DEMO_TRY(
         Field(add, add.Data()["conversation"]["total_tokens"], total_tokens));
     CTXKIT_DEMO_TRY(
@@ -302,28 +304,28 @@ Status Script(Child& child, std::ostream& out) {
   messages += "]";
   Step count(child, "count_tokens");
   CTXKIT_DEMO_TRY(count.Run(
-      "tools/call",
-      ToolCall("count_tokens",
-               R"({"model":"gpt-4o","input":)" + messages + "}")));
+      "tools/call", ToolCall("count_tokens", R"({"model":"gpt-4o","input":)" +
+                                                 messages + "}")));
   uint64_t tokens = 0, limit = 0;
   std::string_view status;
   CTXKIT_DEMO_TRY(Field(count, count.Data()["tokens"], tokens));
   CTXKIT_DEMO_TRY(Field(count, count.Data()["limit"], limit));
-  CTXKIT_DEMO_TRY(Field(count, count.Data()["recommendation"]["status"], status));
+  CTXKIT_DEMO_TRY(
+      Field(count, count.Data()["recommendation"]["status"], status));
   say("count_tokens (12 messages, gpt-4o)",
       std::to_string(tokens) + " tokens with chat overhead, " +
           std::string(status) + " (limit " + std::to_string(limit) + ")");
 
   Step compress(child, "compress_context");
   CTXKIT_DEMO_TRY(compress.Run(
-      "tools/call",
-      ToolCall("compress_context",
-               R"({"conversation_id":)" + JsonQuote(id) +
-                   R"(,"strategy":"smart","target_ratio":0.5,)"
-                   R"("preserve_recent":4})")));
+      "tools/call", ToolCall("compress_context",
+                             R"({"conversation_id":)" + JsonQuote(id) +
+                                 R"(,"strategy":"smart","target_ratio":0.5,)"
+                                 R"("preserve_recent":4})")));
   uint64_t original = 0, compressed = 0, original_count = 0,
            compressed_count = 0;
-  CTXKIT_DEMO_TRY(Field(compress, compress.Data()["original_tokens"], original));
+  CTXKIT_DEMO_TRY(
+      Field(compress, compress.Data()["original_tokens"], original));
   CTXKIT_DEMO_TRY(
       Field(compress, compress.Data()["compressed_tokens"], compressed));
   CTXKIT_DEMO_TRY(Field(compress, compress.Data()["original_message_count"],
@@ -337,25 +339,25 @@ Status Script(Child& child, std::ostream& out) {
           " tokens");
 
   Step stats(child, "resources/read token-stats");
-  CTXKIT_DEMO_TRY(stats.Run("resources/read",
-                            R"({"uri":"token-stats://)" + id + R"("})"));
+  CTXKIT_DEMO_TRY(
+      stats.Run("resources/read", R"({"uri":"token-stats://)" + id + R"("})"));
   std::string_view stats_text;
-  CTXKIT_DEMO_TRY(Field(stats, stats.Data()["contents"].at(0)["text"],
-                        stats_text));
+  CTXKIT_DEMO_TRY(
+      Field(stats, stats.Data()["contents"].at(0)["text"], stats_text));
   say("resources/read token-stats://<id>",
       std::to_string(stats_text.size()) + " bytes of statistics");
 
   Step prompt(child, "prompts/get summarize_context");
   CTXKIT_DEMO_TRY(prompt.Run(
       "prompts/get", R"({"name":"summarize_context","arguments":{)"
-                     R"("conversation_id":)" + JsonQuote(id) +
-                         R"(,"focus":"the decisions"}})"));
+                     R"("conversation_id":)" +
+                         JsonQuote(id) + R"(,"focus":"the decisions"}})"));
   std::string_view prompt_text;
-  CTXKIT_DEMO_TRY(Field(prompt, prompt.Data()["messages"].at(0)["content"]["text"],
-                        prompt_text));
-  say("prompts/get summarize_context",
-      "a " + std::to_string(prompt_text.size()) +
-          "-byte prompt holding the history");
+  CTXKIT_DEMO_TRY(Field(
+      prompt, prompt.Data()["messages"].at(0)["content"]["text"], prompt_text));
+  say("prompts/get summarize_context", "a " +
+                                           std::to_string(prompt_text.size()) +
+                                           "-byte prompt holding the history");
   return Status();
 }
 
@@ -377,8 +379,8 @@ Status RunMcpDemo(const std::string& store_dir, std::ostream& out) {
   std::vector<Clock::duration> times = child.times();
   std::sort(times.begin(), times.end());
   out << "  " << times.size() << " round trips, median "
-      << Micros(times[times.size() / 2]) << ", slowest "
-      << Micros(times.back()) << "; the server exited cleanly at end of input\n";
+      << Micros(times[times.size() / 2]) << ", slowest " << Micros(times.back())
+      << "; the server exited cleanly at end of input\n";
   return Status();
 }
 

@@ -17,8 +17,7 @@ const Flag kTokenFileFlag{
     "require 'Authorization: Bearer TOKEN', TOKEN being the file's first "
     "line"};
 const Flag kPrintConfigFlag{
-    "--print-config", "",
-    "print the effective configuration as JSON and exit"};
+    "--print-config", "", "print the effective configuration as JSON and exit"};
 
 host::HostConfigFlags HostConfigFlagsOf(const Args& args) {
   const auto value = [&](const Flag& flag) -> std::optional<std::string> {

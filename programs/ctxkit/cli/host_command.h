@@ -11,9 +11,9 @@
 
 #include "ctxkit/status.h"
 #include "programs/ctxkit/cli/cli.h"
+#include "programs/ctxkit/cli/store_location.h"
 #include "programs/ctxkit/host/config.h"
 #include "programs/ctxkit/host/services.h"
-#include "programs/ctxkit/cli/store_location.h"
 
 namespace ctxkit::program {
 

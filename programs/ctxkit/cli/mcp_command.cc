@@ -18,8 +18,9 @@ Status RunMcp(const Args& args, std::ostream& out) {
   if (!services.ok()) return services.status();
   // stdout carries protocol messages only; the one human line goes to
   // stderr, where MCP clients collect server logs.
-  std::cerr << "ctxkit mcp: serving over stdio (MCP " << mcp::kLatestProtocolVersion
-            << "), store " << (*services)->store->path() << "\n";
+  std::cerr << "ctxkit mcp: serving over stdio (MCP "
+            << mcp::kLatestProtocolVersion << "), store "
+            << (*services)->store->path() << "\n";
   return mcp::ServeStdio(**services, /*in_fd=*/0, /*out_fd=*/1);
 }
 

@@ -22,7 +22,8 @@ const Flag kOptimizeModelFlag{.name = "--model",
                                   "count tokens with this model's "
                                   "tokenizer (default claude-3-5-sonnet)",
                               .check = CheckModelFlag};
-const Flag kMaxTokensFlag{"--max-tokens", "N",
+const Flag kMaxTokensFlag{"--max-tokens",
+                          "N",
                           "cut the optimized query to at most N tokens",
                           {},
                           true};

@@ -20,8 +20,7 @@ const Flag kFileFlag{"--file", "PATH", "read the content from this file"};
 namespace {
 
 // Reads at most `max` bytes of `fd` (named `name` in errors).
-StatusOr<std::string> ReadAtMost(int fd, const std::string& name,
-                                 size_t max) {
+StatusOr<std::string> ReadAtMost(int fd, const std::string& name, size_t max) {
   struct stat info;
   if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
     return Status(StatusCode::kFailedPrecondition, name + " is a directory");
@@ -88,8 +87,7 @@ StatusOr<std::optional<std::string>> ReadContent(const Args& args,
   return std::optional<std::string>(*std::move(data));
 }
 
-StatusOr<std::optional<int64_t>> NumberFlag(const Args& args,
-                                            const Flag& flag,
+StatusOr<std::optional<int64_t>> NumberFlag(const Args& args, const Flag& flag,
                                             std::string_view field) {
   const std::string* text = args.Value(flag.name);
   if (text == nullptr) return std::optional<int64_t>();

@@ -19,8 +19,8 @@
 namespace ctxkit::program {
 
 // Flags shared by the content-taking commands.
-extern const Flag kContentFlag;   // --content TEXT
-extern const Flag kFileFlag;      // --file PATH
+extern const Flag kContentFlag;  // --content TEXT
+extern const Flag kFileFlag;     // --file PATH
 
 // The content of a command: --content TEXT, --file PATH, or the positional
 // argument at `stdin_index` being "-" (standard input). Exactly one may be
@@ -37,8 +37,7 @@ StatusOr<std::optional<std::string>> ReadContent(const Args& args,
 // The value of number flag `flag` (digits only, checked by the parser) as
 // an int64, or nullopt when not given. INVALID_ARGUMENT naming `field` when
 // it does not fit.
-StatusOr<std::optional<int64_t>> NumberFlag(const Args& args,
-                                            const Flag& flag,
+StatusOr<std::optional<int64_t>> NumberFlag(const Args& args, const Flag& flag,
                                             std::string_view field);
 
 // Writes `document` and a newline to `out`.

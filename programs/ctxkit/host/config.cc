@@ -13,8 +13,8 @@
 
 #include "ctxkit/model_registry.h"
 #include "programs/ctxkit/host/files.h"
-#include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/host/listen_address.h"
 #include "simdjson.h"
 
 namespace ctxkit::host {
@@ -25,9 +25,9 @@ namespace {
 // mistake (a store file, a log) better reported than parsed.
 constexpr size_t kMaxConfigFileBytes = size_t{1} << 20;
 
-constexpr std::string_view kLogLevels[] = {
-    "debug", "info",     "notice", "warning",
-    "error", "critical", "alert",  "emergency"};
+constexpr std::string_view kLogLevels[] = {"debug",   "info",     "notice",
+                                           "warning", "error",    "critical",
+                                           "alert",   "emergency"};
 
 enum class Kind {
   kPath,      // a string; empty = unset (db, token_file)
@@ -101,13 +101,13 @@ std::string Requirement(const Setting& setting) {
 Status Apply(const Setting& setting, const Value& value,
              std::string_view source, HostConfig& config) {
   const auto wrong = [&](std::string_view detail = {}) {
-    std::string message = std::string(setting.key) + " must be " +
-                          Requirement(setting);
+    std::string message =
+        std::string(setting.key) + " must be " + Requirement(setting);
     if (!detail.empty()) message += " (" + std::string(detail) + ")";
     return Invalid(source, message);
   };
-  const bool numeric = setting.kind == Kind::kPort ||
-                       setting.kind == Kind::kNumber;
+  const bool numeric =
+      setting.kind == Kind::kPort || setting.kind == Kind::kNumber;
   if (numeric != std::holds_alternative<uint64_t>(value)) return wrong();
 
   if (numeric) {
@@ -326,16 +326,26 @@ std::string HostConfigToJson(const HostConfig& config) {
   // make the output say the same thing twice.
   program::JsonOut json;
   json.BeginObject()
-      .Key("db").String(config.db_path)
-      .Key("listen").String(config.listen)
-      .Key("token_file").String(config.token_file)
-      .Key("max_body_bytes").Uint(config.max_body_bytes)
-      .Key("max_message_bytes").Uint(config.max_message_bytes)
-      .Key("timeout_seconds").Int(config.timeout_seconds)
-      .Key("threads").Int(config.threads)
-      .Key("page_size").Uint(config.page_size)
-      .Key("default_model").String(config.default_model)
-      .Key("log_level").String(config.log_level)
+      .Key("db")
+      .String(config.db_path)
+      .Key("listen")
+      .String(config.listen)
+      .Key("token_file")
+      .String(config.token_file)
+      .Key("max_body_bytes")
+      .Uint(config.max_body_bytes)
+      .Key("max_message_bytes")
+      .Uint(config.max_message_bytes)
+      .Key("timeout_seconds")
+      .Int(config.timeout_seconds)
+      .Key("threads")
+      .Int(config.threads)
+      .Key("page_size")
+      .Uint(config.page_size)
+      .Key("default_model")
+      .String(config.default_model)
+      .Key("log_level")
+      .String(config.log_level)
       .EndObject();
   return json.str();
 }

@@ -8,10 +8,10 @@
 //   port (of listen)                   CTXKIT_PORT            "port"
 //   token_file         --token-file    CTXKIT_TOKEN_FILE      "token_file"
 //   max_body_bytes                     CTXKIT_MAX_BODY_BYTES  "max_body_bytes"
-//   max_message_bytes                  CTXKIT_MAX_MESSAGE_BYTES "max_message_bytes"
-//   timeout_seconds                    CTXKIT_TIMEOUT_SECONDS "timeout_seconds"
-//   threads                            CTXKIT_THREADS         "threads"
-//   page_size                          CTXKIT_PAGE_SIZE       "page_size"
+//   max_message_bytes                  CTXKIT_MAX_MESSAGE_BYTES
+//   "max_message_bytes" timeout_seconds CTXKIT_TIMEOUT_SECONDS
+//   "timeout_seconds" threads                            CTXKIT_THREADS
+//   "threads" page_size                          CTXKIT_PAGE_SIZE "page_size"
 //   default_model                      CTXKIT_DEFAULT_MODEL   "default_model"
 //   log_level                          CTXKIT_LOG_LEVEL       "log_level"
 //

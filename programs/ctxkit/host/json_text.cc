@@ -70,8 +70,9 @@ StatusOr<std::string> ParseJsonLineText(std::string_view line) {
   }
   simdjson::dom::object object;
   if (root.get_object().get(object) != simdjson::SUCCESS) {
-    return invalid("expected a JSON string or an object with a string "
-                   "\"text\"");
+    return invalid(
+        "expected a JSON string or an object with a string "
+        "\"text\"");
   }
   // simdjson keeps every member, so a repeated "text" is seen here, and
   // refused: which of the two was meant cannot be told.

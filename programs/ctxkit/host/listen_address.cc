@@ -29,8 +29,8 @@ bool IsLoopbackHost(std::string_view host) {
 StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
   const auto invalid = [&](std::string_view why) {
     return Status(StatusCode::kInvalidArgument,
-                  "bad listen address '" + std::string(text) + "': " +
-                      std::string(why) +
+                  "bad listen address '" + std::string(text) +
+                      "': " + std::string(why) +
                       " (expected HOST:PORT, e.g. 127.0.0.1:6789 or "
                       "[::1]:6789)");
   };

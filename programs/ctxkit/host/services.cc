@@ -22,8 +22,8 @@ Services::~Services() {
   if (analytics != nullptr) (void)analytics->Flush();
 }
 
-StatusOr<std::unique_ptr<Services>> OpenServices(
-    const HostConfig& config, std::unique_ptr<Store> store) {
+StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
+                                                 std::unique_ptr<Store> store) {
   auto services = std::make_unique<Services>();
   services->config = config;
   services->store = std::move(store);

@@ -1,5 +1,7 @@
 #include "programs/ctxkit/http/http_server.h"
 
+#include <httplib.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -13,11 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include <httplib.h>
-
 #include "ctxkit/version.h"
-#include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/http/auth.h"
 #include "programs/ctxkit/http/headers.h"
 #include "programs/ctxkit/http/mcp_messages.h"
@@ -53,8 +53,8 @@ constexpr time_t kIdleIntervalMicros = 200'000;
 // The revisions mcp::Session negotiates (session.h); a request naming any
 // other in MCP-Protocol-Version is refused with 400, as the transport
 // specification requires.
-constexpr std::string_view kProtocolVersions[] = {
-    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+constexpr std::string_view kProtocolVersions[] = {"2025-11-25", "2025-06-18",
+                                                  "2025-03-26", "2024-11-05"};
 
 // ---- small helpers ----------------------------------------------------------
 
@@ -89,15 +89,24 @@ class WorkerPool final : public httplib::ThreadPool {
 // The reason phrase of the statuses httplib produces by itself.
 std::string StatusText(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 415: return "Unsupported Media Type";
-    case 416: return "Range Not Satisfiable";
-    case 500: return "Internal Server Error";
-    default: return "HTTP status " + std::to_string(status);
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 414:
+      return "URI Too Long";
+    case 415:
+      return "Unsupported Media Type";
+    case 416:
+      return "Range Not Satisfiable";
+    case 500:
+      return "Internal Server Error";
+    default:
+      return "HTTP status " + std::to_string(status);
   }
 }
 
@@ -354,11 +363,10 @@ bool HttpServer::Impl::Authorized(const httplib::Request& req,
   const std::string header = req.get_header_value("Authorization");
   std::string_view value = Trim(header);
   constexpr std::string_view kScheme = "bearer";
-  const bool bearer = value.size() > kScheme.size() &&
-                      EqualsIgnoreCase(value.substr(0, kScheme.size()),
-                                       kScheme) &&
-                      (value[kScheme.size()] == ' ' ||
-                       value[kScheme.size()] == '\t');
+  const bool bearer =
+      value.size() > kScheme.size() &&
+      EqualsIgnoreCase(value.substr(0, kScheme.size()), kScheme) &&
+      (value[kScheme.size()] == ' ' || value[kScheme.size()] == '\t');
   if (!bearer) {
     res.set_header("WWW-Authenticate", "Bearer realm=\"ctxkit\"");
     SendError(res, 401,
@@ -416,7 +424,8 @@ void HttpServer::Impl::Route(const httplib::Request& req,
     UserInfo(res);
     return;
   }
-  if (path == "/mcp" && (method == Method::kPost || method == Method::kDelete)) {
+  if (path == "/mcp" &&
+      (method == Method::kPost || method == Method::kDelete)) {
     McpStreamable(req, res, reader);
     return;
   }
@@ -439,9 +448,12 @@ void HttpServer::Impl::Route(const httplib::Request& req,
 void HttpServer::Impl::Health(httplib::Response& res) {
   program::JsonOut json;
   json.BeginObject()
-      .Key("status").String("ok")
-      .Key("server").String("ctxkit")
-      .Key("version").String(CTXKIT_VERSION_STRING)
+      .Key("status")
+      .String("ok")
+      .Key("server")
+      .String("ctxkit")
+      .Key("version")
+      .String(CTXKIT_VERSION_STRING)
       .EndObject();
   SendJson(res, 200, json.str());
 }
@@ -451,8 +463,10 @@ void HttpServer::Impl::UserInfo(httplib::Response& res) {
   // the caller proved it holds the token.
   program::JsonOut json;
   json.BeginObject()
-      .Key("username").String(token_.empty() ? "local" : "bearer")
-      .Key("auth").String(token_.empty() ? "none" : "bearer")
+      .Key("username")
+      .String(token_.empty() ? "local" : "bearer")
+      .Key("auth")
+      .String(token_.empty() ? "none" : "bearer")
       .EndObject();
   SendJson(res, 200, json.str());
 }
@@ -524,10 +538,10 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
 
   const std::string accept = req.get_header_value("Accept");
   const bool wants_sse = ContainsIgnoreCase(accept, kSseType);
-  const bool accepts_json =
-      accept.empty() || ContainsIgnoreCase(accept, "application/json") ||
-      ContainsIgnoreCase(accept, "*/*") ||
-      ContainsIgnoreCase(accept, "application/*");
+  const bool accepts_json = accept.empty() ||
+                            ContainsIgnoreCase(accept, "application/json") ||
+                            ContainsIgnoreCase(accept, "*/*") ||
+                            ContainsIgnoreCase(accept, "application/*");
   if (!wants_sse && !accepts_json) {
     SendJson(res, 406,
              mcp::ErrorReply("null", mcp::kInvalidRequest,
@@ -673,8 +687,8 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(
   if (!token.ok()) return token.status();
   auto address = ParseListenAddress(services.config.listen);
   if (!address.ok()) return address.status();
-  auto impl = std::make_unique<Impl>(services, *std::move(address),
-                                     *std::move(token));
+  auto impl =
+      std::make_unique<Impl>(services, *std::move(address), *std::move(token));
   if (Status s = impl->Bind(); !s.ok()) return s;
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }

@@ -5,11 +5,11 @@
 #ifndef CTXKIT_PROGRAMS_CTXKIT_HTTP_MCP_MESSAGES_H_
 #define CTXKIT_PROGRAMS_CTXKIT_HTTP_MCP_MESSAGES_H_
 
+#include <httplib.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <httplib.h>
 
 #include "programs/ctxkit/mcp/session.h"
 

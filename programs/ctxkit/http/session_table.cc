@@ -44,7 +44,8 @@ std::shared_ptr<mcp::Session> SessionTable::Find(const std::string& id) {
   return it->second.session;
 }
 
-void SessionTable::Add(const std::string& id, std::shared_ptr<mcp::Session> session) {
+void SessionTable::Add(const std::string& id,
+                       std::shared_ptr<mcp::Session> session) {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   for (auto it = sessions_.begin(); it != sessions_.end();) {

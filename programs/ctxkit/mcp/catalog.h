@@ -121,8 +121,7 @@ struct Completions {
   std::vector<std::string> values;
   std::optional<size_t> total;
 };
-using CompletionHandler = Completions (*)(std::string_view prefix,
-                                          size_t limit,
+using CompletionHandler = Completions (*)(std::string_view prefix, size_t limit,
                                           RequestContext& context);
 
 struct ResourceTemplateSpec {
@@ -187,7 +186,8 @@ std::span<const PromptSpec> Prompts();
 // Seed 000's error form as a tool error:
 //   {"success":false,"error":<error>,"details":[<details>...]}
 // `details_json` is a JSON array text ("[]" for none).
-ToolOutput ToolError(std::string_view error, std::string_view details_json = "[]");
+ToolOutput ToolError(std::string_view error,
+                     std::string_view details_json = "[]");
 
 // A validation error in seed 000's form, for a check the schema cannot
 // express: details [{"path":[<path>],"message":<message>}], error

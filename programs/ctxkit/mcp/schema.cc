@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "programs/ctxkit/host/json_text.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/host/json_text.h"
 
 namespace ctxkit::mcp {
 
@@ -251,7 +251,8 @@ StatusOr<std::unique_ptr<Node>> CompileNode(element json,
       node->const_value = Minified(value);
     } else if (key == "minimum" || key == "maximum" ||
                key == "exclusiveMinimum" || key == "exclusiveMaximum") {
-      if (!IsNumber(value)) return Bad(where, std::string(key) + " must be a number");
+      if (!IsNumber(value))
+        return Bad(where, std::string(key) + " must be a number");
       const double d = NumberOf(value);
       if (key == "minimum") node->minimum = d;
       if (key == "maximum") node->maximum = d;
@@ -364,7 +365,8 @@ class Validator {
     if (value.get_object().get(object) == simdjson::SUCCESS) {
       CheckObject(node, object, path);
     }
-    if (!node.any_of.empty()) CheckAlternatives(node.any_of, false, value, path);
+    if (!node.any_of.empty())
+      CheckAlternatives(node.any_of, false, value, path);
     if (!node.one_of.empty()) CheckAlternatives(node.one_of, true, value, path);
   }
 
@@ -393,13 +395,12 @@ class Validator {
                     FormatNumber(*node.maximum));
     }
     if (node.exclusive_maximum && d >= *node.exclusive_maximum) {
-      Add(path, "Number must be less than " +
-                    FormatNumber(*node.exclusive_maximum));
+      Add(path,
+          "Number must be less than " + FormatNumber(*node.exclusive_maximum));
     }
   }
 
-  void CheckObject(const Node& node, simdjson::dom::object object,
-                   Path& path) {
+  void CheckObject(const Node& node, simdjson::dom::object object, Path& path) {
     for (const std::string& name : node.required) {
       element member;
       if (object.at_key(name).get(member) != simdjson::SUCCESS) {
@@ -424,8 +425,7 @@ class Validator {
   }
 
   void CheckAlternatives(const std::vector<std::unique_ptr<Node>>& options,
-                         bool exactly_one, element value,
-                         Path& path) {
+                         bool exactly_one, element value, Path& path) {
     size_t matches = 0;
     std::vector<SchemaProblem> closest;
     // An alternative of the value's own type is closer than any other,
@@ -507,8 +507,10 @@ std::string SchemaProblemsToJson(const std::vector<SchemaProblem>& problems) {
   json.BeginArray();
   for (const SchemaProblem& p : problems) {
     json.BeginObject()
-        .Key("path").Raw(p.path_json)
-        .Key("message").String(p.message)
+        .Key("path")
+        .Raw(p.path_json)
+        .Key("message")
+        .String(p.message)
         .EndObject();
   }
   json.EndArray();

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "ctxkit/version.h"
-#include "programs/ctxkit/mcp/schema.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/mcp/schema.h"
 
 namespace ctxkit::mcp {
 
@@ -27,12 +27,12 @@ using program::JsonOut;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-constexpr std::string_view kProtocolVersions[] = {
-    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+constexpr std::string_view kProtocolVersions[] = {"2025-11-25", "2025-06-18",
+                                                  "2025-03-26", "2024-11-05"};
 
 constexpr std::string_view kLogLevelNames[] = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert",
-    "emergency"};
+    "debug", "info",     "notice", "warning",
+    "error", "critical", "alert",  "emergency"};
 
 // Least time between two progress notifications of one request.
 constexpr std::chrono::milliseconds kProgressInterval{50};
@@ -115,8 +115,9 @@ std::string EncodeCursor(std::string_view list, size_t offset) {
 size_t DecodeCursor(std::string_view list, std::string_view cursor,
                     size_t size) {
   auto bad = [&]() -> size_t {
-    Fail(kInvalidParams, "invalid cursor: pass the nextCursor of an earlier "
-                         "page of this list, or none");
+    Fail(kInvalidParams,
+         "invalid cursor: pass the nextCursor of an earlier "
+         "page of this list, or none");
   };
   if (cursor.size() < 3 || cursor[0] != 'c' || cursor.size() % 2 != 1 ||
       cursor.size() > 200) {
@@ -172,7 +173,8 @@ Page PageOf(std::string_view list, std::optional<object> params, size_t size,
 
 void EndPage(JsonOut& json, const Page& page) {
   json.EndArray();
-  if (!page.next_cursor.empty()) json.Key("nextCursor").String(page.next_cursor);
+  if (!page.next_cursor.empty())
+    json.Key("nextCursor").String(page.next_cursor);
   json.EndObject();
 }
 
@@ -292,11 +294,16 @@ class Session::Request final : public RequestContext {
     last_progress_ = progress;
     JsonOut json;
     json.BeginObject()
-        .Key("jsonrpc").String("2.0")
-        .Key("method").String("notifications/progress")
-        .Key("params").BeginObject()
-        .Key("progressToken").Raw(progress_token_)
-        .Key("progress").Double(progress);
+        .Key("jsonrpc")
+        .String("2.0")
+        .Key("method")
+        .String("notifications/progress")
+        .Key("params")
+        .BeginObject()
+        .Key("progressToken")
+        .Raw(progress_token_)
+        .Key("progress")
+        .Double(progress);
     if (total > 0) json.Key("total").Double(total);
     if (!message.empty()) json.Key("message").String(message);
     json.EndObject().EndObject();
@@ -342,9 +349,9 @@ void Session::CancelAll() {
 }
 
 std::string Session::TooLargeReply(size_t limit) {
-  return ErrorReply("null", kInvalidRequest,
-                    "message too large: the limit is " +
-                        std::to_string(limit) + " bytes");
+  return ErrorReply(
+      "null", kInvalidRequest,
+      "message too large: the limit is " + std::to_string(limit) + " bytes");
 }
 
 void Session::SendLog(Outbound& out, LogLevel level, std::string_view data) {
@@ -353,13 +360,20 @@ void Session::SendLog(Outbound& out, LogLevel level, std::string_view data) {
   }
   JsonOut json;
   json.BeginObject()
-      .Key("jsonrpc").String("2.0")
-      .Key("method").String("notifications/message")
-      .Key("params").BeginObject()
-      .Key("level").String(kLogLevelNames[static_cast<int>(level)])
-      .Key("logger").String("ctxkit")
-      .Key("data").String(data)
-      .EndObject().EndObject();
+      .Key("jsonrpc")
+      .String("2.0")
+      .Key("method")
+      .String("notifications/message")
+      .Key("params")
+      .BeginObject()
+      .Key("level")
+      .String(kLogLevelNames[static_cast<int>(level)])
+      .Key("logger")
+      .String("ctxkit")
+      .Key("data")
+      .String(data)
+      .EndObject()
+      .EndObject();
   out.Send(json.str());
 }
 
@@ -410,7 +424,8 @@ void Session::HandleOne(element message, Outbound& out, std::string& reply) {
   // A response to a request of ours: the server sends none, so there is
   // nothing to match it with. Its id may be null (an error response to a
   // message the peer could not read), so this comes before the id check.
-  if (!method_member && (Member(request, "result") || Member(request, "error"))) {
+  if (!method_member &&
+      (Member(request, "result") || Member(request, "error"))) {
     return;
   }
   // The id, validated first so that every later error can carry it.
@@ -492,7 +507,8 @@ void Session::HandleOne(element message, Outbound& out, std::string& reply) {
   } catch (const RpcError& error) {
     reply = ErrorReply(id_json, error.code, error.message, error.data_json);
   } catch (const std::bad_alloc&) {
-    reply = ErrorReply(id_json, kInternalError, "Internal error: out of memory");
+    reply =
+        ErrorReply(id_json, kInternalError, "Internal error: out of memory");
   } catch (const std::exception& e) {
     reply = ErrorReply(id_json, kInternalError,
                        std::string("Internal error: ") + e.what());
@@ -553,23 +569,45 @@ std::string Session::Initialize(std::optional<object> params) {
   }
   JsonOut json;
   json.BeginObject()
-      .Key("protocolVersion").String(chosen)
-      .Key("capabilities").BeginObject()
-      .Key("completions").BeginObject().EndObject()
-      .Key("logging").BeginObject().EndObject()
-      .Key("prompts").BeginObject().Key("listChanged").Bool(false).EndObject()
-      .Key("resources").BeginObject()
-      .Key("subscribe").Bool(false)
-      .Key("listChanged").Bool(false)
+      .Key("protocolVersion")
+      .String(chosen)
+      .Key("capabilities")
+      .BeginObject()
+      .Key("completions")
+      .BeginObject()
       .EndObject()
-      .Key("tools").BeginObject().Key("listChanged").Bool(false).EndObject()
+      .Key("logging")
+      .BeginObject()
       .EndObject()
-      .Key("serverInfo").BeginObject()
-      .Key("name").String("ctxkit")
-      .Key("title").String("ctxkit context toolkit")
-      .Key("version").String(CTXKIT_VERSION_STRING)
+      .Key("prompts")
+      .BeginObject()
+      .Key("listChanged")
+      .Bool(false)
       .EndObject()
-      .Key("instructions").String(kInstructions)
+      .Key("resources")
+      .BeginObject()
+      .Key("subscribe")
+      .Bool(false)
+      .Key("listChanged")
+      .Bool(false)
+      .EndObject()
+      .Key("tools")
+      .BeginObject()
+      .Key("listChanged")
+      .Bool(false)
+      .EndObject()
+      .EndObject()
+      .Key("serverInfo")
+      .BeginObject()
+      .Key("name")
+      .String("ctxkit")
+      .Key("title")
+      .String("ctxkit context toolkit")
+      .Key("version")
+      .String(CTXKIT_VERSION_STRING)
+      .EndObject()
+      .Key("instructions")
+      .String(kInstructions)
       .EndObject();
   return json.str();
 }
@@ -583,17 +621,28 @@ std::string Session::ListTools(std::optional<object> params) {
   for (size_t i = page.begin; i < page.end; ++i) {
     const ToolSpec& tool = tools[i];
     json.BeginObject()
-        .Key("name").String(tool.name)
-        .Key("title").String(tool.title)
-        .Key("description").String(tool.description)
-        .Key("inputSchema").Raw(tool.input_schema)
-        .Key("outputSchema").Raw(tool.output_schema)
-        .Key("annotations").BeginObject()
-        .Key("title").String(tool.title)
-        .Key("readOnlyHint").Bool(tool.read_only)
-        .Key("destructiveHint").Bool(tool.destructive)
-        .Key("idempotentHint").Bool(tool.idempotent)
-        .Key("openWorldHint").Bool(false)
+        .Key("name")
+        .String(tool.name)
+        .Key("title")
+        .String(tool.title)
+        .Key("description")
+        .String(tool.description)
+        .Key("inputSchema")
+        .Raw(tool.input_schema)
+        .Key("outputSchema")
+        .Raw(tool.output_schema)
+        .Key("annotations")
+        .BeginObject()
+        .Key("title")
+        .String(tool.title)
+        .Key("readOnlyHint")
+        .Bool(tool.read_only)
+        .Key("destructiveHint")
+        .Bool(tool.destructive)
+        .Key("idempotentHint")
+        .Bool(tool.idempotent)
+        .Key("openWorldHint")
+        .Bool(false)
         .EndObject()
         .EndObject();
   }
@@ -644,32 +693,42 @@ std::string Session::CallTool(std::optional<object> params, Request& context) {
   }
   JsonOut json;
   json.BeginObject()
-      .Key("content").BeginArray()
+      .Key("content")
+      .BeginArray()
       .BeginObject()
-      .Key("type").String("text")
-      .Key("text").String(output.json)
+      .Key("type")
+      .String("text")
+      .Key("text")
+      .String(output.json)
       .EndObject()
       .EndArray()
-      .Key("structuredContent").Raw(output.json)
-      .Key("isError").Bool(output.is_error)
+      .Key("structuredContent")
+      .Raw(output.json)
+      .Key("isError")
+      .Bool(output.is_error)
       .EndObject();
   return json.str();
 }
 
 std::string Session::ListResources(std::optional<object> params) {
   const auto resources = Resources();
-  const Page page = PageOf("resources", params, resources.size(),
-                           services_.config.page_size);
+  const Page page =
+      PageOf("resources", params, resources.size(), services_.config.page_size);
   JsonOut json;
   json.BeginObject().Key("resources").BeginArray();
   for (size_t i = page.begin; i < page.end; ++i) {
     const ResourceSpec& r = resources[i];
     json.BeginObject()
-        .Key("uri").String(r.uri)
-        .Key("name").String(r.name)
-        .Key("title").String(r.title)
-        .Key("description").String(r.description)
-        .Key("mimeType").String(r.mime_type)
+        .Key("uri")
+        .String(r.uri)
+        .Key("name")
+        .String(r.name)
+        .Key("title")
+        .String(r.title)
+        .Key("description")
+        .String(r.description)
+        .Key("mimeType")
+        .String(r.mime_type)
         .EndObject();
   }
   EndPage(json, page);
@@ -678,18 +737,23 @@ std::string Session::ListResources(std::optional<object> params) {
 
 std::string Session::ListTemplates(std::optional<object> params) {
   const auto templates = ResourceTemplates();
-  const Page page = PageOf("templates", params, templates.size(),
-                           services_.config.page_size);
+  const Page page =
+      PageOf("templates", params, templates.size(), services_.config.page_size);
   JsonOut json;
   json.BeginObject().Key("resourceTemplates").BeginArray();
   for (size_t i = page.begin; i < page.end; ++i) {
     const ResourceTemplateSpec& t = templates[i];
     json.BeginObject()
-        .Key("uriTemplate").String(t.uri_template)
-        .Key("name").String(t.name)
-        .Key("title").String(t.title)
-        .Key("description").String(t.description)
-        .Key("mimeType").String(t.mime_type)
+        .Key("uriTemplate")
+        .String(t.uri_template)
+        .Key("name")
+        .String(t.name)
+        .Key("title")
+        .String(t.title)
+        .Key("description")
+        .String(t.description)
+        .Key("mimeType")
+        .String(t.mime_type)
         .EndObject();
   }
   EndPage(json, page);
@@ -737,11 +801,15 @@ std::string Session::ReadResource(std::optional<object> params,
   if (context.Cancelled()) return "{}";
   JsonOut json;
   json.BeginObject()
-      .Key("contents").BeginArray()
+      .Key("contents")
+      .BeginArray()
       .BeginObject()
-      .Key("uri").String(uri)
-      .Key("mimeType").String(mime_type)
-      .Key("text").String((*content)->text)
+      .Key("uri")
+      .String(uri)
+      .Key("mimeType")
+      .String(mime_type)
+      .Key("text")
+      .String((*content)->text)
       .EndObject()
       .EndArray()
       .EndObject();
@@ -757,15 +825,22 @@ std::string Session::ListPrompts(std::optional<object> params) {
   for (size_t i = page.begin; i < page.end; ++i) {
     const PromptSpec& p = prompts[i];
     json.BeginObject()
-        .Key("name").String(p.name)
-        .Key("title").String(p.title)
-        .Key("description").String(p.description)
-        .Key("arguments").BeginArray();
+        .Key("name")
+        .String(p.name)
+        .Key("title")
+        .String(p.title)
+        .Key("description")
+        .String(p.description)
+        .Key("arguments")
+        .BeginArray();
     for (const PromptArgumentSpec& a : p.arguments) {
       json.BeginObject()
-          .Key("name").String(a.name)
-          .Key("description").String(a.description)
-          .Key("required").Bool(a.required)
+          .Key("name")
+          .String(a.name)
+          .Key("description")
+          .String(a.description)
+          .Key("required")
+          .Bool(a.required)
           .EndObject();
     }
     json.EndArray().EndObject();
@@ -793,8 +868,8 @@ std::string Session::GetPrompt(std::optional<object> params, Request& context) {
     for (auto field : values) {
       std::string_view value;
       if (field.value.get_string().get(value) != simdjson::SUCCESS) {
-        Fail(kInvalidParams, "prompt argument " + std::string(field.key) +
-                                 " must be a string");
+        Fail(kInvalidParams,
+             "prompt argument " + std::string(field.key) + " must be a string");
       }
       const bool known = std::any_of(
           prompt->arguments.begin(), prompt->arguments.end(),
@@ -807,9 +882,9 @@ std::string Session::GetPrompt(std::optional<object> params, Request& context) {
     }
   }
   for (const PromptArgumentSpec& a : prompt->arguments) {
-    const bool given = std::any_of(
-        arguments.begin(), arguments.end(),
-        [&](const PromptArgument& g) { return g.name == a.name; });
+    const bool given =
+        std::any_of(arguments.begin(), arguments.end(),
+                    [&](const PromptArgument& g) { return g.name == a.name; });
     if (a.required && !given) {
       Fail(kInvalidParams, "prompt " + std::string(name) +
                                " needs the argument " + std::string(a.name));
@@ -825,14 +900,20 @@ std::string Session::GetPrompt(std::optional<object> params, Request& context) {
   }
   JsonOut json;
   json.BeginObject()
-      .Key("description").String(output->description)
-      .Key("messages").BeginArray();
+      .Key("description")
+      .String(output->description)
+      .Key("messages")
+      .BeginArray();
   for (const PromptMessage& m : output->messages) {
     json.BeginObject()
-        .Key("role").String(m.role)
-        .Key("content").BeginObject()
-        .Key("type").String("text")
-        .Key("text").String(m.text)
+        .Key("role")
+        .String(m.role)
+        .Key("content")
+        .BeginObject()
+        .Key("type")
+        .String("text")
+        .Key("text")
+        .String(m.text)
         .EndObject()
         .EndObject();
   }
@@ -912,9 +993,9 @@ std::string Session::Complete(std::optional<object> params, Request& context) {
   if (complete != nullptr) {
     completions = complete(value, kMaxCompletionValues + 1, context);
   }
-  const bool has_more = completions.values.size() > kMaxCompletionValues ||
-                        (completions.total &&
-                         *completions.total > completions.values.size());
+  const bool has_more =
+      completions.values.size() > kMaxCompletionValues ||
+      (completions.total && *completions.total > completions.values.size());
   if (completions.values.size() > kMaxCompletionValues) {
     completions.values.resize(kMaxCompletionValues);
   }

@@ -120,9 +120,9 @@ class Session {
 
   host::Services& services_;
   mutable std::mutex mutex_;
-  std::string protocol_version_;            // guarded by mutex_
-  bool initialized_ = false;                // guarded by mutex_
-  std::atomic<int> log_level_;              // a LogLevel
+  std::string protocol_version_;  // guarded by mutex_
+  bool initialized_ = false;      // guarded by mutex_
+  std::atomic<int> log_level_;    // a LogLevel
   std::atomic<bool> shutting_down_{false};
   // Requests in flight by their id's JSON text; guarded by mutex_.
   std::unordered_map<std::string, std::shared_ptr<std::atomic<bool>>>

@@ -250,9 +250,9 @@ Status ServeStdio(host::Services& services, int in_fd, int out_fd) {
   }
   worker.join();
   if (const int error = writer.failed_errno(); error != 0) {
-    return Status(StatusCode::kUnavailable,
-                  std::string("cannot write to the MCP client: ") +
-                      std::strerror(error));
+    return Status(
+        StatusCode::kUnavailable,
+        std::string("cannot write to the MCP client: ") + std::strerror(error));
   }
   return Status();
 }

@@ -3,17 +3,20 @@
 #include <string>
 #include <string_view>
 
-#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/mcp/catalog.h"
 
 namespace ctxkit::mcp {
 
 ToolOutput ToolError(std::string_view error, std::string_view details_json) {
   program::JsonOut json;
   json.BeginObject()
-      .Key("success").Bool(false)
-      .Key("error").String(error)
-      .Key("details").Raw(details_json)
+      .Key("success")
+      .Bool(false)
+      .Key("error")
+      .String(error)
+      .Key("details")
+      .Raw(details_json)
       .EndObject();
   return ToolOutput{json.str(), true};
 }
@@ -23,8 +26,12 @@ ToolOutput ToolValidationError(std::string_view path,
   program::JsonOut details;
   details.BeginArray()
       .BeginObject()
-      .Key("path").BeginArray().String(path).EndArray()
-      .Key("message").String(message)
+      .Key("path")
+      .BeginArray()
+      .String(path)
+      .EndArray()
+      .Key("message")
+      .String(message)
       .EndObject()
       .EndArray();
   return ToolError("Validation error", details.str());
@@ -37,7 +44,8 @@ ToolOutput ToolStatusError(const Status& status, std::string_view what) {
                        program::JsonOut()
                            .BeginArray()
                            .BeginObject()
-                           .Key("message").String(status.message())
+                           .Key("message")
+                           .String(status.message())
                            .EndObject()
                            .EndArray()
                            .str());
@@ -46,21 +54,25 @@ ToolOutput ToolStatusError(const Status& status, std::string_view what) {
       // Which argument is at fault is for the adapter to say, which knows
       // its argument names (tools::LibraryError); guessing it from the
       // message's shape here would be a second, looser parser of it.
-      return ToolError("Validation error",
-                       program::JsonOut()
-                           .BeginArray()
-                           .BeginObject()
-                           .Key("path").BeginArray().EndArray()
-                           .Key("message").String(status.message())
-                           .EndObject()
-                           .EndArray()
-                           .str());
+      return ToolError("Validation error", program::JsonOut()
+                                               .BeginArray()
+                                               .BeginObject()
+                                               .Key("path")
+                                               .BeginArray()
+                                               .EndArray()
+                                               .Key("message")
+                                               .String(status.message())
+                                               .EndObject()
+                                               .EndArray()
+                                               .str());
     default: {
       program::JsonOut details;
       details.BeginArray()
           .BeginObject()
-          .Key("code").String(StatusCodeName(status.code()))
-          .Key("message").String(status.message())
+          .Key("code")
+          .String(StatusCodeName(status.code()))
+          .Key("message")
+          .String(status.message())
           .EndObject()
           .EndArray();
       return ToolError("Operation failed", details.str());

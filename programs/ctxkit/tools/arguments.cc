@@ -87,12 +87,11 @@ mcp::ToolOutput LibraryError(const Status& status, std::string_view what,
       while (start < name.size()) {
         const size_t end = name.find_first_of(".[]", start);
         const std::string_view part = name.substr(
-            start, end == std::string_view::npos ? name.size() - start
-                                                 : end - start);
+            start,
+            end == std::string_view::npos ? name.size() - start : end - start);
         if (!part.empty()) {
           const bool index =
-              start > 0 && name[start - 1] == '[' &&
-              part.size() <= 18 &&
+              start > 0 && name[start - 1] == '[' && part.size() <= 18 &&
               part.find_first_not_of("0123456789") == std::string_view::npos;
           if (index) {
             details.Uint(std::stoull(std::string(part)));

@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "ctxkit/cache.h"
-#include "programs/ctxkit/host/json_text.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/host/json_text.h"
 #include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/arguments.h"

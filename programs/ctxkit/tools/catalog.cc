@@ -2,10 +2,11 @@
 // clients list them. Seeds 002 (recall) and 003 (context graph) add their
 // rows here.
 
+#include "programs/ctxkit/mcp/catalog.h"
+
 #include <span>
 #include <vector>
 
-#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
 
 namespace ctxkit::mcp {

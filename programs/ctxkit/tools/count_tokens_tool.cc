@@ -24,8 +24,8 @@
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/tokenizer.h"
-#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
 #include "programs/ctxkit/tools/arguments.h"
 #include "programs/ctxkit/tools/record_json.h"
@@ -317,8 +317,8 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
       error = CountText(json, model, counted);
     }
   } else {
-    return ToolValidationError(
-        "input", "Expected string, array of messages or object");
+    return ToolValidationError("input",
+                               "Expected string, array of messages or object");
   }
   if (error.has_value()) return *std::move(error);
   if (ctx.Cancelled()) return ToolOutput{};
@@ -333,10 +333,14 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
 
   JsonOut json;
   json.BeginObject()
-      .Key("success").Bool(true)
-      .Key("tokens").Uint(counted.tokens)
-      .Key("model").String(model)
-      .Key("family").String(Family(resolved))
+      .Key("success")
+      .Bool(true)
+      .Key("tokens")
+      .Uint(counted.tokens)
+      .Key("model")
+      .String(model)
+      .Key("family")
+      .String(Family(resolved))
       .Key("percentage");
   if (known_limit) {
     json.Double(RoundPercent(limit.percentage));
@@ -350,43 +354,64 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
     json.Null();
   }
   if (counted.has_breakdown) {
-    json.Key("breakdown").BeginObject()
-        .Key("content_tokens").Uint(counted.content_tokens)
-        .Key("overhead_tokens").Uint(counted.tokens - counted.content_tokens)
-        .Key("conversation_tokens").Uint(counted.conversation_tokens)
-        .Key("message_count").Uint(counted.message_count)
-        .Key("system_tokens").Uint(counted.system_tokens)
-        .Key("tools_tokens").Uint(counted.tools_tokens)
+    json.Key("breakdown")
+        .BeginObject()
+        .Key("content_tokens")
+        .Uint(counted.content_tokens)
+        .Key("overhead_tokens")
+        .Uint(counted.tokens - counted.content_tokens)
+        .Key("conversation_tokens")
+        .Uint(counted.conversation_tokens)
+        .Key("message_count")
+        .Uint(counted.message_count)
+        .Key("system_tokens")
+        .Uint(counted.system_tokens)
+        .Key("tools_tokens")
+        .Uint(counted.tools_tokens)
         .EndObject();
   }
   if (BoolArg(args, "include_recommendations").value_or(true)) {
-    json.Key("recommendation").BeginObject()
-        .Key("status").String(limit.status)
+    json.Key("recommendation")
+        .BeginObject()
+        .Key("status")
+        .String(limit.status)
         .Key("percentage");
     if (known_limit) {
       json.Double(RoundPercent(limit.percentage));
     } else {
       json.Null();
     }
-    json.Key("action").String(limit.action)
-        .Key("shouldCompress").Bool(limit.should_compress)
+    json.Key("action")
+        .String(limit.action)
+        .Key("shouldCompress")
+        .Bool(limit.should_compress)
         .EndObject();
   }
-  json.Key("input_type").String(counted.input_type)
-      .Key("encoding").String(counted.encoding)
-      .Key("method").String(counted.method == CountMethod::kTokenizer
-                                ? "tokenizer"
-                                : "heuristic")
-      .Key("exact").Bool(counted.exact);
+  json.Key("input_type")
+      .String(counted.input_type)
+      .Key("encoding")
+      .String(counted.encoding)
+      .Key("method")
+      .String(counted.method == CountMethod::kTokenizer ? "tokenizer"
+                                                        : "heuristic")
+      .Key("exact")
+      .Bool(counted.exact);
   if (conversation.has_value()) {
     const Conversation& c = conversation->conversation;
-    json.Key("conversation").BeginObject()
-        .Key("id").String(c.id)
-        .Key("title").String(c.title)
-        .Key("model").String(c.model)
-        .Key("message_count").Uint(c.message_count)
-        .Key("tokens").Uint(conversation->actual_tokens)
-        .Key("combined_tokens").Uint(usage)
+    json.Key("conversation")
+        .BeginObject()
+        .Key("id")
+        .String(c.id)
+        .Key("title")
+        .String(c.title)
+        .Key("model")
+        .String(c.model)
+        .Key("message_count")
+        .Uint(c.message_count)
+        .Key("tokens")
+        .Uint(conversation->actual_tokens)
+        .Key("combined_tokens")
+        .Uint(usage)
         .EndObject();
   }
   json.EndObject();

@@ -145,9 +145,9 @@ ToolOutput Handle(simdjson::dom::object args, mcp::RequestContext& ctx) {
   options.max_tokens = IntArg(args, "max_tokens");
   auto result = ctx.services().optimizer->Optimize(*query, options);
   if (!result.ok()) {
-    return LibraryError(result.status(), "Model",
-                        {"query", "context", "model", "optimization_goal",
-                         "max_tokens"});
+    return LibraryError(
+        result.status(), "Model",
+        {"query", "context", "model", "optimization_goal", "max_tokens"});
   }
   auto document = ToJson(*result);
   if (!document.ok()) return ToolStatusError(document.status(), "Query");

@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
@@ -75,9 +75,8 @@ StatusOr<uint64_t> ParseWhole(std::string_view name, std::string_view value,
                               uint64_t min, uint64_t max) {
   uint64_t number = 0;
   const char* end = value.data() + value.size();
-  const bool digits =
-      std::all_of(value.begin(), value.end(),
-                  [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits = std::all_of(value.begin(), value.end(),
+                                  [](char c) { return c >= '0' && c <= '9'; });
   const auto parsed = std::from_chars(value.data(), end, number);
   if (!digits || parsed.ec != std::errc() || parsed.ptr != end ||
       number < min || number > max) {
@@ -163,9 +162,9 @@ StatusOr<std::string> History(const std::vector<Message>& messages,
 
 // The conversation `id`, or without one the most recently updated (ties:
 // the newest created), with its messages.
-StatusOr<ConversationDetail> LoadConversation(std::optional<std::string_view> id,
-                                              std::string_view prompt,
-                                              RequestContext& context) {
+StatusOr<ConversationDetail> LoadConversation(
+    std::optional<std::string_view> id, std::string_view prompt,
+    RequestContext& context) {
   ConversationStore& conversations = *context.services().conversations;
   std::string chosen;
   if (id) {
@@ -198,15 +197,16 @@ StatusOr<ConversationDetail> LoadConversation(std::optional<std::string_view> id
     context.Log(mcp::LogLevel::kDebug,
                 std::string(prompt) +
                     ": no conversation_id, using the most recently updated "
-                    "conversation " + chosen);
+                    "conversation " +
+                    chosen);
   }
   return conversations.Get(chosen, /*include_messages=*/true);
 }
 
 // ---- summarize_context ----
 
-StatusOr<PromptOutput> SummarizeContext(std::span<const PromptArgument> arguments,
-                                        RequestContext& context) {
+StatusOr<PromptOutput> SummarizeContext(
+    std::span<const PromptArgument> arguments, RequestContext& context) {
   auto max_tokens =
       OptionalWhole(arguments, "max_summary_tokens", 1, kMaxSummaryTokens);
   if (!max_tokens.ok()) return max_tokens.status();
@@ -241,15 +241,16 @@ StatusOr<PromptOutput> SummarizeContext(std::span<const PromptArgument> argument
       "- Preserve critical technical details\n"
       "- Be concise but comprehensive\n";
   if (*max_tokens) {
-    text += "- Keep summary under " + std::to_string(**max_tokens) +
-            " tokens\n";
+    text +=
+        "- Keep summary under " + std::to_string(**max_tokens) + " tokens\n";
   }
   text +=
       "\n**Summary Structure:**\n\n"
       "**Overview:**\n[1-2 sentence high-level summary]\n\n"
       "**Main Topics:**\n- [topic 1 with brief context]\n"
       "- [topic 2 with brief context]\n\n"
-      "**Technical Details:**\n- [key technical points, code patterns, etc.]\n\n"
+      "**Technical Details:**\n- [key technical points, code patterns, "
+      "etc.]\n\n"
       "**Key Takeaways:**\n- [important conclusions or decisions]\n\n"
       "**Unresolved Items:**\n- [open questions or pending tasks]\n\n"
       "Now provide the summary:";
@@ -280,9 +281,8 @@ StatusOr<PromptOutput> CompressConversation(
                   "compress_conversation needs conversation_id, got an empty "
                   "value");
   }
-  auto percent =
-      OptionalWhole(arguments, "target_reduction_percent",
-                    kMinReductionPercent, kMaxReductionPercent);
+  auto percent = OptionalWhole(arguments, "target_reduction_percent",
+                               kMinReductionPercent, kMaxReductionPercent);
   if (!percent.ok()) return percent.status();
   auto preserve =
       OptionalWhole(arguments, "preserve_recent_count", 0, kMaxPreserveRecent);
@@ -292,11 +292,12 @@ StatusOr<PromptOutput> CompressConversation(
   if (!detail.ok()) return detail.status();
   const Conversation& c = detail->conversation;
   // Asking to keep more messages than there are keeps them all.
-  const uint64_t recent = std::min<uint64_t>(preserve->value_or(5),
-                                             c.message_count);
+  const uint64_t recent =
+      std::min<uint64_t>(preserve->value_or(5), c.message_count);
   auto history = History(detail->messages, context);
   if (!history.ok()) return history.status();
-  const std::string target = std::to_string(TargetTokens(c.total_tokens, reduction));
+  const std::string target =
+      std::to_string(TargetTokens(c.total_tokens, reduction));
   const std::string percent_text = std::to_string(reduction) + "%";
 
   std::string text =
@@ -321,8 +322,8 @@ StatusOr<PromptOutput> CompressConversation(
       "- Important facts and data\n"
       "- Action items and next steps\n";
   if (recent > 0) {
-    text += "- The most recent " + MessagesPhrase(recent) +
-            " (keep verbatim)\n";
+    text +=
+        "- The most recent " + MessagesPhrase(recent) + " (keep verbatim)\n";
   }
   text +=
       "\n**Compress:**\n"
@@ -360,8 +361,8 @@ StatusOr<PromptOutput> CompressConversation(
   text += "Now compress the conversation:";
 
   PromptOutput output;
-  output.description = "Compress the conversation \"" + c.title + "\" by " +
-                       percent_text;
+  output.description =
+      "Compress the conversation \"" + c.title + "\" by " + percent_text;
   output.messages.push_back({"user", std::move(text)});
   return output;
 }
@@ -435,13 +436,14 @@ StatusOr<PromptOutput> ExtractEssentials(
       kExtractTypes.end()) {
     return Status(StatusCode::kInvalidArgument,
                   "extract_type must be facts, code, decisions, questions or "
-                  "all, got " + Quoted(type));
+                  "all, got " +
+                      Quoted(type));
   }
   const auto model_argument = Find(arguments, "model");
   if (model_argument && model_argument->size() > kMaxModelBytes) {
-    return Status(StatusCode::kInvalidArgument,
-                  "model must be at most " + std::to_string(kMaxModelBytes) +
-                      " bytes");
+    return Status(
+        StatusCode::kInvalidArgument,
+        "model must be at most " + std::to_string(kMaxModelBytes) + " bytes");
   }
   if (id && content) {
     return Status(StatusCode::kInvalidArgument,
@@ -496,7 +498,8 @@ StatusOr<PromptOutput> ExtractEssentials(
     if (!statistics.empty()) statistics += ",\n";
     statistics += section.statistics;
   }
-  text += "## Output Format\n\nReturn a structured JSON object:\n\n```json\n{\n";
+  text +=
+      "## Output Format\n\nReturn a structured JSON object:\n\n```json\n{\n";
   text += output_members;
   text += "  \"statistics\": {\n" + statistics + "\n  }\n}\n```\n\n";
   text += "Now extract the essential information:";
@@ -558,8 +561,7 @@ constexpr mcp::PromptArgumentSpec kCompressArguments[] = {
      "Target reduction in percent, a whole number from 1 to 99 (default: 50)",
      false, nullptr},
     {"preserve_recent_count",
-     "Number of recent messages to keep verbatim (default: 5)", false,
-     nullptr},
+     "Number of recent messages to keep verbatim (default: 5)", false, nullptr},
 };
 
 constexpr mcp::PromptArgumentSpec kExtractArguments[] = {
@@ -571,9 +573,8 @@ constexpr mcp::PromptArgumentSpec kExtractArguments[] = {
      "Text to extract from instead of a conversation (not with "
      "conversation_id)",
      false, nullptr},
-    {"extract_type",
-     "facts, code, decisions, questions or all (default: all)", false,
-     CompleteExtractType},
+    {"extract_type", "facts, code, decisions, questions or all (default: all)",
+     false, CompleteExtractType},
     {"model",
      "Model counting the tokens of content (default: the server's "
      "default model, claude-3-5-sonnet unless configured)",

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "programs/ctxkit/host/json_text.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/host/json_text.h"
 
 namespace ctxkit::program {
 

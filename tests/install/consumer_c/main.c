@@ -4,20 +4,18 @@
  * Prints "OK" and returns 0 only if every check holds; otherwise names each
  * failed check on stderr and returns 1. */
 #include <ctxkit/c.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int failures = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-              #cond);                                                 \
-      ++failures;                                                     \
-    }                                                                 \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 /* Checks `status` is `expected`, printing the message if it is not. */
@@ -82,7 +80,8 @@ int main(int argc, char** argv) {
   ctxkit_free(error);
   error = NULL;
 
-  status = ctxkit_store_options_set_map_size(options, (uint64_t)2 << 20, &error);
+  status =
+      ctxkit_store_options_set_map_size(options, (uint64_t)2 << 20, &error);
   check_status("set_map_size(2 MiB)", status, CTXKIT_OK, error);
   status = ctxkit_store_options_set_max_map_size(options, (uint64_t)64 << 20,
                                                  &error);

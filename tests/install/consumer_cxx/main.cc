@@ -18,13 +18,13 @@ namespace {
 
 int failures = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,     \
-                   __LINE__, #cond);                                  \
-      ++failures;                                                     \
-    }                                                                 \
+#define CHECK(cond)                                                         \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+                   #cond);                                                  \
+      ++failures;                                                           \
+    }                                                                       \
   } while (0)
 
 bool CheckOk(const char* what, const ctxkit::Status& status) {
@@ -37,8 +37,8 @@ bool CheckOk(const char* what, const ctxkit::Status& status) {
 int Run(const std::string& scratch) {
   CHECK(ctxkit_version_number() == CTXKIT_VERSION_NUMBER);
   CHECK(std::strcmp(ctxkit_version_string(), CTXKIT_VERSION_STRING) == 0);
-  CHECK(std::string_view(ctxkit::StatusCodeName(ctxkit::StatusCode::kNotFound)) ==
-        "NOT_FOUND");
+  CHECK(std::string_view(ctxkit::StatusCodeName(
+            ctxkit::StatusCode::kNotFound)) == "NOT_FOUND");
 
   ctxkit::StoreOptions options;
   options.map_size = ctxkit::StoreOptions::kMinMapSize * 2;
@@ -94,7 +94,8 @@ int Run(const std::string& scratch) {
   }
 
   // The error path: the parent directory does not exist.
-  auto missing = ctxkit::Store::Open(scratch + "/no-such-parent/store", options);
+  auto missing =
+      ctxkit::Store::Open(scratch + "/no-such-parent/store", options);
   CHECK(!missing.ok());
   CHECK(missing.status().code() == ctxkit::StatusCode::kNotFound);
   CHECK(!missing.status().message().empty());

@@ -211,6 +211,10 @@ case_stdin() {
   run_stdin "$work/history.json" --max-tokens 700 -
   expect_ok
   cmp -s "$work/out" "$work/from_file" || fail "stdin and file differ"
+  # No FILE at all reads standard input too, as count does.
+  run_stdin "$work/history.json" --max-tokens 700
+  expect_ok
+  cmp -s "$work/out" "$work/from_file" || fail "stdin without - differs"
 }
 
 case_request() {

@@ -123,17 +123,17 @@ const Program& CtxkitProgram() {
       {
           .name = "compact",
           .summary = "fit a chat history into a token budget",
-          .args_usage = "FILE|-",
-          .min_args = 1,
+          .args_usage = "[FILE|-]",
           .max_args = 1,
           .flags = {&kCompactMaxTokensFlag, &kCompactStrategyFlag,
                     &kCompactModelFlag, &kEstimateFlag, &kCompactExplainFlag,
                     &kCompactFormatFlag, &kCompactRecentWindowFlag,
                     &kCompactTargetRatioFlag, &kCompactRulesFlag},
           .description =
-              "Reads a chat history from FILE (standard input for -): an\n"
-              "array of messages in OpenAI, Anthropic or plain {role,\n"
-              "content} format, or a whole request object as the pgEdge\n"
+              "Reads a chat history from FILE (standard input for - or no\n"
+              "FILE): an array of messages in OpenAI, Anthropic or plain\n"
+              "{role, content} format, or a whole request object as the "
+              "pgEdge\n"
               "agent's POST /api/chat/compact takes it ({\"messages\",\n"
               "\"max_tokens\",\"options\":{...},...}). Flags override the\n"
               "request's members of the same name. Keeps what matters (system\n"

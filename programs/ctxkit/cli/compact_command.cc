@@ -16,6 +16,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -243,7 +244,15 @@ const Flag kCompactRulesFlag{"--rules", "FILE",
 Status RunCompact(const Args& args, std::ostream& out) {
   auto members = FlagMembers(args);
   if (!members.ok()) return members.status();
-  auto input = ReadInput(args.positional()[0]);
+  // No FILE reads standard input, as `count` does; at a terminal say so,
+  // rather than seem to hang.
+  const std::string path =
+      args.positional().empty() ? "-" : args.positional().front();
+  if (path == "-" && ::isatty(STDIN_FILENO) == 1) {
+    std::cerr << "ctxkit compact: reading the chat history from standard "
+                 "input (end it with Ctrl-D)\n";
+  }
+  auto input = ReadInput(path);
   if (!input.ok()) return input.status();
   const std::string request = BuildRequest(*input, *members);
 

@@ -331,8 +331,11 @@ case_bad_input() {
 
 case_usage() {
   echo '[{"role":"user","content":"a"}]' >"$work/history.json"
+  # No FILE reads standard input (empty here): a bad-input error, not usage.
   run
-  expect_usage_error "compact"
+  [[ $status -eq 1 ]] || fail "no FILE and empty stdin: exit status $status, expected 1"
+  grep -qF "INVALID_ARGUMENT: compaction request is not valid JSON" "$work/err" ||
+    fail "no FILE and empty stdin: the error does not name the request"
   run --strategy shrink "$work/history.json"
   expect_usage_error "--strategy"
   run --format xml "$work/history.json"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/bench_inputs.h"
+#include "simdjson.h"
 
 namespace ctxkit::bench {
 namespace {
@@ -659,85 +660,22 @@ void AddGeneratedProse(InputSet* set) {
        GeneratedProse(kMiB, 0x5eed0006), false});
 }
 
-// Appends the decoded JSON string starting after the quote at `i` in
-// `json`; returns the index after its closing quote (json.size() if there
-// is none). \uXXXX escapes, surrogate pairs included, become UTF-8.
-size_t DecodeJsonString(std::string_view json, size_t i, std::string* out) {
-  auto hex4 = [&](size_t at, uint32_t* v) {
-    if (at + 4 > json.size()) return false;
-    *v = 0;
-    for (size_t k = at; k < at + 4; ++k) {
-      const char c = json[k];
-      *v <<= 4;
-      if (c >= '0' && c <= '9') {
-        *v |= static_cast<uint32_t>(c - '0');
-      } else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') {
-        *v |= static_cast<uint32_t>((c | 0x20) - 'a' + 10);
-      } else {
-        return false;
-      }
-    }
-    return true;
-  };
-  auto put = [&](uint32_t cp) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  };
-  while (i < json.size() && json[i] != '"') {
-    if (json[i] != '\\' || i + 1 >= json.size()) {
-      out->push_back(json[i++]);
-      continue;
-    }
-    const char e = json[i + 1];
-    i += 2;
-    switch (e) {
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'u': {
-        uint32_t cp = 0;
-        if (!hex4(i, &cp)) break;
-        i += 4;
-        uint32_t low = 0;
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 <= json.size() &&
-            json[i] == '\\' && json[i + 1] == 'u' && hex4(i + 2, &low) &&
-            low >= 0xDC00 && low < 0xE000) {
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          i += 6;
-        }
-        put(cp >= 0xD800 && cp < 0xE000 ? 0xFFFD : cp);
-        break;
-      }
-      default:
-        out->push_back(e);
+// Every string value under `element`, in document order (simdjson has
+// decoded the escapes); the views live as long as the parser's document.
+void CollectStrings(simdjson::dom::element element,
+                    std::vector<std::string_view>* out) {
+  std::string_view text;
+  simdjson::dom::array array;
+  simdjson::dom::object object;
+  if (element.get_string().get(text) == simdjson::SUCCESS) {
+    out->push_back(text);
+  } else if (element.get_array().get(array) == simdjson::SUCCESS) {
+    for (simdjson::dom::element child : array) CollectStrings(child, out);
+  } else if (element.get_object().get(object) == simdjson::SUCCESS) {
+    for (simdjson::dom::key_value_pair field : object) {
+      CollectStrings(field.value, out);
     }
   }
-  return std::min(json.size(), i + 1);
 }
 
 // Real agent text: the JSON string values of at least 64 bytes in the
@@ -763,25 +701,25 @@ void AddAgentTrajectories(InputSet* set) {
   std::string text;
   std::vector<uint64_t> seen;
   size_t used = 0;
+  simdjson::dom::parser parser;
   for (const fs::path& f : files) {
     if (text.size() >= 2 * kMiB) break;
     std::optional<std::string> json = ReadFile(f);
     if (!json) continue;
+    simdjson::dom::element root;
+    if (parser.parse(*json).get(root) != simdjson::SUCCESS) continue;
     ++used;
-    for (size_t i = json->find('"'); i != std::string::npos;) {
-      std::string value;
-      const size_t end = DecodeJsonString(*json, i + 1, &value);
-      // Keys and short values are JSON structure, not text.
-      if (value.size() >= 64 && Acceptable(value)) {
-        uint64_t h = 0xcbf29ce484222325ULL;
-        for (unsigned char c : value) h = (h ^ c) * 0x100000001b3ULL;
-        if (std::find(seen.begin(), seen.end(), h) == seen.end()) {
-          seen.push_back(h);
-          AppendText(value, &text);
-        }
+    std::vector<std::string_view> values;
+    CollectStrings(root, &values);
+    for (const std::string_view value : values) {
+      // Short values are JSON structure (roles, ids, flags), not text.
+      if (value.size() < 64 || !Acceptable(value)) continue;
+      uint64_t h = 0xcbf29ce484222325ULL;
+      for (unsigned char c : value) h = (h ^ c) * 0x100000001b3ULL;
+      if (std::find(seen.begin(), seen.end(), h) == seen.end()) {
+        seen.push_back(h);
+        AppendText(value, &text);
       }
-      // Between two strings there is only JSON structure, never a quote.
-      i = end < json->size() ? json->find('"', end) : std::string::npos;
     }
   }
   if (text.empty()) {

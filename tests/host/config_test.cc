@@ -181,7 +181,9 @@ TEST_CASE("--config @FILE") {
 
 TEST_CASE("--config errors name the key") {
   CheckError(Load({{"--config", R"({"page_sise":3})"}}),
-             StatusCode::kInvalidArgument, "--config: unknown key 'page_sise'");
+             StatusCode::kInvalidArgument,
+             "--config: unknown key 'page_sise'; did you mean 'page_size'? "
+             "(known: db, listen,");
   CheckError(Load({{"--config", R"({"page_size":0})"}}),
              StatusCode::kInvalidArgument,
              "--config: page_size must be an integer in 1..1000");

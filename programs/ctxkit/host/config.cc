@@ -10,11 +10,13 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "ctxkit/model_registry.h"
 #include "programs/ctxkit/host/files.h"
 #include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/host/listen_address.h"
+#include "programs/ctxkit/host/text.h"
 #include "simdjson.h"
 
 namespace ctxkit::host {
@@ -222,13 +224,16 @@ Status ApplyConfigJson(std::string_view json, HostConfig& config) {
     bool known = false;
     for (const Setting& setting : kSettings) known |= setting.key == key;
     if (!known) {
+      std::vector<std::string_view> names;
       std::string keys;
       for (const Setting& setting : kSettings) {
+        names.push_back(setting.key);
         if (!keys.empty()) keys += ", ";
         keys += setting.key;
       }
-      return Invalid(kSource, "unknown key '" + std::string(key) +
-                                  "' (known: " + keys + ")");
+      return Invalid(kSource, "unknown key '" + program::Printable(key) + "'" +
+                                  program::DidYouMean(key, names) +
+                                  " (known: " + keys + ")");
     }
     if (!seen.insert(key).second) {
       return Invalid(kSource, "key '" + std::string(key) + "' given twice");

@@ -1,7 +1,9 @@
 #include "programs/ctxkit/host/text.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <vector>
 
 namespace ctxkit::program {
 
@@ -42,6 +44,28 @@ std::string FormatDuration(std::chrono::nanoseconds duration) {
 }
 
 namespace {
+
+// Edits between `a` and `b` (insertions, deletions, substitutions, and
+// swaps of two neighbours, the commonest typo), for "did you mean".
+size_t EditDistance(std::string_view a, std::string_view b) {
+  const size_t width = b.size() + 1;
+  std::vector<size_t> d((a.size() + 1) * width);
+  const auto at = [&](size_t i, size_t j) -> size_t& {
+    return d[i * width + j];
+  };
+  for (size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1,
+                           at(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
+    }
+  }
+  return at(a.size(), b.size());
+}
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 if there is
 // none (overlong forms, surrogates and values past U+10FFFF are invalid).
@@ -103,6 +127,24 @@ std::string Printable(std::string_view text) {
     ++i;
   }
   return out;
+}
+
+std::string DidYouMean(std::string_view given,
+                       std::span<const std::string_view> candidates) {
+  std::string_view best;
+  size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
+  for (const std::string_view candidate : candidates) {
+    if (given.size() >= 3 && candidate.starts_with(given)) {
+      best = candidate;
+      break;
+    }
+    const size_t distance = EditDistance(given, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best.empty() ? "" : "; did you mean '" + Printable(best) + "'?";
 }
 
 }  // namespace ctxkit::program

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,15 @@ std::string FormatDuration(std::chrono::nanoseconds duration);
 // \xNN (and backslash as \\), so that names and arguments from anywhere can be
 // printed to a terminal without garbling or steering it.
 std::string Printable(std::string_view text);
+
+// The end of an error naming what `given` (an unknown command, flag or
+// setting) was most likely meant to be: "; did you mean 'max_tokens'?", or
+// "" when no candidate is close. Close is a candidate that `given` begins
+// (an abbreviation of 3 bytes or more) or one within two edits, or a third
+// of its length for long names; an edit is an insertion, deletion,
+// substitution or swap of two neighbours (the commonest typo).
+std::string DidYouMean(std::string_view given,
+                       std::span<const std::string_view> candidates);
 
 }  // namespace ctxkit::program
 

@@ -38,18 +38,13 @@
 #include "lib/base/key_codec.h"
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
 
 constexpr uint8_t kVersion = 1;
 constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
-
-#define CTXKIT_RETURN_IF_ERROR(expr) \
-  do {                               \
-    absl::Status _s = (expr);        \
-    if (!_s.ok()) return _s;         \
-  } while (0)
 
 // Call types, counter names and counter prefixes share one alphabet, so
 // they can be shown, logged and used as JSON keys without escaping.
@@ -188,11 +183,11 @@ class AnalyticsImpl {
     CTXKIT_RETURN_IF_ERROR(
         CheckRange("flush_max_pending", options.flush_max_pending, 1, 1000000));
     StatusOr<Database> calls = store.OpenDatabase("analytics");
-    if (!calls.ok()) return ToAbsl(calls.status());
+    CTXKIT_RETURN_IF_ERROR(calls.status());
     StatusOr<Database> totals = store.OpenDatabase("analytics.totals");
-    if (!totals.ok()) return ToAbsl(totals.status());
+    CTXKIT_RETURN_IF_ERROR(totals.status());
     StatusOr<Database> counters = store.OpenDatabase("analytics.counters");
-    if (!counters.ok()) return ToAbsl(counters.status());
+    CTXKIT_RETURN_IF_ERROR(counters.status());
     std::unique_ptr<AnalyticsImpl> impl(new AnalyticsImpl(
         store, std::move(options), *calls, *totals, *counters));
     if (!store.read_only()) {
@@ -263,7 +258,7 @@ class AnalyticsImpl {
     CTXKIT_RETURN_IF_ERROR(CheckName("name", name, 1));
     if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     return ReadCounter(*txn, counters_, name);
   }
 
@@ -341,9 +336,9 @@ class AnalyticsImpl {
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> ReadCounters(
       std::string_view prefix) {
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     StatusOr<Cursor> cursor = txn->NewCursor(counters_);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     std::vector<std::pair<std::string, int64_t>> out;
     if (prefix.empty()) {
       cursor->SeekToFirst();
@@ -357,7 +352,7 @@ class AnalyticsImpl {
       if (!total.ok()) return total.status();
       out.emplace_back(std::string(cursor->key()), *total);
     }
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(cursor->status()));
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
     return out;
   }
 
@@ -370,9 +365,9 @@ class AnalyticsImpl {
     }
     if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     StatusOr<Cursor> cursor = txn->NewCursor(calls_);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     AnalyticsCall call;
     for (cursor->Seek(TimeBound(from_ms)); cursor->Valid(); cursor->Next()) {
       if (!DecodeCall(cursor->key(), cursor->value(), &call)) {
@@ -435,7 +430,7 @@ class AnalyticsImpl {
     CTXKIT_RETURN_IF_ERROR(CheckType(type));
     if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     absl::StatusOr<Totals> t = ReadTotals(*txn, totals_, type);
     if (!t.ok()) return t.status();
     return t->calls;

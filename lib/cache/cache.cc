@@ -18,6 +18,7 @@
 #include "lib/cache/cache_impl.h"
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -99,12 +100,6 @@ absl::Status Del(WriteTransaction& txn, Database db, std::string_view key) {
   StatusOr<bool> gone = txn.Delete(db, key);
   return gone.ok() ? absl::OkStatus() : ToAbsl(gone.status());
 }
-
-#define CTXKIT_RETURN_IF_ERROR(expr) \
-  do {                               \
-    absl::Status _s = (expr);        \
-    if (!_s.ok()) return _s;         \
-  } while (0)
 
 // Signed adjustments to a counter record, applied once per transaction.
 struct Deltas {
@@ -305,12 +300,12 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
     const uint64_t new_hits = meta->hit_count + p.hits;
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.lru, TimeIndexKey(new_last, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.lru, TimeIndexKey(new_last, key), std::string_view()));
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.hits, HitsIndexKey(meta->hit_count, key)));
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.hits, HitsIndexKey(new_hits, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.hits, HitsIndexKey(new_hits, key), std::string_view()));
     const auto hits = static_cast<int64_t>(p.hits);
     const auto saved = static_cast<int64_t>(p.hits * meta->tokens);
     totals.v[kTotHits] += hits;
@@ -324,8 +319,7 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
     }
     meta->hit_count = new_hits;
     meta->last_accessed = new_last;
-    CTXKIT_RETURN_IF_ERROR(
-        ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(*meta))));
+    CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(*meta)));
   }
   CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, kTotalsKey, totals.v));
   for (const auto& [k, d] : groups) {
@@ -370,7 +364,7 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
   std::vector<std::string> keys;
   {
     StatusOr<Cursor> cursor = txn.NewCursor(dbs_.expiry);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       if (cursor->key().size() < 8) continue;
       const int64_t at =
@@ -378,12 +372,12 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
       if (at > now) break;
       keys.emplace_back(cursor->key().substr(8));
     }
-    if (!cursor->status().ok()) return ToAbsl(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
   }
   uint64_t removed = 0;
   for (const std::string& key : keys) {
     StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
-    if (!value.ok()) return ToAbsl(value.status());
+    CTXKIT_RETURN_IF_ERROR(value.status());
     absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
     if (!meta.ok()) return meta.status();
     CTXKIT_RETURN_IF_ERROR(
@@ -411,7 +405,7 @@ absl::Status WalkChain(const Transaction& txn, Database entries,
                        const std::string& base, std::vector<bool>* used,
                        std::optional<std::string>* match, Fn&& is_match) {
   StatusOr<Cursor> cursor = txn.NewCursor(entries);
-  if (!cursor.ok()) return ToAbsl(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
   for (cursor->Seek(base); cursor->Valid() && cursor->key().starts_with(base);
        cursor->Next()) {
     std::string_view rest = cursor->key().substr(base.size());
@@ -436,7 +430,7 @@ absl::Status WalkChain(const Transaction& txn, Database entries,
 absl::StatusOr<uint64_t> SerialOf(const Transaction& txn, Database entries,
                                   std::string_view key) {
   StatusOr<std::string_view> value = txn.Get(entries, key);
-  if (!value.ok()) return ToAbsl(value.status());
+  CTXKIT_RETURN_IF_ERROR(value.status());
   MetaView meta{};
   if (!DecodeView(*value, &meta)) {
     return absl::DataLossError(
@@ -516,7 +510,7 @@ absl::Status CacheImpl::RefreshEntry(WriteTransaction& txn,
                                      const std::string& key, int64_t now,
                                      int64_t expires, CachePutResult* result) {
   StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
-  if (!value.ok()) return ToAbsl(value.status());
+  CTXKIT_RETURN_IF_ERROR(value.status());
   absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
   if (!meta.ok()) return meta.status();
   if (meta->expires_at != 0) {
@@ -524,18 +518,18 @@ absl::Status CacheImpl::RefreshEntry(WriteTransaction& txn,
         Del(txn, dbs_.expiry, TimeIndexKey(meta->expires_at, key)));
   }
   if (expires != 0) {
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view()));
   }
   if (now > meta->last_accessed) {
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
     CTXKIT_RETURN_IF_ERROR(
-        ToAbsl(txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
+        txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view()));
     meta->last_accessed = now;
   }
   meta->expires_at = expires;
-  CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(*meta))));
+  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(*meta)));
   result->key = key;
   result->tokens = meta->tokens;
   result->created_at = meta->created_at;
@@ -563,16 +557,16 @@ absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
     std::string victim;
     {
       StatusOr<Cursor> cursor = txn.NewCursor(dbs_.lru);
-      if (!cursor.ok()) return ToAbsl(cursor.status());
+      CTXKIT_RETURN_IF_ERROR(cursor.status());
       cursor->SeekToFirst();
       if (!cursor->Valid()) {
-        if (!cursor->status().ok()) return ToAbsl(cursor->status());
+        CTXKIT_RETURN_IF_ERROR(cursor->status());
         break;
       }
       victim = std::string(cursor->key().substr(8));
     }
     StatusOr<std::string_view> value = txn.Get(dbs_.entries, victim);
-    if (!value.ok()) return ToAbsl(value.status());
+    CTXKIT_RETURN_IF_ERROR(value.status());
     absl::StatusOr<EntryMeta> meta = DecodeMeta(victim, *value);
     if (!meta.ok()) return meta.status();
     CTXKIT_RETURN_IF_ERROR(
@@ -592,29 +586,29 @@ absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
   meta.size_bytes = size;
   meta.model = options.model;
   meta.conversation_id = options.conversation_id;
-  CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.entries, key, EncodeMeta(meta))));
-  CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Put(dbs_.content, key, content)));
+  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(meta)));
+  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.content, key, content));
   if (lookup) {
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.lookup, key, EncodeLookupRow(meta.serial, *lookup))));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.lookup, key, EncodeLookupRow(meta.serial, *lookup)));
   } else if (dbs_.lookup.valid()) {
     // A row an older release left behind when it removed a keyed entry.
     CTXKIT_RETURN_IF_ERROR(Del(txn, dbs_.lookup, key));
   }
   CTXKIT_RETURN_IF_ERROR(
-      ToAbsl(txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view())));
+      txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view()));
   if (expires != 0) {
-    CTXKIT_RETURN_IF_ERROR(ToAbsl(
-        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view()));
   }
   CTXKIT_RETURN_IF_ERROR(
-      ToAbsl(txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view())));
+      txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view()));
   CTXKIT_RETURN_IF_ERROR(
-      ToAbsl(txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view())));
+      txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view()));
   if (!meta.conversation_id.empty()) {
-    CTXKIT_RETURN_IF_ERROR(
-        ToAbsl(txn.Put(dbs_.conv, ConvIndexKey(meta.conversation_id, key),
-                       std::string_view())));
+    CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.conv,
+                                   ConvIndexKey(meta.conversation_id, key),
+                                   std::string_view()));
   }
   std::vector<uint64_t>& t = *totals;
   t[kTotEntries] += 1;
@@ -649,7 +643,7 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
   }
   StatusOr<TokenCount> count =
       ModelRegistry::Default().CountTokens(options.model, content);
-  if (!count.ok()) return ToAbsl(count.status());
+  CTXKIT_RETURN_IF_ERROR(count.status());
   const uint64_t tokens = count->tokens;
   const Hash128 hash = HashOf(content);
   const std::string base = KeyFor(options.prefix, hash, 0);
@@ -667,7 +661,7 @@ absl::StatusOr<CachePutResult> CacheImpl::Put(std::string_view content,
             txn, dbs_.entries, base, &used, &same_key,
             [&](std::string_view key) -> absl::StatusOr<bool> {
               StatusOr<std::string_view> stored = txn.Get(dbs_.content, key);
-              if (!stored.ok()) return ToAbsl(stored.status());
+              CTXKIT_RETURN_IF_ERROR(stored.status());
               if (*stored != content) return false;
               // Equal bytes under a colliding keyed entry are its value, which
               // PutKeyed may replace: never dedupe into it.
@@ -705,7 +699,7 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
   }
   StatusOr<TokenCount> count =
       ModelRegistry::Default().CountTokens(options.model, value);
-  if (!count.ok()) return ToAbsl(count.status());
+  CTXKIT_RETURN_IF_ERROR(count.status());
   const uint64_t tokens = count->tokens;
   const Hash128 hash = KeyedHashOf(lookup);
   const std::string base = KeyFor(options.prefix, hash, 0);
@@ -732,7 +726,7 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
                       }));
         if (same_key) {
           StatusOr<std::string_view> stored = txn.Get(dbs_.content, *same_key);
-          if (!stored.ok()) return ToAbsl(stored.status());
+          CTXKIT_RETURN_IF_ERROR(stored.status());
           if (*stored == value) {
             return RefreshEntry(txn, *same_key, now, expires, &result);
           }
@@ -740,7 +734,7 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
           // serial, hits from zero); hits of the old one stay in the lifetime
           // figures.
           StatusOr<std::string_view> old = txn.Get(dbs_.entries, *same_key);
-          if (!old.ok()) return ToAbsl(old.status());
+          CTXKIT_RETURN_IF_ERROR(old.status());
           absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *old);
           if (!meta.ok()) return meta.status();
           CTXKIT_RETURN_IF_ERROR(RemoveEntry(dbs_, txn, *same_key, *meta,
@@ -766,7 +760,7 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
   std::string expired_key;
   {
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     std::vector<bool> used(kMaxCollisions + 1, false);
     std::optional<std::string> key;
     MetaView meta{};
@@ -774,7 +768,7 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
         *txn, dbs_.entries, base, &used, &key,
         [&](std::string_view k) -> absl::StatusOr<bool> {
           StatusOr<std::string_view> value = txn->Get(dbs_.entries, k);
-          if (!value.ok()) return ToAbsl(value.status());
+          CTXKIT_RETURN_IF_ERROR(value.status());
           if (!DecodeView(*value, &meta)) {
             return absl::DataLossError(
                 absl::StrFormat("cache entry '%s' has a malformed record", k));
@@ -790,7 +784,7 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
         expired_key = *key;
       } else {
         StatusOr<std::string_view> content = txn->Get(dbs_.content, *key);
-        if (!content.ok()) return ToAbsl(content.status());
+        CTXKIT_RETURN_IF_ERROR(content.status());
         CacheEntry entry;
         entry.key = *key;
         entry.content.assign(content->data(), content->size());
@@ -887,7 +881,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   bool expired = false;
   {
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
     if (!value.ok()) {
       if (value.status().code() != StatusCode::kNotFound) {
@@ -902,7 +896,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
         expired = true;
       } else {
         StatusOr<std::string_view> content = txn->Get(dbs_.content, key);
-        if (!content.ok()) return ToAbsl(content.status());
+        CTXKIT_RETURN_IF_ERROR(content.status());
         entry.content.assign(content->data(), content->size());
         entry.model.assign(meta.model.data(), meta.model.size());
         entry.conversation_id.assign(meta.conversation_id.data(),
@@ -946,9 +940,9 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
   std::string expired_key;
   {
     StatusOr<ReadTransaction> txn = store_.BeginRead();
-    if (!txn.ok()) return ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     StatusOr<Cursor> cursor = txn->NewCursor(dbs_.hash);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     const std::string_view hash_bytes(
         reinterpret_cast<const char*>(hash.data()), hash.size());
     for (cursor->Seek(hash_bytes);
@@ -960,14 +954,14 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
         continue;
       }
       StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
-      if (!value.ok()) return ToAbsl(value.status());
+      CTXKIT_RETURN_IF_ERROR(value.status());
       MetaView meta{};
       if (!DecodeView(*value, &meta)) {
         return absl::DataLossError(
             absl::StrFormat("cache entry '%s' has a malformed record", key));
       }
       StatusOr<std::string_view> stored = txn->Get(dbs_.content, key);
-      if (!stored.ok()) return ToAbsl(stored.status());
+      CTXKIT_RETURN_IF_ERROR(stored.status());
       if (*stored != content) continue;  // a hash collision
       // A keyed entry whose value has these bytes is not "this content
       // stored": PutKeyed may replace its value.
@@ -987,7 +981,7 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
       RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
       return result;
     }
-    if (!cursor->status().ok()) return ToAbsl(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
   }
   RecordMiss(expired_key);
   return CacheCheckResult{};
@@ -1005,17 +999,17 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
           std::vector<std::string> keys;
           {
             StatusOr<Cursor> cursor = txn.NewCursor(dbs_.entries);
-            if (!cursor.ok()) return ToAbsl(cursor.status());
+            CTXKIT_RETURN_IF_ERROR(cursor.status());
             for (cursor->Seek(start);
                  cursor->Valid() && cursor->key().starts_with(start);
                  cursor->Next()) {
               keys.emplace_back(cursor->key());
             }
-            if (!cursor->status().ok()) return ToAbsl(cursor->status());
+            CTXKIT_RETURN_IF_ERROR(cursor->status());
           }
           for (const std::string& key : keys) {
             StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
-            if (!value.ok()) return ToAbsl(value.status());
+            CTXKIT_RETURN_IF_ERROR(value.status());
             absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
             if (!meta.ok()) return meta.status();
             CTXKIT_RETURN_IF_ERROR(
@@ -1038,14 +1032,14 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
         std::vector<std::pair<std::string, std::vector<uint64_t>>> groups;
         {
           StatusOr<Cursor> cursor = txn.NewCursor(dbs_.stats);
-          if (!cursor.ok()) return ToAbsl(cursor.status());
+          CTXKIT_RETURN_IF_ERROR(cursor.status());
           for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
             const std::string_view k = cursor->key();
             if (k.starts_with("p") || k.starts_with("m")) {
               groups.emplace_back(std::string(k), std::vector<uint64_t>());
             }
           }
-          if (!cursor->status().ok()) return ToAbsl(cursor->status());
+          CTXKIT_RETURN_IF_ERROR(cursor->status());
         }
         for (auto& [k, f] : groups) {
           absl::StatusOr<std::vector<uint64_t>> g =
@@ -1059,10 +1053,10 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
         }
         for (Database db : {dbs_.entries, dbs_.content, dbs_.lru, dbs_.expiry,
                             dbs_.hash, dbs_.conv, dbs_.hits}) {
-          CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Clear(db)));
+          CTXKIT_RETURN_IF_ERROR(txn.Clear(db));
         }
         if (dbs_.lookup.valid()) {
-          CTXKIT_RETURN_IF_ERROR(ToAbsl(txn.Clear(dbs_.lookup)));
+          CTXKIT_RETURN_IF_ERROR(txn.Clear(dbs_.lookup));
         }
         return absl::OkStatus();
       });
@@ -1096,7 +1090,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
   s.max_entries = options_.max_entries;
   s.max_bytes = options_.max_bytes;
   StatusOr<ReadTransaction> txn = store_.BeginRead();
-  if (!txn.ok()) return ToAbsl(txn.status());
+  CTXKIT_RETURN_IF_ERROR(txn.status());
   absl::StatusOr<std::vector<uint64_t>> t =
       ReadCounters(*txn, dbs_.stats, kTotalsKey, kTotFieldCount);
   if (!t.ok()) return t.status();
@@ -1128,12 +1122,12 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
                                                               : "low";
   {
     StatusOr<Cursor> cursor = txn->NewCursor(dbs_.stats);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     std::vector<std::string> keys;
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       keys.emplace_back(cursor->key());
     }
-    if (!cursor->status().ok()) return ToAbsl(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
     for (const std::string& k : keys) {
       if (k.empty() || (k[0] != 'p' && k[0] != 'm')) continue;
       absl::StatusOr<std::vector<uint64_t>> g =
@@ -1162,7 +1156,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
   if (best != nullptr) s.most_cached_prefix = best->prefix;
   if (top_n > 0) {
     StatusOr<Cursor> cursor = txn->NewCursor(dbs_.hits);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     std::vector<std::pair<std::string, uint64_t>> top;
     for (cursor->SeekToLast();
          cursor->Valid() && top.size() < static_cast<size_t>(top_n);
@@ -1171,10 +1165,10 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
       if (hits == 0) break;
       top.emplace_back(std::string(cursor->key().substr(8)), hits);
     }
-    if (!cursor->status().ok()) return ToAbsl(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
     for (const auto& [key, hits] : top) {
       StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
-      if (!value.ok()) return ToAbsl(value.status());
+      CTXKIT_RETURN_IF_ERROR(value.status());
       MetaView meta{};
       if (!DecodeView(*value, &meta)) {
         return absl::DataLossError(

@@ -41,6 +41,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -92,7 +93,7 @@ absl::StatusOr<CacheDbs> CacheDbs::Open(Store& store) {
   };
   for (const Slot& slot : slots) {
     StatusOr<Database> db = store.OpenDatabase(slot.name);
-    if (!db.ok()) return ToAbsl(db.status());
+    CTXKIT_RETURN_IF_ERROR(db.status());
     *slot.db = *db;
   }
   // Added after the others: a read-only store written before keyed entries

@@ -6,6 +6,7 @@
 
 #include "lib/cache/cache_format.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -22,13 +23,13 @@ class CacheDeleteHook final : public ConversationDeleteHook {
     std::vector<std::string> keys;
     {
       StatusOr<Cursor> cursor = txn.NewCursor(dbs_.conv);
-      if (!cursor.ok()) return ToAbsl(cursor.status());
+      CTXKIT_RETURN_IF_ERROR(cursor.status());
       for (cursor->Seek(conversation_id);
            cursor->Valid() && cursor->key().starts_with(conversation_id);
            cursor->Next()) {
         keys.emplace_back(cursor->key().substr(conversation_id.size()));
       }
-      if (!cursor->status().ok()) return ToAbsl(cursor->status());
+      CTXKIT_RETURN_IF_ERROR(cursor->status());
     }
     uint64_t removed = 0;
     for (const std::string& key : keys) {

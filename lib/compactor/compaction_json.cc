@@ -241,14 +241,14 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   CTXKIT_ASSIGN_OR_RETURN(auto format, GetOptionalString(req, "format", ""));
   if (format.has_value()) {
     StatusOr<ChatFormat> f = ParseChatFormat(*format);
-    if (!f.ok()) return ToAbsl(f.status());
+    CTXKIT_RETURN_IF_ERROR(f.status());
     o.format = *f;
   }
   CTXKIT_ASSIGN_OR_RETURN(auto strategy,
                           GetOptionalString(req, "strategy", ""));
   if (strategy.has_value()) {
     StatusOr<CompactionStrategy> s = ParseCompactionStrategy(*strategy);
-    if (!s.ok()) return ToAbsl(s.status());
+    CTXKIT_RETURN_IF_ERROR(s.status());
     o.strategy = *s;
   }
 

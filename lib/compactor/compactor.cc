@@ -272,7 +272,7 @@ absl::StatusOr<CompactionResult> RunCompaction(
     put.model = options.model.empty() ? "gpt-4o" : options.model;
     StatusOr<CachePutResult> stored =
         services.cache->PutKeyed(cache_lookup, *encoded_result, put);
-    if (!stored.ok()) return internal::ToAbsl(stored.status());
+    CTXKIT_RETURN_IF_ERROR(stored.status());
   }
   if (options.enable_analytics && services.analytics != nullptr) {
     const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(

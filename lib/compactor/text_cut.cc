@@ -14,6 +14,7 @@
 #include "lib/compactor/ascii.h"
 #include "lib/compactor/error_lines.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -98,7 +99,7 @@ absl::StatusOr<std::string> FitPrefix(MessageCounter& counter,
     ordinary.disallowed_special = SpecialTokenSet::None();
     StatusOr<Truncation> cut =
         tokenizer->Truncate(text, static_cast<size_t>(max_tokens), ordinary);
-    if (!cut.ok()) return ToAbsl(cut.status());
+    CTXKIT_RETURN_IF_ERROR(cut.status());
     return std::string(cut->text);
   }
   // The estimate grows with the prefix: bisect on character boundaries.

@@ -36,6 +36,7 @@
 #include "lib/conversations/record_codec.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -142,7 +143,7 @@ absl::Status CheckNewView(const NewCompactedView& view) {
 absl::StatusOr<uint64_t> LatestVersion(const Transaction& txn, Database views,
                                        std::string_view id) {
   StatusOr<Cursor> cursor = txn.NewCursor(views);
-  if (!cursor.ok()) return ToAbsl(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
   cursor->Seek(ViewKey(id, std::numeric_limits<uint64_t>::max()));
   if (cursor->Valid()) {
     // Version UINT64_MAX itself can never be reached (see Save).
@@ -155,7 +156,7 @@ absl::StatusOr<uint64_t> LatestVersion(const Transaction& txn, Database views,
       cursor->key().substr(0, kIdBytes) == id) {
     latest = ReadBigEndian64(cursor->key().data() + kIdBytes);
   }
-  if (!cursor->status().ok()) return ToAbsl(cursor->status());
+  CTXKIT_RETURN_IF_ERROR(cursor->status());
   return latest;
 }
 
@@ -192,7 +193,7 @@ absl::StatusOr<CompactedView> Save(const CompactedViewContext& ctx,
     saved.version = *latest + 1;
     return txn.Put(ctx.views, ViewKey(*id, saved.version), record);
   });
-  if (!status.ok()) return ToAbsl(status);
+  CTXKIT_RETURN_IF_ERROR(status);
   saved.conversation_id = *id;
   saved.created_at = now;
   saved.messages_json = view.messages_json;
@@ -225,7 +226,7 @@ absl::StatusOr<CompactedView> GetView(const CompactedViewContext& ctx,
                                       std::string_view raw_id,
                                       uint64_t version) {
   StatusOr<ReadTransaction> txn = ctx.store->BeginRead();
-  if (!txn.ok()) return ToAbsl(txn.status());
+  CTXKIT_RETURN_IF_ERROR(txn.status());
   absl::StatusOr<std::string> id = ExistingId(ctx, *txn, raw_id);
   if (!id.ok()) return id.status();
   uint64_t latest = 0;
@@ -261,13 +262,13 @@ absl::StatusOr<CompactedView> GetView(const CompactedViewContext& ctx,
 absl::StatusOr<std::vector<CompactedView>> ListViews(
     const CompactedViewContext& ctx, std::string_view raw_id) {
   StatusOr<ReadTransaction> txn = ctx.store->BeginRead();
-  if (!txn.ok()) return ToAbsl(txn.status());
+  CTXKIT_RETURN_IF_ERROR(txn.status());
   absl::StatusOr<std::string> id = ExistingId(ctx, *txn, raw_id);
   if (!id.ok()) return id.status();
   std::vector<CompactedView> views;
   if (!ctx.views.valid()) return views;
   StatusOr<Cursor> cursor = txn->NewCursor(ctx.views);
-  if (!cursor.ok()) return ToAbsl(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
   for (cursor->Seek(*id);
        cursor->Valid() && cursor->key().substr(0, kIdBytes) == *id;
        cursor->Next()) {
@@ -278,7 +279,7 @@ absl::StatusOr<std::vector<CompactedView>> ListViews(
       return s;
     }
   }
-  if (!cursor->status().ok()) return ToAbsl(cursor->status());
+  CTXKIT_RETURN_IF_ERROR(cursor->status());
   return views;
 }
 
@@ -291,17 +292,17 @@ absl::StatusOr<uint64_t> DeleteCompactedViews(WriteTransaction& txn,
   std::vector<std::string> keys;
   {
     StatusOr<Cursor> cursor = txn.NewCursor(views);
-    if (!cursor.ok()) return ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->Seek(id);
          cursor->Valid() && cursor->key().substr(0, kIdBytes) == id;
          cursor->Next()) {
       keys.emplace_back(cursor->key());
     }
-    if (!cursor->status().ok()) return ToAbsl(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
   }
   for (const std::string& key : keys) {
     StatusOr<bool> gone = txn.Delete(views, key);
-    if (!gone.ok()) return ToAbsl(gone.status());
+    CTXKIT_RETURN_IF_ERROR(gone.status());
   }
   return keys.size();
 }

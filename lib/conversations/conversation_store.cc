@@ -61,29 +61,9 @@
 #include "lib/json/json_writer.h"
 #include "lib/references/delete_hook.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "lib/store/conversation_hook.h"
 #include "simdjson.h"
-
-// __COUNTER__ rather than __LINE__: these macros nest (a lambda passed to
-// Update() uses them inside a statement that uses them), and each expansion
-// needs its own name to satisfy -Wshadow.
-#define CTXKIT_CONV_CONCAT_INNER(a, b) a##b
-#define CTXKIT_CONV_CONCAT(a, b) CTXKIT_CONV_CONCAT_INNER(a, b)
-#define CTXKIT_CONV_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                                      \
-  if (!tmp.ok()) return std::move(tmp).status();          \
-  lhs = std::move(tmp).value()
-#define CTXKIT_CONV_ASSIGN_OR_RETURN(lhs, expr) \
-  CTXKIT_CONV_ASSIGN_OR_RETURN_IMPL(            \
-      CTXKIT_CONV_CONCAT(conv_statusor_, __COUNTER__), lhs, expr)
-#define CTXKIT_CONV_RETURN_IF_ERROR_IMPL(name, expr) \
-  do {                                               \
-    absl::Status name = (expr);                      \
-    if (!name.ok()) return name;                     \
-  } while (0)
-#define CTXKIT_CONV_RETURN_IF_ERROR(expr) \
-  CTXKIT_CONV_RETURN_IF_ERROR_IMPL(       \
-      CTXKIT_CONV_CONCAT(conv_status_, __COUNTER__), expr)
 
 namespace ctxkit {
 
@@ -104,10 +84,6 @@ constexpr uint8_t kFlagToolCallId = 8;
 constexpr char kGlobalStatsKey[] = "g";
 constexpr char kModelStatsPrefix = 'm';
 constexpr char kDayStatsPrefix = 'd';
-
-// Like Store::Update's contract, errors from the Store arrive as ctxkit
-// Status; inside lib/ everything is absl.
-absl::Status A(const Status& s) { return ToAbsl(s); }
 
 absl::Status DataLoss(std::string_view what) {
   return absl::DataLossError(
@@ -513,48 +489,47 @@ class StatsDelta {
       GlobalTotals g;
       auto v = txn.Get(db, kGlobalStatsKey);
       if (v.ok()) {
-        CTXKIT_CONV_RETURN_IF_ERROR(DecodeGlobal(*v, &g));
+        CTXKIT_RETURN_IF_ERROR(DecodeGlobal(*v, &g));
       } else if (v.status().code() != StatusCode::kNotFound) {
-        return A(v.status());
+        return ToAbsl(v.status());
       }
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(
           AddDelta(&g.conversations, global_.conversations, "conversations"));
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(
           AddDelta(&g.messages, global_.messages, "messages"));
       for (size_t i = 0; i < 4; ++i) {
-        CTXKIT_CONV_RETURN_IF_ERROR(
+        CTXKIT_RETURN_IF_ERROR(
             AddDelta(&g.tokens[i], global_.tokens[i], "role tokens"));
       }
-      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(
+      CTXKIT_RETURN_IF_ERROR(AddDelta(
           &g.compressed_messages, global_.compressed_messages, "compressed"));
-      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(&g.compressed_tokens,
-                                           global_.compressed_tokens,
-                                           "compressed tokens"));
-      CTXKIT_CONV_RETURN_IF_ERROR(
-          A(txn.Put(db, kGlobalStatsKey, EncodeGlobal(g))));
+      CTXKIT_RETURN_IF_ERROR(AddDelta(&g.compressed_tokens,
+                                      global_.compressed_tokens,
+                                      "compressed tokens"));
+      CTXKIT_RETURN_IF_ERROR(txn.Put(db, kGlobalStatsKey, EncodeGlobal(g)));
     }
     for (const auto& [model, delta] : models_) {
       const std::string key = ModelKey(model);
       ModelTotals m;
       auto v = txn.Get(db, key);
       if (v.ok()) {
-        CTXKIT_CONV_RETURN_IF_ERROR(DecodeModel(*v, &m));
+        CTXKIT_RETURN_IF_ERROR(DecodeModel(*v, &m));
       } else if (v.status().code() != StatusCode::kNotFound) {
-        return A(v.status());
+        return ToAbsl(v.status());
       }
-      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(
-          &m.conversations, delta.conversations, "model conversations"));
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(AddDelta(&m.conversations, delta.conversations,
+                                      "model conversations"));
+      CTXKIT_RETURN_IF_ERROR(
           AddDelta(&m.messages, delta.messages, "model messages"));
       for (size_t i = 0; i < 4; ++i) {
-        CTXKIT_CONV_RETURN_IF_ERROR(
+        CTXKIT_RETURN_IF_ERROR(
             AddDelta(&m.tokens[i], delta.tokens[i], "model tokens"));
       }
       if (m.Empty()) {
         auto deleted = txn.Delete(db, key);
-        if (!deleted.ok()) return A(deleted.status());
+        CTXKIT_RETURN_IF_ERROR(deleted.status());
       } else {
-        CTXKIT_CONV_RETURN_IF_ERROR(A(txn.Put(db, key, EncodeModel(m))));
+        CTXKIT_RETURN_IF_ERROR(txn.Put(db, key, EncodeModel(m)));
       }
     }
     for (const auto& [day, delta] : days_) {
@@ -562,20 +537,19 @@ class StatsDelta {
       DayTotals d;
       auto v = txn.Get(db, key);
       if (v.ok()) {
-        CTXKIT_CONV_RETURN_IF_ERROR(DecodeDay(*v, &d));
+        CTXKIT_RETURN_IF_ERROR(DecodeDay(*v, &d));
       } else if (v.status().code() != StatusCode::kNotFound) {
-        return A(v.status());
+        return ToAbsl(v.status());
       }
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(
           AddDelta(&d.messages, delta.messages, "day messages"));
-      CTXKIT_CONV_RETURN_IF_ERROR(AddDelta(&d.input, delta.input, "day input"));
-      CTXKIT_CONV_RETURN_IF_ERROR(
-          AddDelta(&d.output, delta.output, "day output"));
+      CTXKIT_RETURN_IF_ERROR(AddDelta(&d.input, delta.input, "day input"));
+      CTXKIT_RETURN_IF_ERROR(AddDelta(&d.output, delta.output, "day output"));
       if (d.Empty()) {
         auto deleted = txn.Delete(db, key);
-        if (!deleted.ok()) return A(deleted.status());
+        CTXKIT_RETURN_IF_ERROR(deleted.status());
       } else {
-        CTXKIT_CONV_RETURN_IF_ERROR(A(txn.Put(db, key, EncodeDay(d))));
+        CTXKIT_RETURN_IF_ERROR(txn.Put(db, key, EncodeDay(d)));
       }
     }
     return absl::OkStatus();
@@ -638,7 +612,7 @@ class ModelCounter {
     if (text.empty()) return 0;
     if (!tokenizer_) return EstimateTokens(text);
     StatusOr<size_t> n = tokenizer_->Count(text, options_);
-    if (!n.ok()) return ToAbsl(n.status());
+    CTXKIT_RETURN_IF_ERROR(n.status());
     return *n;
   }
 
@@ -653,11 +627,11 @@ std::string FieldName(std::string_view prefix, std::string_view field) {
 }
 
 absl::Status CheckMetadata(std::string_view metadata) {
-  CTXKIT_CONV_RETURN_IF_ERROR(
+  CTXKIT_RETURN_IF_ERROR(
       CheckText("metadata", metadata, ConversationLimits::kMaxMetadataBytes));
   simdjson::dom::parser parser;
-  CTXKIT_CONV_ASSIGN_OR_RETURN(simdjson::dom::element root,
-                               ParseJson(parser, metadata, "metadata"));
+  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::element root,
+                          ParseJson(parser, metadata, "metadata"));
   return AsObject(root, "metadata").status();
 }
 
@@ -676,58 +650,57 @@ absl::StatusOr<uint64_t> CheckAndCount(const NewMessage& m,
         absl::StrFormat("%s is %d; it must be user, assistant, system or tool",
                         FieldName(prefix, "role"), static_cast<int>(m.role)));
   }
-  CTXKIT_CONV_RETURN_IF_ERROR(CheckText(FieldName(prefix, "content"), m.content,
-                                        ConversationLimits::kMaxContentBytes,
-                                        /*allow_empty=*/true));
+  CTXKIT_RETURN_IF_ERROR(CheckText(FieldName(prefix, "content"), m.content,
+                                   ConversationLimits::kMaxContentBytes,
+                                   /*allow_empty=*/true));
   if (m.name) {
-    CTXKIT_CONV_RETURN_IF_ERROR(CheckText(FieldName(prefix, "name"), *m.name,
-                                          ConversationLimits::kMaxNameBytes));
+    CTXKIT_RETURN_IF_ERROR(CheckText(FieldName(prefix, "name"), *m.name,
+                                     ConversationLimits::kMaxNameBytes));
   }
   if (m.tool_call_id) {
     const std::string field = FieldName(prefix, "tool_call_id");
-    CTXKIT_CONV_RETURN_IF_ERROR(CheckText(
-        field, *m.tool_call_id, ConversationLimits::kMaxToolCallIdBytes));
+    CTXKIT_RETURN_IF_ERROR(CheckText(field, *m.tool_call_id,
+                                     ConversationLimits::kMaxToolCallIdBytes));
     if (m.role != MessageRole::kTool) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s is only allowed on tool messages (role is %s)",
                           field, MessageRoleName(m.role)));
     }
   }
-  CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t tokens, counter.Count(m.content));
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t tokens, counter.Count(m.content));
   if (m.tool_calls) {
     const std::string field = FieldName(prefix, "tool_calls");
-    CTXKIT_CONV_RETURN_IF_ERROR(CheckText(
-        field, *m.tool_calls, ConversationLimits::kMaxToolCallsBytes));
+    CTXKIT_RETURN_IF_ERROR(CheckText(field, *m.tool_calls,
+                                     ConversationLimits::kMaxToolCallsBytes));
     if (m.role != MessageRole::kAssistant) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s is only allowed on assistant messages (role is %s)", field,
           MessageRoleName(m.role)));
     }
-    CTXKIT_CONV_ASSIGN_OR_RETURN(simdjson::dom::element root,
-                                 ParseJson(parser, *m.tool_calls, field));
-    CTXKIT_CONV_ASSIGN_OR_RETURN(simdjson::dom::array calls,
-                                 AsArray(root, field));
+    CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::element root,
+                            ParseJson(parser, *m.tool_calls, field));
+    CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::array calls, AsArray(root, field));
     size_t i = 0;
     for (simdjson::dom::element call : calls) {
       const std::string call_path = JsonIndexPath(field, i++);
-      CTXKIT_CONV_ASSIGN_OR_RETURN(simdjson::dom::object call_obj,
-                                   AsObject(call, call_path));
-      CTXKIT_CONV_ASSIGN_OR_RETURN(simdjson::dom::object function,
-                                   GetObject(call_obj, "function", call_path));
+      CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::object call_obj,
+                              AsObject(call, call_path));
+      CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::object function,
+                              GetObject(call_obj, "function", call_path));
       const std::string function_path = JsonPath(call_path, "function");
-      CTXKIT_CONV_ASSIGN_OR_RETURN(std::string_view name,
-                                   GetString(function, "name", function_path));
-      CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t name_tokens, counter.Count(name));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                              GetString(function, "name", function_path));
+      CTXKIT_ASSIGN_OR_RETURN(uint64_t name_tokens, counter.Count(name));
       tokens += name_tokens + MessageCountOptions{}.tokens_per_tool_call;
       simdjson::dom::element arguments;
       if (!function["arguments"].get(arguments)) {
         if (arguments.type() == simdjson::dom::element_type::STRING) {
-          CTXKIT_CONV_ASSIGN_OR_RETURN(
+          CTXKIT_ASSIGN_OR_RETURN(
               uint64_t t, counter.Count(arguments.get_string().value_unsafe()));
           tokens += t;
         } else if (arguments.type() == simdjson::dom::element_type::OBJECT) {
           const std::string minified = simdjson::minify(arguments);
-          CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t t, counter.Count(minified));
+          CTXKIT_ASSIGN_OR_RETURN(uint64_t t, counter.Count(minified));
           tokens += t;
         } else if (arguments.type() !=
                    simdjson::dom::element_type::NULL_VALUE) {
@@ -751,7 +724,7 @@ absl::Status CheckIdList(const std::vector<std::string>& ids,
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < ids.size(); ++i) {
-    CTXKIT_CONV_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         std::string id,
         NormalizeId(absl::StrFormat("message_ids[%d]", i), ids[i]));
     if (seen.insert(id).second) normalized->push_back(std::move(id));
@@ -763,7 +736,7 @@ absl::Status CheckIdList(const std::vector<std::string>& ids,
 absl::Status AppendJsonString(std::string* out, std::string_view s) {
   JsonWriter writer;
   writer.String(s);
-  CTXKIT_CONV_ASSIGN_OR_RETURN(std::string text, std::move(writer).Finish());
+  CTXKIT_ASSIGN_OR_RETURN(std::string text, std::move(writer).Finish());
   out->append(text);
   return absl::OkStatus();
 }
@@ -800,7 +773,7 @@ struct ConversationStore::Impl {
     };
     for (const auto& [db, name] : dbs) {
       StatusOr<Database> opened = store.OpenDatabase(name);
-      if (!opened.ok()) return internal::ToAbsl(opened.status());
+      CTXKIT_RETURN_IF_ERROR(opened.status());
       *db = *opened;
     }
     // Added after the others: a read-only store written before compacted
@@ -833,10 +806,10 @@ struct ConversationStore::Impl {
 
   absl::StatusOr<std::string> ModelOf(std::string_view id) const {
     StatusOr<ReadTransaction> txn = store->BeginRead();
-    if (!txn.ok()) return internal::ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     Conversation c;
     uint64_t next_seq = 0;
-    CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(*txn, id, &c, &next_seq));
+    CTXKIT_RETURN_IF_ERROR(ReadConversation(*txn, id, &c, &next_seq));
     return c.model;
   }
 
@@ -851,14 +824,14 @@ struct ConversationStore::Impl {
   absl::Status ForEachMessage(const Transaction& txn, std::string_view id,
                               Fn&& fn) const {
     StatusOr<Cursor> cursor = txn.NewCursor(messages);
-    if (!cursor.ok()) return internal::ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->Seek(id);
          cursor->Valid() && cursor->key().substr(0, internal::kIdSize) == id;
          cursor->Next()) {
-      CTXKIT_CONV_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           internal::MessageView view,
           internal::DecodeMessage(cursor->key(), cursor->value()));
-      CTXKIT_CONV_RETURN_IF_ERROR(fn(cursor->key(), view));
+      CTXKIT_RETURN_IF_ERROR(fn(cursor->key(), view));
     }
     return internal::ToAbsl(cursor->status());
   }
@@ -869,7 +842,7 @@ struct ConversationStore::Impl {
     c->last_message.clear();
     c->last_message_at = 0;
     StatusOr<Cursor> cursor = txn.NewCursor(messages);
-    if (!cursor.ok()) return internal::ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     // `next_seq` is the last seq handed out: seek just past it.
     cursor->Seek(internal::MessageKey(c->id, next_seq + 1));
     if (cursor->Valid()) {
@@ -879,7 +852,7 @@ struct ConversationStore::Impl {
     }
     if (cursor->Valid() && cursor->key().size() == internal::kMessageKeySize &&
         cursor->key().substr(0, internal::kIdSize) == c->id) {
-      CTXKIT_CONV_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           internal::MessageView view,
           internal::DecodeMessage(cursor->key(), cursor->value()));
       c->last_message = internal::Preview(view.content);
@@ -891,7 +864,7 @@ struct ConversationStore::Impl {
   absl::StatusOr<AddMessagesResult> Add(std::string_view conversation_id,
                                         const NewMessage* batch, size_t count,
                                         bool single) {
-    CTXKIT_CONV_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         const std::string id,
         internal::NormalizeId("conversation_id", conversation_id));
     if (count == 0 || count > ConversationLimits::kMaxBatchMessages) {
@@ -906,9 +879,9 @@ struct ConversationStore::Impl {
           absl::StrFormat("messages hold %d bytes of content; the limit is %d",
                           total_bytes, ConversationLimits::kMaxBatchBytes));
     }
-    CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string model, ModelOf(id));
-    CTXKIT_CONV_ASSIGN_OR_RETURN(internal::ModelCounter counter,
-                                 internal::ModelCounter::For(model));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string model, ModelOf(id));
+    CTXKIT_ASSIGN_OR_RETURN(internal::ModelCounter counter,
+                            internal::ModelCounter::For(model));
     simdjson::dom::parser parser;
     const int64_t now = Now();
     AddMessagesResult result;
@@ -918,7 +891,7 @@ struct ConversationStore::Impl {
       const NewMessage& m = batch[i];
       const std::string prefix =
           single ? std::string() : absl::StrFormat("messages[%d]", i);
-      CTXKIT_CONV_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           uint64_t tokens, internal::CheckAndCount(m, prefix, counter, parser));
       Message& out = result.messages[i];
       out.id = internal::NewUuid();
@@ -935,60 +908,57 @@ struct ConversationStore::Impl {
     }
     const std::string preview = internal::Preview(batch[count - 1].content);
 
-    CTXKIT_CONV_RETURN_IF_ERROR(
-        Update([&](WriteTransaction& txn) -> absl::Status {
-          Conversation c;
-          uint64_t next_seq = 0;
-          CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
-          internal::StatsDelta delta;
-          std::string key = internal::MessageKey(id, 0);
-          std::string index_value;
-          for (size_t i = 0; i < count; ++i) {
-            Message& out = result.messages[i];
-            out.seq = ++next_seq;
-            key.resize(internal::kIdSize);
-            internal::AppendBigEndian64(&key, out.seq);
-            CTXKIT_CONV_RETURN_IF_ERROR(
-                internal::A(txn.Put(messages, key, values[i])));
-            CTXKIT_CONV_RETURN_IF_ERROR(
-                internal::A(txn.Put(message_ids, out.id, key)));
-            ++c.message_count;
-            internal::RoleTokens(c, out.role) += out.tokens;
-            if (out.is_compressed) {
-              ++c.compressed_count;
-              c.compressed_tokens += out.tokens;
-            }
-            delta.AddMessage(c.model, out.role, out.tokens, out.is_compressed,
-                             now, 1);
-          }
-          c.total_tokens = c.user_tokens + c.assistant_tokens +
-                           c.system_tokens + c.tool_tokens;
-          c.last_message = preview;
-          c.last_message_at = now;
-          c.updated_at = now;
-          CTXKIT_CONV_RETURN_IF_ERROR(internal::A(txn.Put(
-              conversations, id, internal::EncodeConversation(c, next_seq))));
-          CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
-          result.conversation = std::move(c);
-          return absl::OkStatus();
-        }));
+    CTXKIT_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
+      Conversation c;
+      uint64_t next_seq = 0;
+      CTXKIT_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
+      internal::StatsDelta delta;
+      std::string key = internal::MessageKey(id, 0);
+      std::string index_value;
+      for (size_t i = 0; i < count; ++i) {
+        Message& out = result.messages[i];
+        out.seq = ++next_seq;
+        key.resize(internal::kIdSize);
+        internal::AppendBigEndian64(&key, out.seq);
+        CTXKIT_RETURN_IF_ERROR(txn.Put(messages, key, values[i]));
+        CTXKIT_RETURN_IF_ERROR(txn.Put(message_ids, out.id, key));
+        ++c.message_count;
+        internal::RoleTokens(c, out.role) += out.tokens;
+        if (out.is_compressed) {
+          ++c.compressed_count;
+          c.compressed_tokens += out.tokens;
+        }
+        delta.AddMessage(c.model, out.role, out.tokens, out.is_compressed, now,
+                         1);
+      }
+      c.total_tokens =
+          c.user_tokens + c.assistant_tokens + c.system_tokens + c.tool_tokens;
+      c.last_message = preview;
+      c.last_message_at = now;
+      c.updated_at = now;
+      CTXKIT_RETURN_IF_ERROR(txn.Put(
+          conversations, id, internal::EncodeConversation(c, next_seq)));
+      CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
+      result.conversation = std::move(c);
+      return absl::OkStatus();
+    }));
     return result;
   }
 
   absl::StatusOr<ConversationDetail> Get(std::string_view raw_id,
                                          bool include_messages) const {
-    CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string id,
-                                 internal::NormalizeId("id", raw_id));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string id,
+                            internal::NormalizeId("id", raw_id));
     ConversationDetail detail;
     std::string chat = "[";
     {
       StatusOr<ReadTransaction> txn = store->BeginRead();
-      if (!txn.ok()) return internal::ToAbsl(txn.status());
+      CTXKIT_RETURN_IF_ERROR(txn.status());
       uint64_t next_seq = 0;
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(
           ReadConversation(*txn, id, &detail.conversation, &next_seq));
       bool first = true;
-      CTXKIT_CONV_RETURN_IF_ERROR(ForEachMessage(
+      CTXKIT_RETURN_IF_ERROR(ForEachMessage(
           *txn, id,
           [&](std::string_view key,
               const internal::MessageView& view) -> absl::Status {
@@ -997,11 +967,11 @@ struct ConversationStore::Impl {
             chat.append("{\"role\":\"");
             chat.append(MessageRoleName(view.role));
             chat.append("\",\"content\":");
-            CTXKIT_CONV_RETURN_IF_ERROR(
+            CTXKIT_RETURN_IF_ERROR(
                 internal::AppendJsonString(&chat, view.content));
             if (view.flags & internal::kFlagName) {
               chat.append(",\"name\":");
-              CTXKIT_CONV_RETURN_IF_ERROR(
+              CTXKIT_RETURN_IF_ERROR(
                   internal::AppendJsonString(&chat, view.name));
             }
             if (view.flags & internal::kFlagToolCalls) {
@@ -1011,7 +981,7 @@ struct ConversationStore::Impl {
             }
             if (view.flags & internal::kFlagToolCallId) {
               chat.append(",\"tool_call_id\":");
-              CTXKIT_CONV_RETURN_IF_ERROR(
+              CTXKIT_RETURN_IF_ERROR(
                   internal::AppendJsonString(&chat, view.tool_call_id));
             }
             chat.push_back('}');
@@ -1024,7 +994,7 @@ struct ConversationStore::Impl {
     chat.push_back(']');
     StatusOr<MessageCount> count =
         CountMessagesForModel(detail.conversation.model, chat);
-    if (!count.ok()) return internal::ToAbsl(count.status());
+    CTXKIT_RETURN_IF_ERROR(count.status());
     detail.actual_tokens = count->total;
     detail.actual_tokens_exact = count->exact;
     return detail;
@@ -1032,7 +1002,7 @@ struct ConversationStore::Impl {
 
   absl::StatusOr<ConversationPage> List(uint32_t limit,
                                         std::string_view cursor_text) const {
-    CTXKIT_CONV_RETURN_IF_ERROR(internal::CheckRange(
+    CTXKIT_RETURN_IF_ERROR(internal::CheckRange(
         "limit", limit, 1, ConversationLimits::kMaxListLimit));
     std::string start;
     if (!cursor_text.empty()) {
@@ -1047,12 +1017,12 @@ struct ConversationStore::Impl {
     }
     ConversationPage page;
     StatusOr<ReadTransaction> txn = store->BeginRead();
-    if (!txn.ok()) return internal::ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     StatusOr<uint64_t> total = txn->Count(conversations);
-    if (!total.ok()) return internal::ToAbsl(total.status());
+    CTXKIT_RETURN_IF_ERROR(total.status());
     page.total = *total;
     StatusOr<Cursor> cursor = txn->NewCursor(by_created);
-    if (!cursor.ok()) return internal::ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     if (start.empty()) {
       cursor->SeekToLast();
     } else {
@@ -1079,11 +1049,11 @@ struct ConversationStore::Impl {
         return internal::DataLoss(absl::StrFormat(
             "conversations.by_created names missing conversation %s", id));
       }
-      CTXKIT_CONV_RETURN_IF_ERROR(s);
+      CTXKIT_RETURN_IF_ERROR(s);
       page.conversations.push_back(std::move(c));
       last_key = std::string(key);
     }
-    CTXKIT_CONV_RETURN_IF_ERROR(internal::ToAbsl(cursor->status()));
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
     if (cursor->Valid() && !last_key.empty()) {
       page.next_cursor = absl::WebSafeBase64Escape(internal::AV(last_key));
     }
@@ -1091,14 +1061,13 @@ struct ConversationStore::Impl {
   }
 
   absl::StatusOr<DeletedConversation> Delete(std::string_view raw_id) {
-    CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string id,
-                                 internal::NormalizeId("id", raw_id));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string id,
+                            internal::NormalizeId("id", raw_id));
     DeletedConversation result;
-    CTXKIT_CONV_RETURN_IF_ERROR(Update([&](WriteTransaction& txn)
-                                           -> absl::Status {
+    CTXKIT_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
       result = DeletedConversation();
       uint64_t next_seq = 0;
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(
           ReadConversation(txn, id, &result.conversation, &next_seq));
       const Conversation& c = result.conversation;
       internal::StatsDelta delta;
@@ -1106,7 +1075,7 @@ struct ConversationStore::Impl {
       // Collected first: deleting under an open cursor would invalidate the
       // views it hands out.
       std::vector<std::pair<std::string, std::string>> doomed;  // key, msg id
-      CTXKIT_CONV_RETURN_IF_ERROR(ForEachMessage(
+      CTXKIT_RETURN_IF_ERROR(ForEachMessage(
           txn, id,
           [&](std::string_view key,
               const internal::MessageView& view) -> absl::Status {
@@ -1117,26 +1086,25 @@ struct ConversationStore::Impl {
           }));
       for (const auto& [key, message_id] : doomed) {
         auto gone = txn.Delete(messages, key);
-        if (!gone.ok()) return internal::ToAbsl(gone.status());
+        CTXKIT_RETURN_IF_ERROR(gone.status());
         gone = txn.Delete(message_ids, message_id);
-        if (!gone.ok()) return internal::ToAbsl(gone.status());
+        CTXKIT_RETURN_IF_ERROR(gone.status());
       }
       result.messages_deleted = doomed.size();
       auto gone =
           txn.Delete(by_created, internal::CreatedKey(c.created_at, id));
-      if (!gone.ok()) return internal::ToAbsl(gone.status());
+      CTXKIT_RETURN_IF_ERROR(gone.status());
       gone = txn.Delete(conversations, id);
-      if (!gone.ok()) return internal::ToAbsl(gone.status());
-      CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
+      CTXKIT_RETURN_IF_ERROR(gone.status());
+      CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
       if (compacted_views.valid()) {
-        CTXKIT_CONV_ASSIGN_OR_RETURN(
-            uint64_t views,
-            internal::DeleteCompactedViews(txn, compacted_views, id));
+        CTXKIT_ASSIGN_OR_RETURN(uint64_t views, internal::DeleteCompactedViews(
+                                                    txn, compacted_views, id));
         result.dependent_records_deleted += views;
       }
       for (const auto& hook : hooks) {
-        CTXKIT_CONV_ASSIGN_OR_RETURN(uint64_t n,
-                                     hook->OnConversationDeleted(txn, id));
+        CTXKIT_ASSIGN_OR_RETURN(uint64_t n,
+                                hook->OnConversationDeleted(txn, id));
         result.dependent_records_deleted += n;
       }
       return absl::OkStatus();
@@ -1151,67 +1119,65 @@ struct ConversationStore::Impl {
   absl::StatusOr<Conversation> ChangeMessages(
       std::string_view raw_id, const std::vector<std::string>& message_ids_in,
       bool refresh_last, Fn&& fn) {
-    CTXKIT_CONV_ASSIGN_OR_RETURN(
-        const std::string id, internal::NormalizeId("conversation_id", raw_id));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string id,
+                            internal::NormalizeId("conversation_id", raw_id));
     std::vector<std::string> ids;
-    CTXKIT_CONV_RETURN_IF_ERROR(internal::CheckIdList(message_ids_in, &ids));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckIdList(message_ids_in, &ids));
     const int64_t now = Now();
     Conversation result;
-    CTXKIT_CONV_RETURN_IF_ERROR(
-        Update([&](WriteTransaction& txn) -> absl::Status {
-          Conversation c;
-          uint64_t next_seq = 0;
-          CTXKIT_CONV_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
-          internal::StatsDelta delta;
-          for (const std::string& message_id : ids) {
-            StatusOr<std::string_view> where = txn.Get(message_ids, message_id);
-            if (!where.ok() && where.status().code() != StatusCode::kNotFound) {
-              return internal::ToAbsl(where.status());
-            }
-            if (!where.ok() || where->substr(0, internal::kIdSize) != id) {
-              return absl::NotFoundError(absl::StrFormat(
-                  "message %s not found in conversation %s", message_id, id));
-            }
-            const std::string key(*where);
-            StatusOr<std::string_view> value = txn.Get(messages, key);
-            if (!value.ok()) {
-              if (value.status().code() == StatusCode::kNotFound) {
-                return internal::DataLoss(absl::StrFormat(
-                    "message %s is indexed but missing", message_id));
-              }
-              return internal::ToAbsl(value.status());
-            }
-            CTXKIT_CONV_ASSIGN_OR_RETURN(internal::MessageView view,
-                                         internal::DecodeMessage(key, *value));
-            CTXKIT_CONV_RETURN_IF_ERROR(fn(txn, c, delta, key, view));
+    CTXKIT_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
+      Conversation c;
+      uint64_t next_seq = 0;
+      CTXKIT_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
+      internal::StatsDelta delta;
+      for (const std::string& message_id : ids) {
+        StatusOr<std::string_view> where = txn.Get(message_ids, message_id);
+        if (!where.ok() && where.status().code() != StatusCode::kNotFound) {
+          return internal::ToAbsl(where.status());
+        }
+        if (!where.ok() || where->substr(0, internal::kIdSize) != id) {
+          return absl::NotFoundError(absl::StrFormat(
+              "message %s not found in conversation %s", message_id, id));
+        }
+        const std::string key(*where);
+        StatusOr<std::string_view> value = txn.Get(messages, key);
+        if (!value.ok()) {
+          if (value.status().code() == StatusCode::kNotFound) {
+            return internal::DataLoss(absl::StrFormat(
+                "message %s is indexed but missing", message_id));
           }
-          c.total_tokens = c.user_tokens + c.assistant_tokens +
-                           c.system_tokens + c.tool_tokens;
-          if (refresh_last) {
-            CTXKIT_CONV_RETURN_IF_ERROR(RefreshLastMessage(txn, &c, next_seq));
-          }
-          c.updated_at = now;
-          CTXKIT_CONV_RETURN_IF_ERROR(internal::A(txn.Put(
-              conversations, id, internal::EncodeConversation(c, next_seq))));
-          CTXKIT_CONV_RETURN_IF_ERROR(delta.Apply(txn, stats));
-          result = std::move(c);
-          return absl::OkStatus();
-        }));
+          return internal::ToAbsl(value.status());
+        }
+        CTXKIT_ASSIGN_OR_RETURN(internal::MessageView view,
+                                internal::DecodeMessage(key, *value));
+        CTXKIT_RETURN_IF_ERROR(fn(txn, c, delta, key, view));
+      }
+      c.total_tokens =
+          c.user_tokens + c.assistant_tokens + c.system_tokens + c.tool_tokens;
+      if (refresh_last) {
+        CTXKIT_RETURN_IF_ERROR(RefreshLastMessage(txn, &c, next_seq));
+      }
+      c.updated_at = now;
+      CTXKIT_RETURN_IF_ERROR(txn.Put(
+          conversations, id, internal::EncodeConversation(c, next_seq)));
+      CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
+      result = std::move(c);
+      return absl::OkStatus();
+    }));
     return result;
   }
 
   absl::StatusOr<ctxkit::AggregateStats> Aggregate() const {
     ctxkit::AggregateStats out;
     StatusOr<ReadTransaction> txn = store->BeginRead();
-    if (!txn.ok()) return internal::ToAbsl(txn.status());
+    CTXKIT_RETURN_IF_ERROR(txn.status());
     StatusOr<Cursor> cursor = txn->NewCursor(stats);
-    if (!cursor.ok()) return internal::ToAbsl(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       const std::string_view key = cursor->key();
       if (key == internal::kGlobalStatsKey) {
         internal::GlobalTotals g;
-        CTXKIT_CONV_RETURN_IF_ERROR(
-            internal::DecodeGlobal(cursor->value(), &g));
+        CTXKIT_RETURN_IF_ERROR(internal::DecodeGlobal(cursor->value(), &g));
         out.conversations = g.conversations;
         out.messages = g.messages;
         out.user_tokens = g.tokens[0];
@@ -1222,7 +1188,7 @@ struct ConversationStore::Impl {
         out.compressed_tokens = g.compressed_tokens;
       } else if (key[0] == internal::kModelStatsPrefix) {
         internal::ModelTotals m;
-        CTXKIT_CONV_RETURN_IF_ERROR(internal::DecodeModel(cursor->value(), &m));
+        CTXKIT_RETURN_IF_ERROR(internal::DecodeModel(cursor->value(), &m));
         ModelUsage& u = out.by_model.emplace_back();
         u.model = std::string(key.substr(1));
         u.conversations = m.conversations;
@@ -1231,7 +1197,7 @@ struct ConversationStore::Impl {
         u.output_tokens = m.tokens[1];
       } else if (key[0] == internal::kDayStatsPrefix && key.size() == 9) {
         internal::DayTotals d;
-        CTXKIT_CONV_RETURN_IF_ERROR(internal::DecodeDay(cursor->value(), &d));
+        CTXKIT_RETURN_IF_ERROR(internal::DecodeDay(cursor->value(), &d));
         DailyUsage& u = out.days.emplace_back();
         u.day = internal::SignedFromOrdered(
             internal::ReadBigEndian64(key.data() + 1));
@@ -1241,7 +1207,7 @@ struct ConversationStore::Impl {
         u.output_tokens = d.output;
       }
     }
-    CTXKIT_CONV_RETURN_IF_ERROR(internal::ToAbsl(cursor->status()));
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
     out.input_tokens = out.user_tokens + out.system_tokens + out.tool_tokens;
     out.output_tokens = out.assistant_tokens;
     out.total_tokens = out.input_tokens + out.output_tokens;
@@ -1263,19 +1229,19 @@ struct ConversationStore::Impl {
 
   absl::StatusOr<ctxkit::ConversationStats> Stats(std::string_view raw_id,
                                                   size_t max_points) const {
-    CTXKIT_CONV_ASSIGN_OR_RETURN(const std::string id,
-                                 internal::NormalizeId("id", raw_id));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string id,
+                            internal::NormalizeId("id", raw_id));
     ctxkit::ConversationStats out;
     std::vector<TimelinePoint> all;
     {
       StatusOr<ReadTransaction> txn = store->BeginRead();
-      if (!txn.ok()) return internal::ToAbsl(txn.status());
+      CTXKIT_RETURN_IF_ERROR(txn.status());
       uint64_t next_seq = 0;
-      CTXKIT_CONV_RETURN_IF_ERROR(
+      CTXKIT_RETURN_IF_ERROR(
           ReadConversation(*txn, id, &out.conversation, &next_seq));
       all.reserve(out.conversation.message_count);
       uint64_t cumulative = 0;
-      CTXKIT_CONV_RETURN_IF_ERROR(ForEachMessage(
+      CTXKIT_RETURN_IF_ERROR(ForEachMessage(
           *txn, id, [&](std::string_view, const internal::MessageView& view) {
             cumulative += view.tokens;
             all.push_back({view.created_at, cumulative, view.tokens});
@@ -1378,10 +1344,8 @@ StatusOr<Conversation> ConversationStore::Create(
   const std::string record = internal::EncodeConversation(c, 0);
   const std::string created_key = internal::CreatedKey(c.created_at, c.id);
   s = impl_->Update([&](WriteTransaction& txn) -> absl::Status {
-    CTXKIT_CONV_RETURN_IF_ERROR(
-        internal::A(txn.Put(impl_->conversations, c.id, record)));
-    CTXKIT_CONV_RETURN_IF_ERROR(
-        internal::A(txn.Put(impl_->by_created, created_key, {})));
+    CTXKIT_RETURN_IF_ERROR(txn.Put(impl_->conversations, c.id, record));
+    CTXKIT_RETURN_IF_ERROR(txn.Put(impl_->by_created, created_key, {}));
     internal::StatsDelta delta;
     delta.AddConversation(c.model, 1);
     return delta.Apply(txn, impl_->stats);
@@ -1432,13 +1396,14 @@ StatusOr<Conversation> ConversationStore::Update(
   Conversation result;
   s = impl_->Update([&](WriteTransaction& txn) -> absl::Status {
     uint64_t next_seq = 0;
-    CTXKIT_CONV_RETURN_IF_ERROR(
+    CTXKIT_RETURN_IF_ERROR(
         impl_->ReadConversation(txn, *id, &result, &next_seq));
     if (update.title) result.title = *update.title;
     if (update.metadata) result.metadata = *update.metadata;
     result.updated_at = now;
-    return internal::A(txn.Put(impl_->conversations, *id,
-                               internal::EncodeConversation(result, next_seq)));
+    return internal::ToAbsl(
+        txn.Put(impl_->conversations, *id,
+                internal::EncodeConversation(result, next_seq)));
   });
   if (!s.ok()) return internal::ToPublic(s);
   return result;
@@ -1461,7 +1426,7 @@ StatusOr<Conversation> ConversationStore::SetCompressed(
         c.compressed_count += sign;
         c.compressed_tokens += sign * static_cast<int64_t>(view.tokens);
         delta.Compression(view.tokens, sign);
-        return internal::A(
+        return internal::ToAbsl(
             txn.Put(impl_->messages, key, internal::EncodeMessageView(view)));
       }));
 }
@@ -1488,9 +1453,9 @@ StatusOr<Conversation> ConversationStore::DeleteMessages(
                          view.created_at, -1);
         const std::string message_id(view.id);  // the view dies with the key
         auto gone = txn.Delete(impl_->messages, key);
-        if (!gone.ok()) return internal::ToAbsl(gone.status());
+        CTXKIT_RETURN_IF_ERROR(gone.status());
         gone = txn.Delete(impl_->message_ids, message_id);
-        if (!gone.ok()) return internal::ToAbsl(gone.status());
+        CTXKIT_RETURN_IF_ERROR(gone.status());
         return absl::OkStatus();
       }));
 }

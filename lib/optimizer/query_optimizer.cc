@@ -33,6 +33,7 @@
 #include "lib/json/utf8.h"
 #include "lib/optimizer/segmenter.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit {
 namespace {
@@ -725,7 +726,7 @@ struct QueryOptimizer::Impl {
   absl::StatusOr<size_t> Count(std::string_view model, std::string_view text,
                                bool* exact) const {
     StatusOr<TokenCount> c = registry->CountTokens(model, text);
-    if (!c.ok()) return internal::ToAbsl(c.status());
+    CTXKIT_RETURN_IF_ERROR(c.status());
     if (exact != nullptr) *exact = c->exact;
     return c->tokens;
   }
@@ -740,7 +741,7 @@ struct QueryOptimizer::Impl {
       EncodeOptions options;
       options.disallowed_special = SpecialTokenSet::None();
       StatusOr<Truncation> t = (*tok)->Truncate(text, max_tokens, options);
-      if (!t.ok()) return internal::ToAbsl(t.status());
+      CTXKIT_RETURN_IF_ERROR(t.status());
       cut = t->text;
     } else if (tok.status().code() == StatusCode::kNotFound ||
                tok.status().code() == StatusCode::kFailedPrecondition) {

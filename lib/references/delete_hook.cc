@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "lib/references/index.h"
-#include "lib/references/index_macros.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -17,13 +17,12 @@ class ReferenceDeleteHook final : public ConversationDeleteHook {
   absl::StatusOr<uint64_t> OnConversationDeleted(
       WriteTransaction& txn, std::string_view conversation_id) const override {
     if (conversation_id.empty()) return 0;
-    CTXKIT_REFS_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         std::vector<std::string> ids,
         ConversationReferenceIds(txn, dbs_, conversation_id));
     uint64_t deleted = 0;
     for (const std::string& id : ids) {
-      CTXKIT_REFS_ASSIGN_OR_RETURN(bool gone,
-                                   DeleteReferenceInTxn(txn, dbs_, id));
+      CTXKIT_ASSIGN_OR_RETURN(bool gone, DeleteReferenceInTxn(txn, dbs_, id));
       deleted += gone ? 1 : 0;
     }
     return deleted;
@@ -37,7 +36,7 @@ class ReferenceDeleteHook final : public ConversationDeleteHook {
 
 absl::StatusOr<std::unique_ptr<ConversationDeleteHook>> MakeReferenceDeleteHook(
     Store& store) {
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReferenceDbs dbs, OpenReferenceDbs(store));
+  CTXKIT_ASSIGN_OR_RETURN(ReferenceDbs dbs, OpenReferenceDbs(store));
   return std::unique_ptr<ConversationDeleteHook>(
       std::make_unique<ReferenceDeleteHook>(dbs));
 }

@@ -14,7 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
 #include "lib/references/analyzer.h"
-#include "lib/references/index_macros.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -64,7 +64,7 @@ void Account(IndexStats* stats, const RecordView& r, int sign) {
 
 absl::Status UpdateStats(WriteTransaction& txn, const ReferenceDbs& dbs,
                          std::string_view key, const RecordView& r, int sign) {
-  CTXKIT_REFS_ASSIGN_OR_RETURN(IndexStats stats, ReadStats(txn, dbs, key));
+  CTXKIT_ASSIGN_OR_RETURN(IndexStats stats, ReadStats(txn, dbs, key));
   if (sign < 0 &&
       (stats.count == 0 || stats.total_length < r.length ||
        stats.total_tokens < r.tokens || stats.by_type[r.type] == 0)) {
@@ -74,7 +74,7 @@ absl::Status UpdateStats(WriteTransaction& txn, const ReferenceDbs& dbs,
   }
   Account(&stats, r, sign);
   if (stats.count == 0 && key != kAllStatsKey) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(bool deleted, txn.Delete(dbs.stats, key));
+    CTXKIT_ASSIGN_OR_RETURN(bool deleted, txn.Delete(dbs.stats, key));
     (void)deleted;
     return absl::OkStatus();
   }
@@ -98,10 +98,10 @@ absl::Status AppendPostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
   if (cursor.Valid()) {
     cursor.Prev();
   } else {
-    CTXKIT_REFS_RETURN_IF_ERROR(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     cursor.SeekToLast();
   }
-  CTXKIT_REFS_RETURN_IF_ERROR(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
   if (cursor.Valid() && cursor.key().size() == prefix.size() + 4 &&
       cursor.key().substr(0, prefix.size()) == prefix &&
       cursor.value().size() < kPostingsPerBlock * kPostingBytes) {
@@ -130,14 +130,14 @@ absl::Status RemovePostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
   std::string target = prefix;
   AppendBigEndian32(&target, seq);
   cursor.Seek(target);
-  CTXKIT_REFS_RETURN_IF_ERROR(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
   if (!cursor.Valid() || cursor.key() != target) {
     if (cursor.Valid()) {
       cursor.Prev();
     } else {
       cursor.SeekToLast();
     }
-    CTXKIT_REFS_RETURN_IF_ERROR(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
   }
   if (!cursor.Valid() || cursor.key().size() != prefix.size() + 4 ||
       cursor.key().substr(0, prefix.size()) != prefix) {
@@ -165,7 +165,7 @@ absl::Status RemovePostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
   }
   block.erase(lo * kPostingBytes, kPostingBytes);
   if (block.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(bool deleted, txn.Delete(dbs.postings, key));
+    CTXKIT_ASSIGN_OR_RETURN(bool deleted, txn.Delete(dbs.postings, key));
     (void)deleted;
     return absl::OkStatus();
   }
@@ -194,13 +194,13 @@ absl::StatusOr<ReferenceDbs> OpenReferenceDbs(Store& store) {
         Named{&dbs.postings, "references.postings"},
         Named{&dbs.stats, "references.stats"},
         Named{&dbs.conversations, "conversations"}}) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(*n.db, store.OpenDatabase(n.name));
+    CTXKIT_ASSIGN_OR_RETURN(*n.db, store.OpenDatabase(n.name));
   }
   // The analyzer version: recorded by the first open, checked by every other.
   std::string version;
   AppendBigEndian32(&version, kAnalyzerVersion);
   {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store.BeginRead());
+    CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store.BeginRead());
     StatusOr<std::string_view> stored = txn.Get(dbs.stats, kAnalyzerKey);
     if (stored.ok()) {
       if (*stored != version) {
@@ -217,7 +217,7 @@ absl::StatusOr<ReferenceDbs> OpenReferenceDbs(Store& store) {
     }
   }
   if (store.read_only()) return dbs;
-  CTXKIT_REFS_RETURN_IF_ERROR(store.Update([&](WriteTransaction& txn) {
+  CTXKIT_RETURN_IF_ERROR(store.Update([&](WriteTransaction& txn) {
     return txn.Put(dbs.stats, kAnalyzerKey, version);
   }));
   return dbs;
@@ -357,24 +357,24 @@ absl::StatusOr<uint32_t> AddReferenceInTxn(WriteTransaction& txn,
   const auto seq = static_cast<uint32_t>(next_seq);
   std::string counter;
   AppendBigEndian64(&counter, next_seq + 1);
-  CTXKIT_REFS_RETURN_IF_ERROR(txn.Put(dbs.stats, kNextSeqKey, counter));
+  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs.stats, kNextSeqKey, counter));
 
   RecordView r = record;
   r.seq = seq;
   r.length = doc.length;
-  CTXKIT_REFS_RETURN_IF_ERROR(txn.Put(dbs.records, id, EncodeRecord(r)));
-  CTXKIT_REFS_RETURN_IF_ERROR(txn.Put(dbs.by_seq, SeqKey(seq), id));
+  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs.records, id, EncodeRecord(r)));
+  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs.by_seq, SeqKey(seq), id));
   if (!r.conversation_id.empty()) {
-    CTXKIT_REFS_RETURN_IF_ERROR(txn.Put(
+    CTXKIT_RETURN_IF_ERROR(txn.Put(
         dbs.by_conversation, ConversationSeqKey(r.conversation_id, seq), id));
-    CTXKIT_REFS_RETURN_IF_ERROR(
+    CTXKIT_RETURN_IF_ERROR(
         UpdateStats(txn, dbs, ConversationStatsKey(r.conversation_id), r, +1));
   }
-  CTXKIT_REFS_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, +1));
-  CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
+  CTXKIT_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, +1));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
   for (const auto& [term, tf] : doc.terms) {
-    CTXKIT_REFS_RETURN_IF_ERROR(AppendPostingInTxn(
-        txn, dbs, cursor, term, Posting{seq, tf, doc.length}));
+    CTXKIT_RETURN_IF_ERROR(AppendPostingInTxn(txn, dbs, cursor, term,
+                                              Posting{seq, tf, doc.length}));
   }
   return seq;
 }
@@ -389,24 +389,24 @@ absl::StatusOr<bool> DeleteReferenceInTxn(WriteTransaction& txn,
   }
   // Copy: the views die with the first write below.
   const std::string stored(*bytes);
-  CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, DecodeRecord(stored, id));
+  CTXKIT_ASSIGN_OR_RETURN(RecordView r, DecodeRecord(stored, id));
   const AnalyzedDocument doc = AnalyzeDocument(r.title, r.content);
-  CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
   for (const auto& entry : doc.terms) {
-    CTXKIT_REFS_RETURN_IF_ERROR(
+    CTXKIT_RETURN_IF_ERROR(
         RemovePostingInTxn(txn, dbs, cursor, entry.first, r.seq));
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(bool gone, txn.Delete(dbs.records, id));
-  CTXKIT_REFS_ASSIGN_OR_RETURN(gone, txn.Delete(dbs.by_seq, SeqKey(r.seq)));
+  CTXKIT_ASSIGN_OR_RETURN(bool gone, txn.Delete(dbs.records, id));
+  CTXKIT_ASSIGN_OR_RETURN(gone, txn.Delete(dbs.by_seq, SeqKey(r.seq)));
   if (!r.conversation_id.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(
+    CTXKIT_ASSIGN_OR_RETURN(
         gone, txn.Delete(dbs.by_conversation,
                          ConversationSeqKey(r.conversation_id, r.seq)));
-    CTXKIT_REFS_RETURN_IF_ERROR(
+    CTXKIT_RETURN_IF_ERROR(
         UpdateStats(txn, dbs, ConversationStatsKey(r.conversation_id), r, -1));
   }
   (void)gone;
-  CTXKIT_REFS_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, -1));
+  CTXKIT_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, -1));
   return true;
 }
 
@@ -414,15 +414,14 @@ absl::StatusOr<std::vector<std::string>> ConversationReferenceIds(
     const Transaction& txn, const ReferenceDbs& dbs,
     std::string_view conversation_id) {
   std::vector<std::string> ids;
-  CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor cursor,
-                               txn.NewCursor(dbs.by_conversation));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.by_conversation));
   for (cursor.Seek(conversation_id);
        cursor.Valid() && cursor.key().size() == conversation_id.size() + 4 &&
        cursor.key().substr(0, conversation_id.size()) == conversation_id;
        cursor.Next()) {
     ids.emplace_back(cursor.value());
   }
-  CTXKIT_REFS_RETURN_IF_ERROR(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
   return ids;
 }
 

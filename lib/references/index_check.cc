@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
-#include "lib/references/index_macros.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -43,10 +43,10 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
   uint64_t with_conversation = 0;
 
   {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.records));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.records));
     for (c.SeekToFirst(); c.Valid(); c.Next()) {
       const std::string id(c.key());
-      CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, DecodeRecord(c.value(), id));
+      CTXKIT_ASSIGN_OR_RETURN(RecordView r, DecodeRecord(c.value(), id));
       ++seen.references;
       max_seq = std::max<uint64_t>(max_seq, r.seq);
       std::string seq_key;
@@ -86,16 +86,16 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
         postings[term].push_back(Posting{r.seq, tf, doc.length});
       }
     }
-    CTXKIT_REFS_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(c.status());
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(uint64_t by_seq_count, txn.Count(dbs.by_seq));
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t by_seq_count, txn.Count(dbs.by_seq));
   if (by_seq_count != seen.references) {
     return Mismatch(
         absl::StrFormat("references.by_seq has %d entries for %d references",
                         by_seq_count, seen.references));
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(uint64_t by_conv_count,
-                               txn.Count(dbs.by_conversation));
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t by_conv_count,
+                          txn.Count(dbs.by_conversation));
   if (by_conv_count != with_conversation) {
     return Mismatch(absl::StrFormat(
         "references.by_conversation has %d entries for %d references with a "
@@ -104,8 +104,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
   }
 
   // Statistics.
-  CTXKIT_REFS_ASSIGN_OR_RETURN(IndexStats stored_all,
-                               ReadStats(txn, dbs, "all"));
+  CTXKIT_ASSIGN_OR_RETURN(IndexStats stored_all, ReadStats(txn, dbs, "all"));
   if (!(stored_all == all)) {
     return Mismatch(absl::StrFormat("stats \"all\" are %s; recount gives %s",
                                     DescribeStats(stored_all),
@@ -113,11 +112,11 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
   }
   {
     uint64_t stored_conversations = 0;
-    CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.stats));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.stats));
     for (c.Seek("c"); c.Valid() && !c.key().empty() && c.key()[0] == 'c';
          c.Next()) {
       const std::string_view conv = c.key().substr(1);
-      CTXKIT_REFS_ASSIGN_OR_RETURN(IndexStats stored, DecodeStats(c.value()));
+      CTXKIT_ASSIGN_OR_RETURN(IndexStats stored, DecodeStats(c.value()));
       auto it = per_conversation.find(conv);
       const IndexStats expected =
           it == per_conversation.end() ? IndexStats{} : it->second;
@@ -128,7 +127,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       }
       ++stored_conversations;
     }
-    CTXKIT_REFS_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(c.status());
     if (stored_conversations != per_conversation.size()) {
       return Mismatch(absl::StrFormat(
           "stats exist for %d conversations; %d have references",
@@ -149,7 +148,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
 
   // Postings: walk the stored blocks term by term and compare.
   {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.postings));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.postings));
     std::string term;
     std::vector<Posting> stored;
     auto finish_term = [&]() -> absl::Status {
@@ -186,7 +185,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       const std::string_view key_term = key.substr(0, key.size() - 5);
       const uint32_t first = ReadBigEndian32(key.data() + key.size() - 4);
       if (key_term != term) {
-        CTXKIT_REFS_RETURN_IF_ERROR(finish_term());
+        CTXKIT_RETURN_IF_ERROR(finish_term());
         term = std::string(key_term);
         stored.clear();
       }
@@ -211,8 +210,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       }
       ++seen.blocks;
     }
-    CTXKIT_REFS_RETURN_IF_ERROR(c.status());
-    CTXKIT_REFS_RETURN_IF_ERROR(finish_term());
+    CTXKIT_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(finish_term());
     if (!postings.empty()) {
       return Mismatch(
           absl::StrFormat("term \"%s\" of the documents has no stored postings",
@@ -224,8 +223,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
 }
 
 absl::Status CheckReferenceIndex(Store& store, IndexCheckSummary* summary) {
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReferenceDbs dbs, OpenReferenceDbs(store));
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store.BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReferenceDbs dbs, OpenReferenceDbs(store));
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store.BeginRead());
   return CheckReferenceIndex(txn, dbs, summary);
 }
 

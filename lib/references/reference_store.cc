@@ -18,8 +18,8 @@
 #include "lib/base/key_codec.h"
 #include "lib/json/json_reader.h"
 #include "lib/references/index.h"
-#include "lib/references/index_macros.h"
 #include "lib/references/search.h"
+#include "lib/status/status_macros.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -58,14 +58,13 @@ absl::StatusOr<std::string> CheckId(std::string_view field,
 
 absl::Status CheckMetadata(std::string_view metadata) {
   if (metadata.empty()) return absl::OkStatus();
-  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText(
+  CTXKIT_RETURN_IF_ERROR(internal::CheckText(
       "metadata", metadata, ReferenceLimits::kMaxMetadataBytes));
   simdjson::dom::parser parser;
-  CTXKIT_REFS_ASSIGN_OR_RETURN(
-      simdjson::dom::element root,
-      internal::ParseJson(parser, metadata, "metadata"));
-  CTXKIT_REFS_ASSIGN_OR_RETURN(simdjson::dom::object object,
-                               internal::AsObject(root, "metadata"));
+  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::element root,
+                          internal::ParseJson(parser, metadata, "metadata"));
+  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::object object,
+                          internal::AsObject(root, "metadata"));
   (void)object;
   return absl::OkStatus();
 }
@@ -143,23 +142,23 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
   // Validate everything before counting or writing.
   std::string conversation_id;
   if (!in.conversation_id.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(
-        conversation_id, CheckId("conversation_id", in.conversation_id));
+    CTXKIT_ASSIGN_OR_RETURN(conversation_id,
+                            CheckId("conversation_id", in.conversation_id));
   }
-  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText("type", in.type, 64));
+  CTXKIT_RETURN_IF_ERROR(internal::CheckText("type", in.type, 64));
   const int type = internal::ReferenceTypeIndex(in.type);
   if (type < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "type must be one of file, url, code, note, document (got \"%s\")",
         in.type));
   }
-  CTXKIT_REFS_RETURN_IF_ERROR(
+  CTXKIT_RETURN_IF_ERROR(
       internal::CheckText("title", in.title, ReferenceLimits::kMaxTitleBytes));
-  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckText(
+  CTXKIT_RETURN_IF_ERROR(internal::CheckText(
       "content", in.content, ReferenceLimits::kMaxContentBytes));
-  CTXKIT_REFS_RETURN_IF_ERROR(CheckMetadata(in.metadata));
+  CTXKIT_RETURN_IF_ERROR(CheckMetadata(in.metadata));
 
-  CTXKIT_REFS_ASSIGN_OR_RETURN(
+  CTXKIT_ASSIGN_OR_RETURN(
       TokenCount count,
       ModelRegistry::Default().CountTokens(options.model, in.content));
   const internal::AnalyzedDocument doc =
@@ -176,7 +175,7 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
   record.metadata = in.metadata.empty() ? std::string_view("{}")
                                         : std::string_view(in.metadata);
 
-  CTXKIT_REFS_RETURN_IF_ERROR(store->Update([&](WriteTransaction& txn) {
+  CTXKIT_RETURN_IF_ERROR(store->Update([&](WriteTransaction& txn) {
     if (!conversation_id.empty()) {
       absl::Status exists = ConversationExists(txn, dbs, conversation_id);
       if (!exists.ok()) return internal::ToPublic(exists);
@@ -190,9 +189,9 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
 }
 
 absl::StatusOr<Reference> ReferenceStore::Impl::Get(std::string_view id) const {
-  CTXKIT_REFS_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
-  CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, key));
+  CTXKIT_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, key));
   return PublicReference(key, r, /*include_content=*/true);
 }
 
@@ -200,27 +199,27 @@ absl::StatusOr<ReferenceList> ReferenceStore::Impl::List(
     const ListReferencesOptions& o) const {
   std::string conversation_id;
   if (!o.conversation_id.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(conversation_id,
-                                 CheckId("conversation_id", o.conversation_id));
+    CTXKIT_ASSIGN_OR_RETURN(conversation_id,
+                            CheckId("conversation_id", o.conversation_id));
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
   ReferenceList out;
   std::vector<std::string> ids;
   if (!conversation_id.empty()) {
-    CTXKIT_REFS_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
-    CTXKIT_REFS_ASSIGN_OR_RETURN(
+    CTXKIT_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
+    CTXKIT_ASSIGN_OR_RETURN(
         ids, internal::ConversationReferenceIds(txn, dbs, conversation_id));
   } else {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_seq));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_seq));
     for (c.SeekToFirst(); c.Valid(); c.Next()) ids.emplace_back(c.value());
-    CTXKIT_REFS_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(c.status());
   }
   out.references.reserve(ids.size());
   for (const std::string& id : ids) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id));
+    CTXKIT_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id));
     out.references.push_back(PublicReference(id, r, o.include_content));
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(
+  CTXKIT_ASSIGN_OR_RETURN(
       internal::IndexStats stats,
       internal::ReadStats(
           txn, dbs,
@@ -235,18 +234,18 @@ absl::StatusOr<ReferenceStats> ReferenceStore::Impl::Stats(
     std::string_view conversation_id) const {
   std::string key = "all";
   if (!conversation_id.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(std::string id,
-                                 CheckId("conversation_id", conversation_id));
+    CTXKIT_ASSIGN_OR_RETURN(std::string id,
+                            CheckId("conversation_id", conversation_id));
     key = internal::ConversationStatsKey(id);
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
-  CTXKIT_REFS_ASSIGN_OR_RETURN(internal::IndexStats stats,
-                               internal::ReadStats(txn, dbs, key));
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(internal::IndexStats stats,
+                          internal::ReadStats(txn, dbs, key));
   return PublicStats(stats);
 }
 
 absl::Status ReferenceStore::Impl::Delete(std::string_view id) {
-  CTXKIT_REFS_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
+  CTXKIT_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
   return internal::ToAbsl(store->Update([&](WriteTransaction& txn) {
     absl::StatusOr<bool> deleted =
         internal::DeleteReferenceInTxn(txn, dbs, key);
@@ -261,14 +260,14 @@ absl::Status ReferenceStore::Impl::Delete(std::string_view id) {
 
 absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
     const SearchReferencesOptions& o) const {
-  CTXKIT_REFS_RETURN_IF_ERROR(
+  CTXKIT_RETURN_IF_ERROR(
       internal::CheckText("query", o.query, ReferenceLimits::kMaxQueryBytes));
-  CTXKIT_REFS_RETURN_IF_ERROR(internal::CheckRange(
+  CTXKIT_RETURN_IF_ERROR(internal::CheckRange(
       "limit", o.limit, 1, ReferenceLimits::kMaxSearchLimit));
   std::string conversation_id;
   if (!o.conversation_id.empty()) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(conversation_id,
-                                 CheckId("conversation_id", o.conversation_id));
+    CTXKIT_ASSIGN_OR_RETURN(conversation_id,
+                            CheckId("conversation_id", o.conversation_id));
   }
   const std::vector<std::string> terms = internal::QueryTerms(o.query);
   if (terms.empty()) {
@@ -280,11 +279,11 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
         absl::StrFormat("query has %d distinct terms; the limit is %d",
                         terms.size(), ReferenceLimits::kMaxQueryTerms));
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
   if (!conversation_id.empty()) {
-    CTXKIT_REFS_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
+    CTXKIT_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
   }
-  CTXKIT_REFS_ASSIGN_OR_RETURN(
+  CTXKIT_ASSIGN_OR_RETURN(
       internal::IndexSearchResult found,
       internal::SearchIndex(txn, dbs, terms, o.limit, conversation_id));
   ReferenceSearchResults out;
@@ -293,10 +292,9 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
   for (const internal::ScoredReference& hit : found.hits) {
     std::string seq_key;
     internal::AppendBigEndian32(&seq_key, hit.seq);
-    CTXKIT_REFS_ASSIGN_OR_RETURN(std::string_view id,
-                                 txn.Get(dbs.by_seq, seq_key));
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view id, txn.Get(dbs.by_seq, seq_key));
     const std::string id_copy(id);
-    CTXKIT_REFS_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id_copy));
+    CTXKIT_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id_copy));
     ReferenceSearchResult result;
     result.id = id_copy;
     result.conversation_id = std::string(r.conversation_id);

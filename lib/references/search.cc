@@ -9,7 +9,7 @@
 
 #include "lib/base/key_codec.h"
 #include "lib/references/analyzer.h"
-#include "lib/references/index_macros.h"
+#include "lib/status/status_macros.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -76,7 +76,7 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
     const std::vector<std::string>& terms, size_t limit,
     std::string_view conversation_id) {
   IndexSearchResult result;
-  CTXKIT_REFS_ASSIGN_OR_RETURN(IndexStats all, ReadStats(txn, dbs, "all"));
+  CTXKIT_ASSIGN_OR_RETURN(IndexStats all, ReadStats(txn, dbs, "all"));
   if (all.count == 0 || terms.empty() || limit == 0) return result;
   const double avgdl = std::max(
       static_cast<double>(all.total_length) / static_cast<double>(all.count),
@@ -86,7 +86,7 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
   std::vector<uint32_t> allowed;
   const bool filtered = !conversation_id.empty();
   if (filtered) {
-    CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_conversation));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_conversation));
     for (c.Seek(conversation_id);
          c.Valid() && c.key().size() == conversation_id.size() + 4 &&
          c.key().substr(0, conversation_id.size()) == conversation_id;
@@ -94,13 +94,13 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
       allowed.push_back(
           ReadBigEndian32(c.key().data() + conversation_id.size()));
     }
-    CTXKIT_REFS_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(c.status());
     if (allowed.empty()) return result;
   }
 
   std::vector<TermPostings> lists(terms.size());
   double max_score = 0;
-  CTXKIT_REFS_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
   for (size_t i = 0; i < terms.size(); ++i) {
     const std::string prefix = TermPrefix(terms[i]);
     TermPostings& list = lists[i];
@@ -111,7 +111,7 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
       list.blocks.push_back(cursor.value());
       list.df += cursor.value().size() / kPostingBytes;
     }
-    CTXKIT_REFS_RETURN_IF_ERROR(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
     list.idf = Bm25Idf(all.count, list.df);
     max_score += list.idf * (kBm25K1 + 1);
   }

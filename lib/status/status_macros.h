@@ -1,21 +1,38 @@
 // Early returns for lib/ .cc files, where nearly every line is fallible:
-// one definition instead of a copy per file.
+// the one definition for all of lib/.
 //
 //   CTXKIT_RETURN_IF_ERROR(status_expr);     // returns the status if not OK
 //   CTXKIT_ASSIGN_OR_RETURN(T x, statusor);  // x = value, or returns status
 //
-// The status is returned as the expression gives it (absl::Status from
-// absl::StatusOr, ctxkit::Status from ctxkit::StatusOr): the function's
-// return type must accept it. lib/references has its own pair that also
-// converts ctxkit::Status to absl::Status (index_macros.h).
+// The expression may be an absl::Status / absl::StatusOr<T> or, because lib/
+// is built on the public Store and Tokenizer classes, a ctxkit::Status /
+// ctxkit::StatusOr<T>. Either way the error is returned as an absl::Status,
+// the status type of lib/ (DESIGN.md): the enclosing function returns
+// absl::Status or absl::StatusOr<U>, and a lambda without a trailing return
+// type deduces absl::Status. Functions that implement a public class convert
+// to ctxkit::Status themselves, once, with ToPublic (status_internal.h).
 //
 // Each expansion names its temporary by __COUNTER__, so that two on one line
-// (or in one statement) do not collide and -Wshadow stays quiet.
+// (or nested, as in a lambda passed to Store::Update inside a statement that
+// uses them) do not collide and -Wshadow stays quiet.
 
 #ifndef CTXKIT_LIB_STATUS_STATUS_MACROS_H_
 #define CTXKIT_LIB_STATUS_STATUS_MACROS_H_
 
 #include <utility>
+
+#include "absl/status/status.h"
+#include "lib/status/status_internal.h"
+
+namespace ctxkit::internal::status_macros {
+
+// By value, so that a temporary absl::Status is moved rather than copied.
+inline absl::Status AsAbsl(absl::Status status) { return status; }
+inline absl::Status AsAbsl(const ::ctxkit::Status& status) {
+  return ToAbsl(status);
+}
+
+}  // namespace ctxkit::internal::status_macros
 
 #define CTXKIT_STATUS_CONCAT_INNER(a, b) a##b
 #define CTXKIT_STATUS_CONCAT(a, b) CTXKIT_STATUS_CONCAT_INNER(a, b)
@@ -23,18 +40,20 @@
 #define CTXKIT_RETURN_IF_ERROR(expr) \
   CTXKIT_RETURN_IF_ERROR_IMPL(       \
       CTXKIT_STATUS_CONCAT(ctxkit_status_, __COUNTER__), expr)
-#define CTXKIT_RETURN_IF_ERROR_IMPL(name, expr) \
-  do {                                          \
-    auto name = (expr);                         \
-    if (!name.ok()) return name;                \
+#define CTXKIT_RETURN_IF_ERROR_IMPL(name, expr)                          \
+  do {                                                                   \
+    absl::Status name = ::ctxkit::internal::status_macros::AsAbsl(expr); \
+    if (!name.ok()) return name;                                         \
   } while (0)
 
 #define CTXKIT_ASSIGN_OR_RETURN(lhs, expr) \
   CTXKIT_ASSIGN_OR_RETURN_IMPL(            \
       CTXKIT_STATUS_CONCAT(ctxkit_status_or_, __COUNTER__), lhs, expr)
-#define CTXKIT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                                 \
-  if (!tmp.ok()) return std::move(tmp).status();     \
+#define CTXKIT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                           \
+  auto tmp = (expr);                                                           \
+  if (!tmp.ok()) {                                                             \
+    return ::ctxkit::internal::status_macros::AsAbsl(std::move(tmp).status()); \
+  }                                                                            \
   lhs = std::move(*tmp)
 
 #endif  // CTXKIT_LIB_STATUS_STATUS_MACROS_H_

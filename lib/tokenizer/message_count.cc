@@ -16,19 +16,9 @@
 #include "lib/base/absl_string_view.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "lib/tokenizer/message_counter.h"
 #include "simdjson.h"
-
-// Local shorthand for "evaluate a StatusOr, return its error or take its
-// value"; undefined at the end of the file.
-#define CTXKIT_MC_CONCAT_INNER(a, b) a##b
-#define CTXKIT_MC_CONCAT(a, b) CTXKIT_MC_CONCAT_INNER(a, b)
-#define CTXKIT_MC_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto CTXKIT_MC_CONCAT(mc_result_, __LINE__) = (expr);                \
-  if (!CTXKIT_MC_CONCAT(mc_result_, __LINE__).ok()) {                  \
-    return std::move(CTXKIT_MC_CONCAT(mc_result_, __LINE__)).status(); \
-  }                                                                    \
-  lhs = std::move(*CTXKIT_MC_CONCAT(mc_result_, __LINE__))
 
 namespace ctxkit {
 namespace {
@@ -124,8 +114,8 @@ class Counter {
 
   absl::StatusOr<MessageCount> Run(std::string_view json) {
     simdjson::dom::parser parser;
-    CTXKIT_MC_ASSIGN_OR_RETURN(
-        element root, internal::ParseJson(parser, json, "chat messages"));
+    CTXKIT_ASSIGN_OR_RETURN(element root,
+                            internal::ParseJson(parser, json, "chat messages"));
     std::optional<array> messages;
     std::optional<element> system;
     std::optional<array> tools;
@@ -133,13 +123,13 @@ class Counter {
       messages = array(root);
     } else if (root.type() == element_type::OBJECT) {
       const object obj(root);
-      CTXKIT_MC_ASSIGN_OR_RETURN(messages, GetArray(obj, "messages", ""));
+      CTXKIT_ASSIGN_OR_RETURN(messages, GetArray(obj, "messages", ""));
       element value;
       if (!obj["system"].get(value) &&
           value.type() != element_type::NULL_VALUE) {
         system = value;
       }
-      CTXKIT_MC_ASSIGN_OR_RETURN(tools, GetOptionalArray(obj, "tools", ""));
+      CTXKIT_ASSIGN_OR_RETURN(tools, GetOptionalArray(obj, "tools", ""));
     } else {
       return absl::InvalidArgumentError(absl::StrFormat(
           "chat messages must be an array of messages or an object with "
@@ -151,19 +141,19 @@ class Counter {
     int64_t total = 0;
     size_t index = 0;
     for (element message : *messages) {
-      CTXKIT_MC_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           int64_t n, Message(message, JsonIndexPath("messages", index)));
       out.messages.push_back(static_cast<size_t>(n));
       total += n;
       ++index;
     }
     if (system.has_value()) {
-      CTXKIT_MC_ASSIGN_OR_RETURN(int64_t n, Content(*system, "system"));
+      CTXKIT_ASSIGN_OR_RETURN(int64_t n, Content(*system, "system"));
       out.system = static_cast<size_t>(n);
       total += n;
     }
     if (tools.has_value() && tools->size() > 0) {
-      CTXKIT_MC_ASSIGN_OR_RETURN(int64_t n, Tools(*tools));
+      CTXKIT_ASSIGN_OR_RETURN(int64_t n, Tools(*tools));
       out.tools = static_cast<size_t>(n);
       total += n;
       estimated_ = true;
@@ -198,41 +188,40 @@ class Counter {
   }
 
   absl::StatusOr<int64_t> Message(element value, const std::string& path) {
-    CTXKIT_MC_ASSIGN_OR_RETURN(object obj, AsObject(value, path));
-    CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view role,
-                               GetString(obj, "role", path));
+    CTXKIT_ASSIGN_OR_RETURN(object obj, AsObject(value, path));
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view role,
+                            GetString(obj, "role", path));
     (void)role;  // required and typed; counted below with the other fields
     int64_t n = template_.per_message;
     for (auto [key_view, field] : obj) {
       const std::string_view key = key_view;
       if (key == "role") {
         if (template_.count_role) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view text,
-                                     AsString(field, JsonPath(path, "role")));
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(text));
+          CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
+                                  AsString(field, JsonPath(path, "role")));
+          CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
           n += t;
         }
       } else if (key == "content") {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                   Content(field, JsonPath(path, "content")));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                Content(field, JsonPath(path, "content")));
         n += t;
       } else if (key == "name") {
-        CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view name,
-                                   AsString(field, JsonPath(path, "name")));
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(name));
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                                AsString(field, JsonPath(path, "name")));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(name));
         n += t + template_.per_name;
       } else if (key == "tool_calls") {
         if (field.type() == element_type::NULL_VALUE) continue;
         const std::string calls_path = JsonPath(path, "tool_calls");
-        CTXKIT_MC_ASSIGN_OR_RETURN(array calls, AsArray(field, calls_path));
+        CTXKIT_ASSIGN_OR_RETURN(array calls, AsArray(field, calls_path));
         size_t i = 0;
         for (element call : calls) {
           const std::string call_path = JsonIndexPath(calls_path, i++);
-          CTXKIT_MC_ASSIGN_OR_RETURN(object call_obj,
-                                     AsObject(call, call_path));
-          CTXKIT_MC_ASSIGN_OR_RETURN(
-              object function, GetObject(call_obj, "function", call_path));
-          CTXKIT_MC_ASSIGN_OR_RETURN(
+          CTXKIT_ASSIGN_OR_RETURN(object call_obj, AsObject(call, call_path));
+          CTXKIT_ASSIGN_OR_RETURN(object function,
+                                  GetObject(call_obj, "function", call_path));
+          CTXKIT_ASSIGN_OR_RETURN(
               int64_t t,
               FunctionCall(function, JsonPath(call_path, "function")));
           n += t;
@@ -240,27 +229,26 @@ class Counter {
       } else if (key == "function_call") {
         if (field.type() == element_type::NULL_VALUE) continue;
         const std::string call_path = JsonPath(path, "function_call");
-        CTXKIT_MC_ASSIGN_OR_RETURN(object function, AsObject(field, call_path));
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                   FunctionCall(function, call_path));
+        CTXKIT_ASSIGN_OR_RETURN(object function, AsObject(field, call_path));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, FunctionCall(function, call_path));
         n += t;
       } else if (key == "images") {
         if (field.type() == element_type::NULL_VALUE) continue;
-        CTXKIT_MC_ASSIGN_OR_RETURN(array images,
-                                   AsArray(field, JsonPath(path, "images")));
+        CTXKIT_ASSIGN_OR_RETURN(array images,
+                                AsArray(field, JsonPath(path, "images")));
         n += static_cast<int64_t>(images.size() * options_.image_tokens);
         if (images.size() > 0) estimated_ = true;
       } else if (key == "thinking" && field.type() == element_type::STRING) {
         // Ollama keeps a reasoning model's thinking beside the content.
         if (options_.count_thinking) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                     Text(field.get_string().value_unsafe()));
+          CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                  Text(field.get_string().value_unsafe()));
           n += t;
         }
       } else if (template_.count_other_fields &&
                  field.type() == element_type::STRING) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                   Text(field.get_string().value_unsafe()));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                Text(field.get_string().value_unsafe()));
         n += t;
       }
     }
@@ -272,18 +260,18 @@ class Counter {
   absl::StatusOr<int64_t> FunctionCall(object function,
                                        const std::string& path) {
     estimated_ = true;
-    CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view name,
-                               GetString(function, "name", path));
-    CTXKIT_MC_ASSIGN_OR_RETURN(int64_t n, Text(name));
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                            GetString(function, "name", path));
+    CTXKIT_ASSIGN_OR_RETURN(int64_t n, Text(name));
     n += static_cast<int64_t>(options_.tokens_per_tool_call);
     element arguments;
     if (!function["arguments"].get(arguments)) {
       if (arguments.type() == element_type::STRING) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                   Text(arguments.get_string().value_unsafe()));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                Text(arguments.get_string().value_unsafe()));
         n += t;
       } else if (arguments.type() == element_type::OBJECT) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Json(arguments));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, Json(arguments));
         n += t;
       } else if (arguments.type() != element_type::NULL_VALUE) {
         return absl::InvalidArgumentError(
@@ -305,8 +293,8 @@ class Counter {
         int64_t n = 0;
         size_t i = 0;
         for (element block : array(value)) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                     Block(block, JsonIndexPath(path, i++)));
+          CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                  Block(block, JsonIndexPath(path, i++)));
           n += t;
         }
         return n;
@@ -319,17 +307,17 @@ class Counter {
   }
 
   absl::StatusOr<int64_t> Block(element value, const std::string& path) {
-    CTXKIT_MC_ASSIGN_OR_RETURN(object block, AsObject(value, path));
-    CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view type,
-                               GetString(block, "type", path));
+    CTXKIT_ASSIGN_OR_RETURN(object block, AsObject(value, path));
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view type,
+                            GetString(block, "type", path));
     if (type == "text") {
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view text,
-                                 GetString(block, "text", path));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
+                              GetString(block, "text", path));
       return Text(text);
     }
     if (type == "refusal") {
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view text,
-                                 GetString(block, "refusal", path));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
+                              GetString(block, "refusal", path));
       return Text(text);
     }
     if (type == "image_url") {
@@ -337,10 +325,9 @@ class Counter {
       element image_url;
       if (!block["image_url"].get(image_url) &&
           image_url.type() == element_type::OBJECT) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(
-            std::optional<std::string_view> detail,
-            GetOptionalString(object(image_url), "detail",
-                              JsonPath(path, "image_url")));
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> detail,
+                                GetOptionalString(object(image_url), "detail",
+                                                  JsonPath(path, "image_url")));
         if (detail.has_value() && *detail == "low") {
           return static_cast<int64_t>(options_.low_detail_image_tokens);
         }
@@ -353,13 +340,13 @@ class Counter {
     }
     if (type == "tool_use" || type == "server_tool_use") {
       estimated_ = true;
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view name,
-                                 GetString(block, "name", path));
-      CTXKIT_MC_ASSIGN_OR_RETURN(int64_t n, Text(name));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                              GetString(block, "name", path));
+      CTXKIT_ASSIGN_OR_RETURN(int64_t n, Text(name));
       n += static_cast<int64_t>(options_.tokens_per_tool_call);
       element input;
       if (!block["input"].get(input)) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Json(input));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, Json(input));
         n += t;
       }
       return n;
@@ -370,22 +357,22 @@ class Counter {
       return Content(content, JsonPath(path, "content"));
     }
     if (type == "thinking") {
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view thinking,
-                                 GetString(block, "thinking", path));
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view thinking,
+                              GetString(block, "thinking", path));
       if (!options_.count_thinking) return 0;
       return Text(thinking);
     }
     if (type == "document") {
       const std::string source_path = JsonPath(path, "source");
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<object> source,
-                                 GetOptionalObject(block, "source", path));
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<object> source,
+                              GetOptionalObject(block, "source", path));
       if (source.has_value()) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(
+        CTXKIT_ASSIGN_OR_RETURN(
             std::optional<std::string_view> source_type,
             GetOptionalString(*source, "type", source_path));
         if (source_type == "text") {
-          CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view data,
-                                     GetString(*source, "data", source_path));
+          CTXKIT_ASSIGN_OR_RETURN(std::string_view data,
+                                  GetString(*source, "data", source_path));
           return Text(data);
         }
         if (source_type == "content") {
@@ -409,49 +396,49 @@ class Counter {
         absl::StartsWith(internal::AV(tokenizer_->name()), "o200k");
     for (element tool : tools) {
       const std::string path = JsonIndexPath("tools", i++);
-      CTXKIT_MC_ASSIGN_OR_RETURN(object obj, AsObject(tool, path));
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<object> function,
-                                 GetOptionalObject(obj, "function", path));
+      CTXKIT_ASSIGN_OR_RETURN(object obj, AsObject(tool, path));
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<object> function,
+                              GetOptionalObject(obj, "function", path));
       if (function.has_value()) {
         // OpenAI shape: num_tokens_for_tools.
         any_function = true;
         const std::string fpath = JsonPath(path, "function");
-        CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view name,
-                                   GetString(*function, "name", fpath));
-        CTXKIT_MC_ASSIGN_OR_RETURN(
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                                GetString(*function, "name", fpath));
+        CTXKIT_ASSIGN_OR_RETURN(
             std::optional<std::string_view> description,
             GetOptionalString(*function, "description", fpath));
         n += o200k ? kFuncInitO200k : kFuncInitOther;
-        CTXKIT_MC_ASSIGN_OR_RETURN(
+        CTXKIT_ASSIGN_OR_RETURN(
             int64_t t,
             Text(absl::StrFormat("%s:%s", name,
                                  StripFinalPeriod(description.value_or("")))));
         n += t;
-        CTXKIT_MC_ASSIGN_OR_RETURN(
+        CTXKIT_ASSIGN_OR_RETURN(
             std::optional<object> parameters,
             GetOptionalObject(*function, "parameters", fpath));
         if (parameters.has_value()) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(
+          CTXKIT_ASSIGN_OR_RETURN(
               int64_t p,
               Properties(*parameters, JsonPath(fpath, "parameters")));
           n += p;
         }
       } else {
         // Anthropic shape.
-        CTXKIT_MC_ASSIGN_OR_RETURN(std::string_view name,
-                                   GetString(obj, "name", path));
-        CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<std::string_view> description,
-                                   GetOptionalString(obj, "description", path));
-        CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(name));
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
+                                GetString(obj, "name", path));
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> description,
+                                GetOptionalString(obj, "description", path));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(name));
         n += t;
         if (description.has_value()) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t d, Text(*description));
+          CTXKIT_ASSIGN_OR_RETURN(int64_t d, Text(*description));
           n += d;
         }
         element schema;
         if (!obj["input_schema"].get(schema) &&
             schema.type() != element_type::NULL_VALUE) {
-          CTXKIT_MC_ASSIGN_OR_RETURN(int64_t s, Json(schema));
+          CTXKIT_ASSIGN_OR_RETURN(int64_t s, Json(schema));
           n += s;
         }
       }
@@ -468,14 +455,14 @@ class Counter {
   // of objects (ctxkit's extension).
   absl::StatusOr<int64_t> Properties(object schema, const std::string& path) {
     const std::string props_path = JsonPath(path, "properties");
-    CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<object> properties,
-                               GetOptionalObject(schema, "properties", path));
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<object> properties,
+                            GetOptionalObject(schema, "properties", path));
     if (!properties.has_value() || properties->size() == 0) return 0;
     int64_t n = kPropInit;
     for (auto [key_view, value] : *properties) {
       const std::string_view key = key_view;
       const std::string ppath = JsonPath(props_path, key);
-      CTXKIT_MC_ASSIGN_OR_RETURN(object property, AsObject(value, ppath));
+      CTXKIT_ASSIGN_OR_RETURN(object property, AsObject(value, ppath));
       n += kPropKey;
       std::string type;
       element type_value;
@@ -491,38 +478,38 @@ class Counter {
           }
         }
       }
-      CTXKIT_MC_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           std::optional<std::string_view> description,
           GetOptionalString(property, "description", ppath));
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<array> items_enum,
-                                 GetOptionalArray(property, "enum", ppath));
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<array> items_enum,
+                              GetOptionalArray(property, "enum", ppath));
       if (items_enum.has_value()) {
         n += kEnumInit;
         for (element item : *items_enum) {
           n += kEnumItem;
           if (item.type() == element_type::STRING) {
-            CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t,
-                                       Text(item.get_string().value_unsafe()));
+            CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                    Text(item.get_string().value_unsafe()));
             n += t;
           } else {
-            CTXKIT_MC_ASSIGN_OR_RETURN(int64_t t, Text(simdjson::minify(item)));
+            CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(simdjson::minify(item)));
             n += t;
           }
         }
       }
-      CTXKIT_MC_ASSIGN_OR_RETURN(
+      CTXKIT_ASSIGN_OR_RETURN(
           int64_t line,
           Text(absl::StrFormat("%s:%s:%s", key, type,
                                StripFinalPeriod(description.value_or("")))));
       n += line;
       // Nested schemas: an object's properties, an array's item object's.
-      CTXKIT_MC_ASSIGN_OR_RETURN(int64_t nested, Properties(property, ppath));
+      CTXKIT_ASSIGN_OR_RETURN(int64_t nested, Properties(property, ppath));
       n += nested;
-      CTXKIT_MC_ASSIGN_OR_RETURN(std::optional<object> items,
-                                 GetOptionalObject(property, "items", ppath));
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<object> items,
+                              GetOptionalObject(property, "items", ppath));
       if (items.has_value()) {
-        CTXKIT_MC_ASSIGN_OR_RETURN(
-            int64_t t, Properties(*items, JsonPath(ppath, "items")));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
+                                Properties(*items, JsonPath(ppath, "items")));
         n += t;
       }
     }
@@ -676,7 +663,3 @@ StatusOr<MessageCount> CountMessagesForCounterType(
 }
 
 }  // namespace ctxkit
-
-#undef CTXKIT_MC_ASSIGN_OR_RETURN
-#undef CTXKIT_MC_CONCAT
-#undef CTXKIT_MC_CONCAT_INNER

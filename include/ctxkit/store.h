@@ -298,10 +298,26 @@ class CTXKIT_EXPORT Store {
   //                       versions), or older and the open is read-only
   //                       or the directory is already open in this process
   //                       (LMDB forbids two environments on one directory in
-  //                       one process: share the Store instead)
+  //                       one process: share the Store, or open it with
+  //                       OpenShared)
   //   RESOURCE_EXHAUSTED  out of memory, or of address space for the map
   //   DATA_LOSS           the environment is corrupted
   static StatusOr<std::unique_ptr<Store>> Open(
+      std::string_view path, const StoreOptions& options = {});
+
+  // As Open, except that a directory already opened by OpenShared in this
+  // process (and not closed since) is not an error: the result shares that
+  // Store, whose map sizes stay as they are (options' sizes are not
+  // applied). What a program that cannot know whether it opened the store
+  // already needs: a notebook re-running its "open" cell, or bindings whose
+  // objects are released in no particular order. The Store closes when the
+  // last shared_ptr from OpenShared for it is gone (on that thread).
+  //
+  // Errors: those of Open, and FAILED_PRECONDITION when the store is open
+  // with a different read_only (the message names both), or was opened by
+  // Open rather than OpenShared. Thread-safe: concurrent calls for one
+  // directory open it once.
+  static StatusOr<std::shared_ptr<Store>> OpenShared(
       std::string_view path, const StoreOptions& options = {});
 
   ~Store();

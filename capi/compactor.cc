@@ -12,6 +12,10 @@
 // pointer under the mutex and runs without it. Compactions never wait for
 // each other, and one that is running keeps its snapshot alive.
 
+// Defines ctxkit_compactor_add_rules, of c.h's experimental section, which
+// must be declared (with its export attribute) before it is defined.
+#define CTXKIT_EXPERIMENTAL_API
+
 #include "ctxkit/compactor.h"
 
 #include <cstddef>
@@ -53,10 +57,23 @@ int Ok(char** out_error) { return Report(Status(), out_error); }
 
 // A ctxkit::Summarizer that calls the host's C function. Failure of any
 // kind is a Status, which makes the Compactor use the extractive summary.
+//
+// It owns the host's user data: once armed, its destructor (run when the
+// last compaction or snapshot using it lets go) calls the host's destroy
+// callback.
 class CallbackSummarizer final : public ctxkit::Summarizer {
  public:
   CallbackSummarizer(ctxkit_summarize_fn fn, void* user_data)
       : fn_(fn), user_data_(user_data) {}
+  ~CallbackSummarizer() override {
+    if (destroy_ != nullptr) destroy_(user_data_);
+  }
+  CallbackSummarizer(const CallbackSummarizer&) = delete;
+  CallbackSummarizer& operator=(const CallbackSummarizer&) = delete;
+
+  // Set only once the summarizer is installed, so that a failed
+  // installation does not release data the caller still owns.
+  void Arm(ctxkit_destroy_fn destroy) { destroy_ = destroy; }
 
   StatusOr<std::string> Summarize(
       const ctxkit::SummaryRequest& request) override {
@@ -80,6 +97,7 @@ class CallbackSummarizer final : public ctxkit::Summarizer {
  private:
   const ctxkit_summarize_fn fn_;
   void* const user_data_;
+  ctxkit_destroy_fn destroy_ = nullptr;
 };
 
 // What one compaction uses; never modified once published.
@@ -94,8 +112,9 @@ struct Snapshot {
 }  // namespace
 
 struct ctxkit_compactor {
-  ctxkit::Cache* cache = nullptr;
-  ctxkit::Analytics* analytics = nullptr;
+  // Shared with the cache and analytics handles, which may close first.
+  std::shared_ptr<ctxkit::Cache> cache;
+  std::shared_ptr<ctxkit::Analytics> analytics;
   std::mutex mu;
   std::shared_ptr<const Snapshot> snapshot;  // guarded by mu
 
@@ -113,8 +132,8 @@ std::shared_ptr<const Snapshot> MakeSnapshot(
     std::shared_ptr<ctxkit::Summarizer> summarizer,
     std::shared_ptr<const ctxkit::Classifier> classifier) {
   ctxkit::CompactorServices services;
-  services.cache = handle.cache;
-  services.analytics = handle.analytics;
+  services.cache = handle.cache.get();
+  services.analytics = handle.analytics.get();
   services.summarizer = summarizer;
   services.classifier = classifier;
   auto snapshot = std::make_shared<Snapshot>();
@@ -125,14 +144,14 @@ std::shared_ptr<const Snapshot> MakeSnapshot(
 }
 
 // Clears and checks the outputs of a compaction; -1 means "go on".
-int StartCompaction(const void* compactor, char** out_json, size_t* out_len,
-                    char** out_error) {
+int StartCompaction(const void* compactor, char** out_json,
+                    size_t* out_json_len, char** out_error) {
   if (out_json != nullptr) *out_json = nullptr;
-  if (out_len != nullptr) *out_len = 0;
+  if (out_json_len != nullptr) *out_json_len = 0;
   if (out_error != nullptr) *out_error = nullptr;
-  if (compactor == nullptr || out_json == nullptr || out_len == nullptr) {
+  if (compactor == nullptr || out_json == nullptr || out_json_len == nullptr) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "compactor, out_json and out_len must not be NULL");
+                "compactor, out_json and out_json_len must not be NULL");
   }
   return -1;
 }
@@ -141,14 +160,14 @@ int StartCompaction(const void* compactor, char** out_json, size_t* out_len,
 // response set when the budget was not met.
 int ReturnResponse(const ctxkit::StatusOr<std::string>& response,
                    const ctxkit::CompactionBudget& budget, char** out_json,
-                   size_t* out_len, char** out_error) {
+                   size_t* out_json_len, char** out_error) {
   if (!response.ok()) return Report(response.status(), out_error);
   char* copy = CopyOut(*response);
   if (copy == nullptr) {
     return Fail(out_error, CTXKIT_RESOURCE_EXHAUSTED, "out of memory");
   }
   *out_json = copy;
-  *out_len = response->size();
+  *out_json_len = response->size();
   if (!budget.met()) {
     return Fail(
         out_error, CTXKIT_OUT_OF_RANGE,
@@ -166,16 +185,16 @@ int ReturnResponse(const ctxkit::StatusOr<std::string>& response,
 
 extern "C" {
 
-int ctxkit_compactor_new(ctxkit_cache* cache, ctxkit_analytics* analytics,
-                         ctxkit_compactor** out, char** out_error) {
+int ctxkit_compactor_create(ctxkit_cache* cache, ctxkit_analytics* analytics,
+                            ctxkit_compactor** out, char** out_error) {
   if (out == nullptr) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = nullptr;
   return Guard(out_error, [&] {
     auto handle = std::make_unique<ctxkit_compactor>();
-    if (cache != nullptr) handle->cache = cache->cache.get();
-    if (analytics != nullptr) handle->analytics = analytics->analytics.get();
+    if (cache != nullptr) handle->cache = cache->cache;
+    if (analytics != nullptr) handle->analytics = analytics->analytics;
     handle->snapshot = MakeSnapshot(*handle, nullptr, nullptr);
     *out = handle.release();
     return Ok(out_error);
@@ -199,22 +218,30 @@ int ctxkit_text_set(ctxkit_text* text, const char* data, size_t len) {
 
 int ctxkit_compactor_set_summarizer(ctxkit_compactor* compactor,
                                     ctxkit_summarize_fn fn, void* user_data,
+                                    ctxkit_destroy_fn destroy,
                                     char** out_error) {
   if (compactor == nullptr) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
                 "compactor must not be NULL");
   }
   return Guard(out_error, [&] {
-    std::shared_ptr<ctxkit::Summarizer> summarizer;
+    std::shared_ptr<CallbackSummarizer> callback;
     if (fn != nullptr) {
-      summarizer = std::make_shared<CallbackSummarizer>(fn, user_data);
+      callback = std::make_shared<CallbackSummarizer>(fn, user_data);
     }
-    // Building the Compactor under the lock keeps two concurrent changes
-    // from losing one; it is cheap, and compactions do not take the lock
-    // while they run.
-    std::lock_guard<std::mutex> lock(compactor->mu);
-    compactor->snapshot = MakeSnapshot(*compactor, std::move(summarizer),
-                                       compactor->snapshot->classifier);
+    // Released after the lock, so that the host's destroy callback (of a
+    // summarizer only the old snapshot holds) never runs under it.
+    std::shared_ptr<const Snapshot> old;
+    {
+      // Building the Compactor under the lock keeps two concurrent changes
+      // from losing one; it is cheap, and compactions do not take the lock
+      // while they run.
+      std::lock_guard<std::mutex> lock(compactor->mu);
+      std::shared_ptr<const Snapshot> next =
+          MakeSnapshot(*compactor, callback, compactor->snapshot->classifier);
+      if (callback != nullptr) callback->Arm(destroy);  // nothing throws now
+      old = std::exchange(compactor->snapshot, std::move(next));
+    }
     return Ok(out_error);
   });
 }
@@ -249,10 +276,11 @@ int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
   });
 }
 
-int ctxkit_compact(ctxkit_compactor* compactor, const char* request_json,
-                   size_t request_json_len, char** out_json, size_t* out_len,
-                   char** out_error) {
-  if (int rc = StartCompaction(compactor, out_json, out_len, out_error);
+int ctxkit_compactor_compact(ctxkit_compactor* compactor,
+                             const char* request_json, size_t request_json_len,
+                             char** out_json, size_t* out_json_len,
+                             char** out_error) {
+  if (int rc = StartCompaction(compactor, out_json, out_json_len, out_error);
       rc >= 0) {
     return rc;
   }
@@ -265,18 +293,16 @@ int ctxkit_compact(ctxkit_compactor* compactor, const char* request_json,
     ctxkit::CompactionBudget budget;
     const auto response = snapshot->compactor->CompactJson(
         View(request_json, request_json_len), &budget);
-    return ReturnResponse(response, budget, out_json, out_len, out_error);
+    return ReturnResponse(response, budget, out_json, out_json_len, out_error);
   });
 }
 
-int ctxkit_compact_conversation(ctxkit_compactor* compactor,
-                                ctxkit_conversations* convs,
-                                const char* conversation_id,
-                                size_t conversation_id_len,
-                                const char* options_json,
-                                size_t options_json_len, char** out_json,
-                                size_t* out_len, char** out_error) {
-  if (int rc = StartCompaction(compactor, out_json, out_len, out_error);
+int ctxkit_compactor_compact_conversation(
+    ctxkit_compactor* compactor, ctxkit_conversations* convs,
+    const char* conversation_id, size_t conversation_id_len,
+    const char* options_json, size_t options_json_len, char** out_json,
+    size_t* out_json_len, char** out_error) {
+  if (int rc = StartCompaction(compactor, out_json, out_json_len, out_error);
       rc >= 0) {
     return rc;
   }
@@ -295,26 +321,7 @@ int ctxkit_compact_conversation(ctxkit_compactor* compactor,
     const auto response = snapshot->compactor->CompactConversationJson(
         *convs->conversations, View(conversation_id, conversation_id_len),
         View(options_json, options_json_len), &budget);
-    return ReturnResponse(response, budget, out_json, out_len, out_error);
-  });
-}
-
-int ctxkit_chat_validate(const char* history_json, size_t history_json_len,
-                         const char* format, char** out_error) {
-  if (history_json == nullptr && history_json_len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "history_json is NULL with a non-zero length");
-  }
-  return Guard(out_error, [&] {
-    ctxkit::ChatFormat chat_format = ctxkit::ChatFormat::kAuto;
-    if (format != nullptr) {
-      auto parsed = ctxkit::ParseChatFormat(format);
-      if (!parsed.ok()) return Report(parsed.status(), out_error);
-      chat_format = *parsed;
-    }
-    return Report(ctxkit::ValidateChatHistory(
-                      View(history_json, history_json_len), chat_format),
-                  out_error);
+    return ReturnResponse(response, budget, out_json, out_json_len, out_error);
   });
 }
 

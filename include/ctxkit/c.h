@@ -6,9 +6,11 @@
  *
  * Conventions, the same for every function:
  *
- *  - Names are ctxkit_<object>_<verb>. Objects are opaque handles made by a
- *    *_create / *_open function and released by the matching *_free /
- *    *_close, which accept NULL.
+ *  - Names are ctxkit_<object>_<verb>[_<qualifier>]: ctxkit_cache_put,
+ *    ctxkit_tokenizer_create_for_model. Objects are opaque handles made by
+ *    a *_create function and released by the matching *_free, or attached
+ *    to a store by a *_open function and released by the matching *_close;
+ *    both accept NULL.
  *  - Every fallible function returns an int status: CTXKIT_OK (0) or one of
  *    the CTXKIT_* codes below (numbered like absl::StatusCode; fixed forever).
  *  - Every fallible function takes a trailing `char** out_error`. If it is not
@@ -18,10 +20,35 @@
  *  - On failure every out parameter other than out_error is set to NULL / 0,
  *    so a failed create leaves nothing to free.
  *  - Strings are passed in as pointer + length (UTF-8, not necessarily
- *    NUL-terminated); a NULL pointer with length 0 is the empty string.
+ *    NUL-terminated; no input is ever read up to a NUL); a NULL pointer with
+ *    length 0 is the empty string, or "absent" where an input is optional.
+ *  - Every output buffer out_X comes with its length in out_X_len:
+ *    out_json / out_json_len, out_text / out_text_len.
  *  - Documents (results, statistics) are returned as UTF-8 JSON objects with a
  *    "schema_version" field, as pointer + length, released with ctxkit_free();
  *    they are also NUL-terminated for convenience.
+ *  - An optional number is passed by pointer: NULL means absent, which
+ *    takes the default stated for it. A plain number is always used as
+ *    given (where 0 means "no limit", that is said).
+ *  - Enumerations are typedef'd for documentation (ctxkit_status_code,
+ *    ctxkit_encode_flags, ctxkit_pattern), but functions take and return
+ *    them as int / uint32_t, whose size does not depend on the compiler.
+ *  - Calls whose inputs are many optional fields also have a *_request
+ *    form taking one JSON object of named members (unknown members are
+ *    INVALID_ARGUMENT naming the closest known one), which bindings and
+ *    callers with optional fields find easier to get right than a long
+ *    positional list.
+ *  - Handles may be closed in any order: a part handle (conversations,
+ *    references, cache, analytics) keeps its store open, and a compactor
+ *    keeps its cache and analytics, until they are closed too. Each
+ *    handle's own calls must have returned before it is closed.
+ *  - Stability: within a SONAME every function and every documented member
+ *    of a returned document stays; documents only gain members. The
+ *    section "Experimental" at the end is the exception: its functions and
+ *    the members marked experimental there may change in any release
+ *    before 1.0, and are declared only when CTXKIT_EXPERIMENTAL_API is
+ *    defined before this header is included (as zstd's static-linking-only
+ *    section).
  *  - No C++ exception ever crosses this interface; a failed allocation is
  *    reported as CTXKIT_RESOURCE_EXHAUSTED.
  *
@@ -43,7 +70,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                             */
 
-enum {
+typedef enum ctxkit_status_code {
   CTXKIT_OK = 0,
   CTXKIT_CANCELLED = 1,
   CTXKIT_UNKNOWN = 2,
@@ -61,7 +88,7 @@ enum {
   CTXKIT_UNAVAILABLE = 14,
   CTXKIT_DATA_LOSS = 15,
   CTXKIT_UNAUTHENTICATED = 16
-};
+} ctxkit_status_code;
 
 /* The canonical name of a status code ("OK", "NOT_FOUND", ...), or
  * "UNKNOWN_CODE" for any other value. Static storage; never NULL; never
@@ -138,7 +165,11 @@ CTXKIT_EXPORT int ctxkit_store_options_set_create_if_missing(
 
 /* An open store: one LMDB environment in a directory, holding everything
  * ctxkit persists. Thread-safe: one handle may be used by many threads at
- * once. Open a given directory once per process and share the handle. */
+ * once. Opening a directory that is already open in this process (a
+ * notebook re-running its "open" cell) gives a new handle on the same
+ * environment, since LMDB forbids two environments on one directory in one
+ * process; the environment closes with the last handle (and the last part
+ * handle) on it. */
 typedef struct ctxkit_store ctxkit_store;
 
 /* Opens the store in directory `path` (path_len bytes, any bytes but NUL).
@@ -154,14 +185,20 @@ typedef struct ctxkit_store ctxkit_store;
  * FAILED_PRECONDITION (the path is a file; it holds no store but other
  * files, the message naming one; it holds something that is not a
  * ctxkit store; the store's on-disk format is newer than this library's, the
- * message naming both; the directory is already open in this process);
- * DATA_LOSS (corrupted); RESOURCE_EXHAUSTED (out of memory or map space). */
+ * message naming both);
+ * DATA_LOSS (corrupted); RESOURCE_EXHAUSTED (out of memory or map space).
+ *
+ * When the directory is already open in this process, the new handle
+ * shares that environment: its map sizes are the environment's (the
+ * options' sizes are not applied), and it must agree on read_only, else
+ * FAILED_PRECONDITION naming both. */
 CTXKIT_EXPORT int ctxkit_store_open(const char* path, size_t path_len,
                                     const ctxkit_store_options* options,
                                     ctxkit_store** out_store, char** out_error);
 
-/* Closes the store. NULL is a no-op. No other call on the handle may be in
- * progress or follow. */
+/* Releases the handle. NULL is a no-op. No other call on the handle may be
+ * in progress or follow. The environment closes when no store handle and no
+ * part handle opened from one uses it any longer. */
 CTXKIT_EXPORT void ctxkit_store_close(ctxkit_store* store);
 
 /* The store's vital figures as a JSON document:
@@ -203,22 +240,22 @@ typedef struct ctxkit_tokenizer ctxkit_tokenizer;
  *
  * Any other bit is INVALID_ARGUMENT, so that a program written for a later
  * version fails clearly rather than being silently misunderstood. */
-enum {
+typedef enum ctxkit_encode_flags {
   CTXKIT_ENCODE_ALLOW_SPECIAL = 1 << 0,
   CTXKIT_ENCODE_SPECIAL_AS_TEXT = 1 << 1,
   CTXKIT_ENCODE_REPLACE_INVALID_UTF8 = 1 << 2
-};
+} ctxkit_encode_flags;
 
 /* The tokenizer of built-in encoding `name` (name_len bytes), such as
- * "cl100k_base" or "o200k_base" (ctxkit_encoding_names_json lists them).
+ * "cl100k_base" or "o200k_base" (ctxkit_tokenizer_encodings_json lists them).
  * Release it with ctxkit_tokenizer_free.
  * Errors: INVALID_ARGUMENT (NULL out, NULL name with a non-zero length);
  * NOT_FOUND for an unknown name, the message listing the known ones;
  * DATA_LOSS if an embedded vocabulary is damaged; RESOURCE_EXHAUSTED. */
-CTXKIT_EXPORT int ctxkit_tokenizer_for_encoding(const char* name,
-                                                size_t name_len,
-                                                ctxkit_tokenizer** out,
-                                                char** out_error);
+CTXKIT_EXPORT int ctxkit_tokenizer_create_for_encoding(const char* name,
+                                                       size_t name_len,
+                                                       ctxkit_tokenizer** out,
+                                                       char** out_error);
 
 /* The tokenizer that model `model` (model_len bytes) uses, resolved by the
  * built-in model registry the way tiktoken resolves names (an exact name,
@@ -232,15 +269,16 @@ CTXKIT_EXPORT int ctxkit_tokenizer_for_encoding(const char* name,
  * A model that is known but whose encoding this library cannot provide
  * (the Llama 3 family, encoding "llama3", whose vocabulary is not built in)
  * is FAILED_PRECONDITION, the message naming the encoding; an unknown model
- * is NOT_FOUND. In both cases the caller decides: ctxkit_estimate_tokens
- * gives a tokenizer-free estimate, or ctxkit_tokenizer_for_encoding an
+ * is NOT_FOUND. In both cases the caller decides: ctxkit_tokens_estimate
+ * gives a tokenizer-free estimate, or ctxkit_tokenizer_create_for_encoding an
  * approximation it chooses.
  * Errors: INVALID_ARGUMENT (NULL out, NULL model with a non-zero length);
  * NOT_FOUND; FAILED_PRECONDITION; DATA_LOSS; RESOURCE_EXHAUSTED. */
-CTXKIT_EXPORT int ctxkit_tokenizer_for_model(const char* model,
-                                             size_t model_len,
-                                             ctxkit_tokenizer** out,
-                                             int* out_exact, char** out_error);
+CTXKIT_EXPORT int ctxkit_tokenizer_create_for_model(const char* model,
+                                                    size_t model_len,
+                                                    ctxkit_tokenizer** out,
+                                                    int* out_exact,
+                                                    char** out_error);
 
 /* Releases a handle. NULL is a no-op. The shared tokenizer behind it stays
  * cached; views returned by ctxkit_tokenizer_name and
@@ -261,9 +299,9 @@ ctxkit_tokenizer_vocabulary_size(const ctxkit_tokenizer* tokenizer);
  *   {"schema_version":1,"encodings":["cl100k_base", ...]}
  * in *out_json (released with ctxkit_free) and *out_json_len.
  * Errors: INVALID_ARGUMENT for a NULL argument; RESOURCE_EXHAUSTED. */
-CTXKIT_EXPORT int ctxkit_encoding_names_json(char** out_json,
-                                             size_t* out_json_len,
-                                             char** out_error);
+CTXKIT_EXPORT int ctxkit_tokenizer_encodings_json(char** out_json,
+                                                  size_t* out_json_len,
+                                                  char** out_error);
 
 /* The number of tokens of `text` (len bytes of UTF-8), without building the
  * list of ids: the length ctxkit_tokenizer_encode would give.
@@ -293,7 +331,7 @@ CTXKIT_EXPORT int ctxkit_tokenizer_encode(const ctxkit_tokenizer* tokenizer,
                                           char** out_error);
 
 /* The bytes that ids[0 .. n) stand for, concatenated, in *out_text
- * (released with ctxkit_free; also NUL-terminated) and *out_len. Token
+ * (released with ctxkit_free; also NUL-terminated) and *out_text_len. Token
  * boundaries may fall inside a UTF-8 character, so the bytes need not be
  * valid UTF-8 (and may hold NUL); see ctxkit_tokenizer_decode_utf8.
  * Errors: INVALID_ARGUMENT (a NULL argument other than ids with n == 0; an
@@ -301,28 +339,28 @@ CTXKIT_EXPORT int ctxkit_tokenizer_encode(const ctxkit_tokenizer* tokenizer,
  * RESOURCE_EXHAUSTED. */
 CTXKIT_EXPORT int ctxkit_tokenizer_decode(const ctxkit_tokenizer* tokenizer,
                                           const uint32_t* ids, size_t n,
-                                          char** out_text, size_t* out_len,
+                                          char** out_text, size_t* out_text_len,
                                           char** out_error);
 
 /* As ctxkit_tokenizer_decode, with every ill-formed UTF-8 sequence replaced
  * by U+FFFD, so the result is always valid UTF-8. */
 CTXKIT_EXPORT int ctxkit_tokenizer_decode_utf8(
     const ctxkit_tokenizer* tokenizer, const uint32_t* ids, size_t n,
-    char** out_text, size_t* out_len, char** out_error);
+    char** out_text, size_t* out_text_len, char** out_error);
 
-/* The bytes of token `id`, as a view (*out_bytes, *out_len) into the
+/* The bytes of token `id`, as a view (*out_bytes, *out_bytes_len) into the
  * tokenizer, valid until the handle is freed; not NUL-terminated.
  * Errors: INVALID_ARGUMENT (a NULL argument; `id` is not a token). */
 CTXKIT_EXPORT int ctxkit_tokenizer_token_bytes(
     const ctxkit_tokenizer* tokenizer, uint32_t id, const char** out_bytes,
-    size_t* out_len, char** out_error);
+    size_t* out_bytes_len, char** out_error);
 
-/* Cuts `text` to at most max_tokens tokens: *out_bytes receives the length
- * of the longest prefix of `text` whose tokens are the first *out_tokens
- * (<= max_tokens) tokens of the whole text and which ends on a UTF-8
- * character boundary (a token may end inside a character; then the cut
- * moves back). When the text fits, *out_bytes is len. Either out pointer
- * may be NULL if not wanted.
+/* Cuts `text` to at most max_tokens tokens: *out_prefix_len receives the
+ * length of the longest prefix of `text` whose tokens are the first
+ * *out_prefix_tokens (<= max_tokens) tokens of the whole text and which ends
+ * on a UTF-8 character boundary (a token may end inside a character; then
+ * the cut moves back). When the text fits, *out_prefix_len is len. Either
+ * out pointer may be NULL if not wanted.
  * Errors: INVALID_ARGUMENT (NULL tokenizer; NULL text with a non-zero
  * length; unknown flags; disallowed special-token text; invalid UTF-8, even
  * with CTXKIT_ENCODE_REPLACE_INVALID_UTF8, since the result is a prefix of
@@ -330,8 +368,8 @@ CTXKIT_EXPORT int ctxkit_tokenizer_token_bytes(
 CTXKIT_EXPORT int ctxkit_tokenizer_truncate(const ctxkit_tokenizer* tokenizer,
                                             const char* text, size_t len,
                                             size_t max_tokens, uint32_t flags,
-                                            size_t* out_bytes,
-                                            size_t* out_tokens,
+                                            size_t* out_prefix_len,
+                                            size_t* out_prefix_tokens,
                                             char** out_error);
 
 /* The number of tokens of each of the n texts texts[i] (lens[i] bytes of
@@ -369,7 +407,7 @@ CTXKIT_EXPORT int ctxkit_tokenizer_special_tokens_json(
  * vocabulary (cl100k_base, o200k_base, Llama 3), erring on the high side:
  * for models with no available tokenizer. Bytes that are not UTF-8 cost one
  * each. 0 for NULL text. Never fails; thread-safe. */
-CTXKIT_EXPORT size_t ctxkit_estimate_tokens(const char* text, size_t len);
+CTXKIT_EXPORT size_t ctxkit_tokens_estimate(const char* text, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Chat messages                                                            */
@@ -382,7 +420,7 @@ CTXKIT_EXPORT size_t ctxkit_estimate_tokens(const char* text, size_t len);
  * shape (see ctxkit/message_count.h for the counting rules). The model
  * chooses the tokenizer and the layout (OpenAI, Anthropic, Llama 3); a model
  * that is unknown, or whose tokenizer is not available, is counted with
- * ctxkit_estimate_tokens (in the OpenAI layout when unknown), which the
+ * ctxkit_tokens_estimate (in the OpenAI layout when unknown), which the
  * document reports as "method":"heuristic". An empty model name is unknown.
  *
  * *out_total receives the total. When out_json is not NULL it receives a
@@ -396,23 +434,35 @@ CTXKIT_EXPORT size_t ctxkit_estimate_tokens(const char* text, size_t len);
  * lengths; out_json without out_json_len; malformed JSON or a field of the
  * wrong type, the message naming it, e.g. "messages[3].content must be
  * ..."); RESOURCE_EXHAUSTED. Thread-safe. */
-CTXKIT_EXPORT int ctxkit_count_messages(const char* model, size_t model_len,
-                                        const char* messages_json,
-                                        size_t messages_json_len,
-                                        size_t* out_total, char** out_json,
-                                        size_t* out_json_len, char** out_error);
+CTXKIT_EXPORT int ctxkit_chat_count(const char* model, size_t model_len,
+                                    const char* messages_json,
+                                    size_t messages_json_len, size_t* out_total,
+                                    char** out_json, size_t* out_json_len,
+                                    char** out_error);
+
+/* Checks that `history_json` (an array of messages or {"messages":[...]})
+ * is a history a model API accepts in `format` (format_len bytes: "openai",
+ * "anthropic", "plain" or "auto"; absent = "auto"): known roles, content
+ * types, tool calls and results paired, system messages first, and for
+ * Anthropic a user message first and alternating roles. CTXKIT_OK, or
+ * INVALID_ARGUMENT naming the first offending "messages[i].<field>" and
+ * the rule (or "format" for an unknown format). Thread-safe. */
+CTXKIT_EXPORT int ctxkit_chat_validate(const char* history_json,
+                                       size_t history_json_len,
+                                       const char* format, size_t format_len,
+                                       char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* Tokenizers from files                                                    */
 
-/* Pre-tokenization patterns for ctxkit_tokenizer_from_tiktoken_file (values
- * fixed forever). ctxkit implements exactly these patterns, not general
+/* Pre-tokenization patterns for ctxkit_tokenizer_create_from_tiktoken_file
+ * (values fixed forever). ctxkit implements exactly these patterns, not general
  * regular expressions. */
-enum {
+typedef enum ctxkit_pattern {
   CTXKIT_PATTERN_GPT2 = 0,   /* r50k_base, p50k_base, GPT-2 */
   CTXKIT_PATTERN_CL100K = 1, /* cl100k_base and Llama 3 */
   CTXKIT_PATTERN_O200K = 2   /* o200k_base */
-};
+} ctxkit_pattern;
 
 /* A tokenizer named `name` (name_len bytes, non-empty) over the tiktoken
  * vocabulary file at `path` (path_len bytes): one "<base64 of the token's
@@ -433,7 +483,7 @@ enum {
  * above 16777215 or equal to a mergeable token's rank); NOT_FOUND (no such
  * file); PERMISSION_DENIED; UNAVAILABLE (other I/O errors);
  * RESOURCE_EXHAUSTED. */
-CTXKIT_EXPORT int ctxkit_tokenizer_from_tiktoken_file(
+CTXKIT_EXPORT int ctxkit_tokenizer_create_from_tiktoken_file(
     const char* path, size_t path_len, const char* name, size_t name_len,
     int pattern, const char* specials_json, size_t specials_json_len,
     ctxkit_tokenizer** out, char** out_error);
@@ -446,12 +496,12 @@ CTXKIT_EXPORT int ctxkit_tokenizer_from_tiktoken_file(
  * <|end_header_id|> 128007, <|eot_id|> 128009, the rest
  * <|reserved_special_token_N|>). Any valid file with exactly the ranks
  * 0..127999 is accepted; its checksum is not compared.
- * Errors: as ctxkit_tokenizer_from_tiktoken_file, and INVALID_ARGUMENT for a
- * file of another shape. */
-CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
-                                                    size_t path_len,
-                                                    ctxkit_tokenizer** out,
-                                                    char** out_error);
+ * Errors: as ctxkit_tokenizer_create_from_tiktoken_file, and INVALID_ARGUMENT
+ * for a file of another shape. */
+CTXKIT_EXPORT int ctxkit_tokenizer_create_llama3(const char* path,
+                                                 size_t path_len,
+                                                 ctxkit_tokenizer** out,
+                                                 char** out_error);
 
 /* ======================================================================== */
 /* Records: conversations, references, cache, query optimizer, analytics    */
@@ -460,9 +510,9 @@ CTXKIT_EXPORT int ctxkit_tokenizer_llama3_from_file(const char* path,
  * The parts of ctxkit/conversations.h, references.h, cache.h,
  * query_optimizer.h and analytics.h, through the conventions above, plus:
  *
- *  - Part handles are opened from a ctxkit_store, which must stay open until
- *    every handle opened from it is closed. Every *_close accepts NULL; no
- *    call on the handle may be in progress or follow it.
+ *  - Part handles are opened from a ctxkit_store and keep its environment
+ *    open: the store handle may be closed first. Every *_close accepts
+ *    NULL; no call on the handle may be in progress or follow it.
  *  - Optional string inputs: a NULL pointer (with length 0) means "absent"
  *    (the default stated for that input); a non-NULL pointer with length 0
  *    is the empty string, which fields that must not be empty reject. A NULL
@@ -529,6 +579,13 @@ CTXKIT_EXPORT int ctxkit_conversations_create(
     size_t metadata_json_len, char** out_json, size_t* out_json_len,
     char** out_error);
 
+/* ctxkit_conversations_create with its inputs as one JSON object
+ * {"title", "model"?, "metadata"? (object)}. */
+CTXKIT_EXPORT int ctxkit_conversations_create_request(
+    ctxkit_conversations* convs, const char* request_json,
+    size_t request_json_len, char** out_json, size_t* out_json_len,
+    char** out_error);
+
 /* Appends a message to conversation `conversation_id`: `role` is "user",
  * "assistant", "system" or "tool"; `content` may be empty; `name` optional;
  * `tool_calls_json` optional, assistant messages only (an array of OpenAI
@@ -546,9 +603,18 @@ CTXKIT_EXPORT int ctxkit_conversations_add_message(
     const char* tool_call_id, size_t tool_call_id_len, int is_compressed,
     char** out_json, size_t* out_json_len, char** out_error);
 
+/* ctxkit_conversations_add_message with its inputs as one JSON object
+ * {"conversation_id", "role", "content", "name"?, "tool_calls"? (array),
+ * "tool_call_id"?, "is_compressed"? (bool)}; the document is the same. */
+CTXKIT_EXPORT int ctxkit_conversations_add_message_request(
+    ctxkit_conversations* convs, const char* request_json,
+    size_t request_json_len, char** out_json, size_t* out_json_len,
+    char** out_error);
+
 /* Appends 1..100000 messages in one transaction (all or none).
  * `messages_json` is an array of {"role","content","name"?,"tool_calls"?
- * (array),"tool_call_id"?,"is_compressed"? (bool)}. Document:
+ * (array),"tool_call_id"?,"is_compressed"? (bool)} (another member is
+ * INVALID_ARGUMENT naming it and the closest known one). Document:
  * {"schema_version":1,"messages":[...],"conversation":{...}}.
  * Errors: INVALID_ARGUMENT naming "messages[i].<field>" (or "messages" for
  * malformed JSON or a non-array) or conversation_id; NOT_FOUND. */
@@ -590,6 +656,13 @@ CTXKIT_EXPORT int ctxkit_conversations_update(
     ctxkit_conversations* convs, const char* id, size_t id_len,
     const char* title, size_t title_len, const char* metadata_json,
     size_t metadata_json_len, char** out_json, size_t* out_json_len,
+    char** out_error);
+
+/* ctxkit_conversations_update with its inputs as one JSON object
+ * {"id", "title"?, "metadata"? (object)}. */
+CTXKIT_EXPORT int ctxkit_conversations_update_request(
+    ctxkit_conversations* convs, const char* request_json,
+    size_t request_json_len, char** out_json, size_t* out_json_len,
     char** out_error);
 
 /* Deletes the conversation with its messages, references and cached
@@ -637,26 +710,30 @@ CTXKIT_EXPORT int ctxkit_conversations_stats(ctxkit_conversations* convs,
  * gives them)}. The timeline keeps at most
  * max_timeline_points points (0 = one per message). Errors:
  * INVALID_ARGUMENT (malformed id); NOT_FOUND. */
-CTXKIT_EXPORT int ctxkit_conversations_conversation_stats(
-    ctxkit_conversations* convs, const char* id, size_t id_len,
-    size_t max_timeline_points, char** out_json, size_t* out_json_len,
-    char** out_error);
+CTXKIT_EXPORT int ctxkit_conversations_get_stats(ctxkit_conversations* convs,
+                                                 const char* id, size_t id_len,
+                                                 size_t max_timeline_points,
+                                                 char** out_json,
+                                                 size_t* out_json_len,
+                                                 char** out_error);
 
 /* Optimization tips. With `id` absent, the general tips
  * (optimization-tips://general without "resources"): {"schema_version":1,
  * "overview":{"total_conversations","total_messages","total_tokens",
- * "cache_hit_rate" (null unless has_cache_hit_rate)},"tips":[{"category",
- * "priority","tip","action"}]}; `cache_hit_rate` (percent, e.g. the cache
- * stats' "hit_rate") is used only when has_cache_hit_rate is non-zero.
+ * "cache_hit_rate" (null when cache_hit_rate is NULL)},"tips":[{"category",
+ * "priority","tip","action"}]}; *cache_hit_rate (percent, e.g. the cache
+ * stats' "hit_rate") is optional.
  * With an id, that conversation's tips: {"schema_version":1,"conversation":
  * {"id","title","model","current_tokens","message_count"},"tips":[...],
- * "token_limit":{...}} (the cache arguments are ignored). Errors:
+ * "token_limit":{...}} (cache_hit_rate is ignored). Errors:
  * INVALID_ARGUMENT (malformed id; a hit rate that is not a finite number in
  * 0..100); NOT_FOUND. */
-CTXKIT_EXPORT int ctxkit_conversations_tips(
-    ctxkit_conversations* convs, const char* id, size_t id_len,
-    int has_cache_hit_rate, double cache_hit_rate, char** out_json,
-    size_t* out_json_len, char** out_error);
+CTXKIT_EXPORT int ctxkit_conversations_tips(ctxkit_conversations* convs,
+                                            const char* id, size_t id_len,
+                                            const double* cache_hit_rate,
+                                            char** out_json,
+                                            size_t* out_json_len,
+                                            char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* References                                                               */
@@ -694,6 +771,12 @@ CTXKIT_EXPORT int ctxkit_references_add(
     size_t conversation_id_len, const char* type, size_t type_len,
     const char* title, size_t title_len, const char* content,
     size_t content_len, const char* metadata_json, size_t metadata_json_len,
+    char** out_json, size_t* out_json_len, char** out_error);
+
+/* ctxkit_references_add with its inputs as one JSON object
+ * {"conversation_id"?, "type", "title", "content", "metadata"? (object)}. */
+CTXKIT_EXPORT int ctxkit_references_add_request(
+    ctxkit_references* refs, const char* request_json, size_t request_json_len,
     char** out_json, size_t* out_json_len, char** out_error);
 
 /* The reference `id` with content and metadata: {"schema_version":1,
@@ -753,17 +836,18 @@ CTXKIT_EXPORT int ctxkit_references_stats(ctxkit_references* refs,
  * written by a background thread (see cache.h, "Durability"). */
 
 /* Opens the cache part of `store`: max_entries and max_bytes (content
- * bytes) are capacity limits (0 = unlimited); flush_interval_ms is how often
- * batched hit statistics are written (0 = the default 1000; else
- * 1..60000). Errors: INVALID_ARGUMENT naming the option (NULL store or
- * out); the store's. */
+ * bytes) are capacity limits (0 = unlimited); *flush_interval_ms is how
+ * often batched hit statistics are written (1..60000; NULL = 1000).
+ * Errors: INVALID_ARGUMENT naming the option (NULL store or out); the
+ * store's. */
 CTXKIT_EXPORT int ctxkit_cache_open(ctxkit_store* store, uint64_t max_entries,
                                     uint64_t max_bytes,
-                                    int64_t flush_interval_ms,
+                                    const int64_t* flush_interval_ms,
                                     ctxkit_cache** out, char** out_error);
 
 /* Flushes pending hit statistics (errors dropped) and closes the handle.
- * NULL is a no-op. */
+ * NULL is a no-op. A compactor created with the cache keeps using it until
+ * the compactor is freed. */
 CTXKIT_EXPORT void ctxkit_cache_close(ctxkit_cache* cache);
 
 /* Stores `content` under `prefix` (absent = "default") with `ttl_ms`,
@@ -782,6 +866,13 @@ CTXKIT_EXPORT int ctxkit_cache_put(ctxkit_cache* cache, const char* content,
                                    const char* conversation_id,
                                    size_t conversation_id_len, char** out_json,
                                    size_t* out_json_len, char** out_error);
+
+/* ctxkit_cache_put with its inputs as one JSON object {"content",
+ * "prefix"?, "ttl_ms"? (integer; absent = 0, never expires), "model"?,
+ * "conversation_id"?}. */
+CTXKIT_EXPORT int ctxkit_cache_put_request(
+    ctxkit_cache* cache, const char* request_json, size_t request_json_len,
+    char** out_json, size_t* out_json_len, char** out_error);
 
 /* The entry under `key`, counting a hit: {"schema_version":1,"key",
  * "content","tokens","hit_count","created_at","last_accessed",
@@ -844,12 +935,22 @@ CTXKIT_EXPORT int ctxkit_cache_stats(ctxkit_cache* cache, int64_t top_n,
  * "context" (only with a context)}. Touches no store.
  * Errors: INVALID_ARGUMENT naming query, context, model,
  * optimization_goal or max_tokens. Thread-safe. */
-CTXKIT_EXPORT int ctxkit_optimize_query(const char* query, size_t query_len,
+CTXKIT_EXPORT int ctxkit_query_optimize(const char* query, size_t query_len,
                                         const char* model, size_t model_len,
                                         const char* goal, size_t goal_len,
                                         const char* context, size_t context_len,
                                         int64_t max_tokens, char** out_json,
                                         size_t* out_json_len, char** out_error);
+
+/* ctxkit_query_optimize with its inputs as one JSON object, the MCP Token
+ * Optimizer's optimize_query arguments: {"query", "model"?,
+ * "optimization_goal"?, "context"?, "max_tokens"? (integer; absent = no
+ * limit)}. */
+CTXKIT_EXPORT int ctxkit_query_optimize_request(const char* request_json,
+                                                size_t request_json_len,
+                                                char** out_json,
+                                                size_t* out_json_len,
+                                                char** out_error);
 
 /* ------------------------------------------------------------------------ */
 /* Analytics                                                                */
@@ -861,16 +962,17 @@ CTXKIT_EXPORT int ctxkit_optimize_query(const char* query, size_t query_len,
 typedef struct ctxkit_analytics ctxkit_analytics;
 
 /* Opens the analytics part of `store` and purges calls past retention:
- * retention_days 0 = the default 30, else 1..3650; flush_interval_ms 0 =
- * the default 1000, else 1..60000. Errors: INVALID_ARGUMENT naming
- * retention_days or flush_interval_ms (NULL store or out); the store's. */
+ * *retention_days 1..3650 (NULL = 30); *flush_interval_ms 1..60000 (NULL
+ * = 1000). Errors: INVALID_ARGUMENT naming retention_days or
+ * flush_interval_ms (NULL store or out); the store's. */
 CTXKIT_EXPORT int ctxkit_analytics_open(ctxkit_store* store,
-                                        int64_t retention_days,
-                                        int64_t flush_interval_ms,
+                                        const int64_t* retention_days,
+                                        const int64_t* flush_interval_ms,
                                         ctxkit_analytics** out,
                                         char** out_error);
 
-/* Flushes (errors dropped) and closes the handle. NULL is a no-op. */
+/* Flushes (errors dropped) and closes the handle. NULL is a no-op. A
+ * compactor created with it keeps using it until the compactor is freed. */
 CTXKIT_EXPORT void ctxkit_analytics_close(ctxkit_analytics* analytics);
 
 /* Records one call of `type` that took duration_us (0..604800000000, 7
@@ -943,23 +1045,25 @@ CTXKIT_EXPORT int ctxkit_analytics_flush(ctxkit_analytics* analytics,
 
 /* A compactor: the services (cache, analytics), the caller's extra
  * classification rules and the summarizer callback that its compactions
- * use. Thread-safe: ctxkit_compact and ctxkit_compact_conversation may run
- * on any number of threads at once, also while ctxkit_compactor_add_rules
- * or ctxkit_compactor_set_summarizer change the handle; a compaction uses
- * the rules and summarizer in force when it started (the handle swaps an
- * immutable ctxkit::Compactor under a lock, so changes never wait for
- * compactions to finish, and compactions never see half a change). */
+ * use. Thread-safe: ctxkit_compactor_compact and
+ * ctxkit_compactor_compact_conversation may run on any number of threads at
+ * once, also while ctxkit_compactor_add_rules or
+ * ctxkit_compactor_set_summarizer change the handle; a compaction uses the
+ * rules and summarizer in force when it started (the handle swaps an immutable
+ * ctxkit::Compactor under a lock, so changes never wait for compactions to
+ * finish, and compactions never see half a change). */
 typedef struct ctxkit_compactor ctxkit_compactor;
 
 /* Creates a compactor. `cache` and `analytics` may be NULL: without a cache
  * the requests' "enable_caching" only skips the cache; without analytics
- * "enable_analytics" records nothing. They are borrowed, not owned: they
- * (and the store they were opened from) must stay open until the compactor
- * is freed. Errors: INVALID_ARGUMENT (NULL out); RESOURCE_EXHAUSTED. */
-CTXKIT_EXPORT int ctxkit_compactor_new(ctxkit_cache* cache,
-                                       ctxkit_analytics* analytics,
-                                       ctxkit_compactor** out,
-                                       char** out_error);
+ * "enable_analytics" records nothing. The compactor shares them: their
+ * handles (and the store's) may be closed before it, and it keeps using
+ * them until it is freed. Errors: INVALID_ARGUMENT (NULL out);
+ * RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_compactor_create(ctxkit_cache* cache,
+                                          ctxkit_analytics* analytics,
+                                          ctxkit_compactor** out,
+                                          char** out_error);
 
 /* Releases the compactor. NULL is a no-op. No call on the handle may be in
  * progress or follow. Does not close the cache or analytics handles. */
@@ -988,26 +1092,108 @@ CTXKIT_EXPORT int ctxkit_text_set(ctxkit_text* text, const char* data,
  * success; any other value, returning 0 without setting a text, or a text
  * over max_tokens means failure, and the extractive summary is used
  * instead (the result's compaction_info counts "summarizer_failures"). It
- * is called on the thread that called ctxkit_compact, from any number of
- * threads at once when compactions run concurrently, so it must be
+ * is called on the thread that called ctxkit_compactor_compact, from any number
+ * of threads at once when compactions run concurrently, so it must be
  * thread-safe; it must not call the compactor it belongs to. */
 typedef int (*ctxkit_summarize_fn)(void* user_data, const char* span_json,
                                    size_t span_len, const char* extractive,
                                    size_t extractive_len, size_t max_tokens,
                                    ctxkit_text* out);
 
+/* Releases the user data of a callback; called exactly once, when ctxkit
+ * no longer needs it. */
+typedef void (*ctxkit_destroy_fn)(void* user_data);
+
 /* Installs `fn` with `user_data` (passed back untouched) as the summarizer,
  * replacing any earlier one; NULL fn removes it. Compactions already
- * running keep the one they started with; the caller must keep user_data
- * valid until the compactor is freed or the summarizer replaced and every
- * compaction started before has returned. Errors: INVALID_ARGUMENT (NULL
- * compactor); RESOURCE_EXHAUSTED. */
+ * running keep the one they started with. `destroy` (may be NULL) is
+ * called with user_data once the summarizer is no longer in use: after it
+ * is replaced or the compactor freed, and every compaction that started
+ * with it has returned (on the thread where that happened). This lets a
+ * garbage-collected binding release what user_data keeps alive. On failure
+ * `destroy` is not called and nothing changes. Errors: INVALID_ARGUMENT
+ * (NULL compactor); RESOURCE_EXHAUSTED. */
 CTXKIT_EXPORT int ctxkit_compactor_set_summarizer(ctxkit_compactor* compactor,
                                                   ctxkit_summarize_fn fn,
                                                   void* user_data,
+                                                  ctxkit_destroy_fn destroy,
                                                   char** out_error);
 
-/* Adds classification rules for later compactions: `rules_json` is a JSON
+/* Compacts a chat history. `request_json` is the pgEdge agent's POST
+ * /api/chat/compact body, {"messages":[...],"max_tokens","recent_window",
+ * "keep_anchors","options":{...}}, plus ctxkit's "model",
+ * "estimate_unknown_model", "format", "strategy", "target_ratio",
+ * "preserve_recent", "explain", "max_summary_tokens", "rules" and
+ * "response" (every member, its type and default: docs/compaction-request.md
+ * and ctxkit/compactor.h, Compactor::CompactJson), or a bare array of
+ * messages (all defaults). A
+ * key the request does not define, at its root or in "options", is
+ * INVALID_ARGUMENT naming it and the closest defined one ("unknown key
+ * 'max_token'; did you mean 'max_tokens'?"), never ignored. So is a
+ * "model" the registry does not know (naming the closest known models),
+ * unless "estimate_unknown_model" is true: its tokens are then estimated
+ * and the response says "counting":"estimate". The response document is
+ * {"messages","summary":{"topics","tables","tools","description"},
+ * "token_estimate","compaction_info":{...},"budget":{"target_tokens","met",
+ * "status","over_by","must_keep_cut_tokens"},"format","strategy",
+ * "encoding", and "decisions" with "explain" (experimental: the reasons it
+ * gives may change before 1.0)}. budget.status is "met",
+ * "degraded" (within budget, but must-keep messages were cut to fit, by
+ * must_keep_cut_tokens tokens) or "infeasible".
+ *
+ * Budget: CTXKIT_OK means the result fits max_tokens (and target_ratio),
+ * status "met" or "degraded". When it cannot (the must-keep messages do
+ * not fit even at their floors), the call returns CTXKIT_OUT_OF_RANGE AND
+ * sets *out_json / *out_json_len to the best-effort response (its "budget" says
+ * "met":false, "status":"infeasible" and by how many tokens), with
+ * *out_error saying the same.
+ * This is the one failure that sets out_json, as ctxkit_tokenizer_encode's
+ * OUT_OF_RANGE sets *out_count: free *out_json whenever it is not NULL.
+ * Every other error leaves it NULL.
+ *
+ * Errors: INVALID_ARGUMENT (a NULL compactor, out_json or out_json_len; NULL
+ * request_json with a non-zero length; the bad inputs above);
+ * OUT_OF_RANGE (budget infeasible, see above); RESOURCE_EXHAUSTED;
+ * the tokenizer's and the cache's. Thread-safe: any number of compactions
+ * may run at once on one compactor. */
+CTXKIT_EXPORT int ctxkit_compactor_compact(ctxkit_compactor* compactor,
+                                           const char* request_json,
+                                           size_t request_json_len,
+                                           char** out_json,
+                                           size_t* out_json_len,
+                                           char** out_error);
+
+/* Compacts stored conversation `conversation_id` with the options of
+ * `options_json` (NULL or empty = defaults; else an object with the members
+ * of a ctxkit_compactor_compact request except "messages", which is refused,
+ * unknown keys refused as there), stores the result beside the untouched
+ * messages as a new compacted view, and returns the response document of
+ * ctxkit_compactor_compact with "conversation_id" and "view_version" (the
+ * version of the view saved) first. Without "model" or
+ * "options.token_counter_type" the conversation's own model counts, estimated
+ * when the registry does not know it. Budget and errors as
+ * ctxkit_compactor_compact, plus NOT_FOUND (no such conversation) and the
+ * store's. `convs` must come from the same process's ctxkit_conversations_open
+ * and stay open during the call. Thread-safe. */
+CTXKIT_EXPORT int ctxkit_compactor_compact_conversation(
+    ctxkit_compactor* compactor, ctxkit_conversations* convs,
+    const char* conversation_id, size_t conversation_id_len,
+    const char* options_json, size_t options_json_len, char** out_json,
+    size_t* out_json_len, char** out_error);
+
+/* ======================================================================== */
+/* Experimental: may change in any release before 1.0                       */
+/* ======================================================================== */
+/*
+ * Declared only when CTXKIT_EXPERIMENTAL_API is defined before this header
+ * is included. The symbols are exported all the same; what is not promised
+ * is that their signature or the shape of their input stays as it is. The
+ * conventions above apply.
+ */
+#ifdef CTXKIT_EXPERIMENTAL_API
+
+/* Adds classification rules for later compactions (experimental: the rule
+ * schema may still gain or change members): `rules_json` is a JSON
  * array of rule objects {"name","tier","description"?,"roles"?,
  * "contains_any"?,"contains_none"?,"starts_with_any"?,"equals_any"?,
  * "tool_names_any"?,"arguments_contains_any"?,"match_arguments"?,
@@ -1024,73 +1210,7 @@ CTXKIT_EXPORT int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
                                              size_t rules_json_len,
                                              char** out_error);
 
-/* Compacts a chat history. `request_json` is the pgEdge agent's POST
- * /api/chat/compact body, {"messages":[...],"max_tokens","recent_window",
- * "keep_anchors","options":{...}}, plus ctxkit's "model",
- * "estimate_unknown_model", "format", "strategy", "target_ratio",
- * "preserve_recent", "explain", "max_summary_tokens", "rules" and
- * "response" (every member, its type and default: ctxkit/compactor.h,
- * Compactor::CompactJson), or a bare array of messages (all defaults). A
- * key the request does not define, at its root or in "options", is
- * INVALID_ARGUMENT naming it and the closest defined one ("unknown key
- * 'max_token'; did you mean 'max_tokens'?"), never ignored. So is a
- * "model" the registry does not know (naming the closest known models),
- * unless "estimate_unknown_model" is true: its tokens are then estimated
- * and the response says "counting":"estimate". The response document is
- * {"messages","summary":{"topics","tables","tools","description"},
- * "token_estimate","compaction_info":{...},"budget":{"target_tokens","met",
- * "status","over_by","must_keep_cut_tokens"},"format","strategy",
- * "encoding", and "decisions" with "explain"}. budget.status is "met",
- * "degraded" (within budget, but must-keep messages were cut to fit, by
- * must_keep_cut_tokens tokens) or "infeasible".
- *
- * Budget: CTXKIT_OK means the result fits max_tokens (and target_ratio),
- * status "met" or "degraded". When it cannot (the must-keep messages do
- * not fit even at their floors), the call returns CTXKIT_OUT_OF_RANGE AND
- * sets *out_json / *out_len to the best-effort response (its "budget" says
- * "met":false, "status":"infeasible" and by how many tokens), with
- * *out_error saying the same.
- * This is the one failure that sets out_json, as ctxkit_tokenizer_encode's
- * OUT_OF_RANGE sets *out_count: free *out_json whenever it is not NULL.
- * Every other error leaves it NULL.
- *
- * Errors: INVALID_ARGUMENT (a NULL compactor, out_json or out_len; NULL
- * request_json with a non-zero length; the bad inputs above);
- * OUT_OF_RANGE (budget infeasible, see above); RESOURCE_EXHAUSTED;
- * the tokenizer's and the cache's. Thread-safe: any number of compactions
- * may run at once on one compactor. */
-CTXKIT_EXPORT int ctxkit_compact(ctxkit_compactor* compactor,
-                                 const char* request_json,
-                                 size_t request_json_len, char** out_json,
-                                 size_t* out_len, char** out_error);
-
-/* Compacts stored conversation `conversation_id` with the options of
- * `options_json` (NULL or empty = defaults; else an object with the members
- * of a ctxkit_compact request except "messages", which is refused, unknown
- * keys refused as there), stores the result beside the untouched messages
- * as a new compacted view, and returns the response document of
- * ctxkit_compact with "conversation_id" and "view_version" (the version of
- * the view saved) first. Without "model" or "options.token_counter_type"
- * the conversation's own model counts, estimated when the registry does not
- * know it. Budget and errors as ctxkit_compact, plus NOT_FOUND (no such
- * conversation) and the store's. `convs` must come from the same process's
- * ctxkit_conversations_open and stay open during the call. Thread-safe. */
-CTXKIT_EXPORT int ctxkit_compact_conversation(
-    ctxkit_compactor* compactor, ctxkit_conversations* convs,
-    const char* conversation_id, size_t conversation_id_len,
-    const char* options_json, size_t options_json_len, char** out_json,
-    size_t* out_len, char** out_error);
-
-/* Checks that `history_json` (an array of messages or {"messages":[...]})
- * is a history a model API accepts in `format` ("openai", "anthropic",
- * "plain" or "auto"; NULL = "auto"; NUL-terminated): known roles, content
- * types, tool calls and results paired, system messages first, and for
- * Anthropic a user message first and alternating roles. CTXKIT_OK, or
- * INVALID_ARGUMENT naming the first offending "messages[i].<field>" and
- * the rule (or "format" for an unknown format). Thread-safe. */
-CTXKIT_EXPORT int ctxkit_chat_validate(const char* history_json,
-                                       size_t history_json_len,
-                                       const char* format, char** out_error);
+#endif /* CTXKIT_EXPERIMENTAL_API */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -179,7 +179,7 @@ CTXKIT_EXPORT StatusOr<MessageCount> CountMessagesForCounterType(
     const ModelRegistry& registry = ModelRegistry::Default());
 
 // `count` as the one count-messages document, which the C ABI
-// (ctxkit_count_messages) returns and `ctxkit count --messages --json`
+// (ctxkit_chat_count) returns and `ctxkit count --messages --json`
 // prints:
 //   {"schema_version":1,"model" (as asked; null when counted with an
 //    encoding rather than for a model),"total","messages":[n, ...] (one per

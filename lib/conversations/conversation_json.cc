@@ -3,7 +3,9 @@
 
 #include "lib/conversations/conversation_json.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "absl/strings/str_format.h"
 #include "ctxkit/cache.h"
+#include "lib/base/field_check.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
@@ -486,6 +489,17 @@ absl::StatusOr<std::vector<NewMessage>> ParseNewMessagesJson(
     const std::string path = JsonIndexPath("messages", i++);
     absl::StatusOr<simdjson::dom::object> obj = AsObject(element, path);
     if (!obj.ok()) return obj.status();
+    // A misspelled optional member ("tool_call", "is_compresed") would
+    // otherwise be dropped without a word.
+    static constexpr std::string_view kMembers[] = {
+        "role",       "content",      "name",
+        "tool_calls", "tool_call_id", "is_compressed"};
+    for (const auto field : *obj) {
+      if (std::find(std::begin(kMembers), std::end(kMembers), field.key) ==
+          std::end(kMembers)) {
+        return UnknownKeyError(path, field.key, kMembers);
+      }
+    }
     NewMessage m;
     absl::StatusOr<std::string_view> role = GetString(*obj, "role", path);
     if (!role.ok()) return role.status();

@@ -30,8 +30,9 @@ absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
 // (absent and null optional members are the same). Only the JSON shape is
 // checked here; ConversationStore::AddMessages checks the values.
 // INVALID_ARGUMENT naming the path ("messages[2].role") for malformed JSON,
-// a non-array, a non-object element, a missing or mistyped member or an
-// unknown role; RESOURCE_EXHAUSTED for a document beyond the parser.
+// a non-array, a non-object element, a missing or mistyped member, a member
+// not listed above (with the closest listed one) or an unknown role;
+// RESOURCE_EXHAUSTED for a document beyond the parser.
 absl::StatusOr<std::vector<NewMessage>> ParseNewMessagesJson(
     std::string_view json);
 

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* ctxkit_compactor_add_rules is in c.h's experimental section. */
+#define CTXKIT_EXPERIMENTAL_API
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
 
@@ -77,7 +79,7 @@ static char* make_history(int turns, const char* members) {
 static ctxkit_compactor* new_compactor(void) {
   ctxkit_compactor* c = NULL;
   char* error = NULL;
-  CHECK(ctxkit_compactor_new(NULL, NULL, &c, &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_create(NULL, NULL, &c, &error) == CTXKIT_OK);
   CHECK(error == NULL);
   CHECK(c != NULL);
   return c;
@@ -91,8 +93,8 @@ static char* compact(ctxkit_compactor* c, const char* request, int want,
   char* json = NULL;
   size_t len = 0;
   char* error = NULL;
-  const int rc =
-      ctxkit_compact(c, request, strlen(request), &json, &len, &error);
+  const int rc = ctxkit_compactor_compact(c, request, strlen(request), &json,
+                                          &len, &error);
   if (rc != want) {
     fprintf(stderr, "line %d: got %s (%s), want %s\n", line,
             ctxkit_status_name(rc), error ? error : "no message",
@@ -183,8 +185,8 @@ static void expect_bad(ctxkit_compactor* c, const char* request,
   char* json = (char*)1;
   size_t len = 1;
   char* error = NULL;
-  const int rc =
-      ctxkit_compact(c, request, strlen(request), &json, &len, &error);
+  const int rc = ctxkit_compactor_compact(c, request, strlen(request), &json,
+                                          &len, &error);
   CHECK(json == NULL && len == 0);
   expect_error(rc, CTXKIT_INVALID_ARGUMENT, error, needle, line);
 }
@@ -289,7 +291,7 @@ static void test_summarizer(void) {
                    "\"enable_llm_summarization\":true},");
   char* json;
 
-  CHECK(ctxkit_compactor_set_summarizer(c, summarize, &state, &error) ==
+  CHECK(ctxkit_compactor_set_summarizer(c, summarize, &state, NULL, &error) ==
         CTXKIT_OK);
   CHECK(error == NULL);
   json = compact(c, history, CTXKIT_OK, __LINE__);
@@ -314,8 +316,8 @@ static void test_summarizer(void) {
 
   /* Success without a text is a failure. */
   state.calls = 0;
-  CHECK(ctxkit_compactor_set_summarizer(c, summarize_nothing, &state, &error) ==
-        CTXKIT_OK);
+  CHECK(ctxkit_compactor_set_summarizer(c, summarize_nothing, &state, NULL,
+                                        &error) == CTXKIT_OK);
   json = compact(c, history, CTXKIT_OK, __LINE__);
   CHECK(state.calls >= 1);
   CHECK(contains(json, "[Compressed context:"));
@@ -324,12 +326,13 @@ static void test_summarizer(void) {
 
   /* Removed: no calls. Without enable_llm_summarization: no calls. */
   state.calls = 0;
-  CHECK(ctxkit_compactor_set_summarizer(c, NULL, NULL, &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_set_summarizer(c, NULL, NULL, NULL, &error) ==
+        CTXKIT_OK);
   json = compact(c, history, CTXKIT_OK, __LINE__);
   CHECK(state.calls == 0);
   ctxkit_free(json);
   free(history);
-  CHECK(ctxkit_compactor_set_summarizer(c, summarize, &state, &error) ==
+  CHECK(ctxkit_compactor_set_summarizer(c, summarize, &state, NULL, &error) ==
         CTXKIT_OK);
   state.fail = 0;
   history = make_history(40, "\"max_tokens\":600,\"strategy\":\"summarize\",");
@@ -341,8 +344,9 @@ static void test_summarizer(void) {
 
   /* ctxkit_text_set's own checks. */
   CHECK(ctxkit_text_set(NULL, "x", 1) == CTXKIT_INVALID_ARGUMENT);
-  EXPECT_ERROR(ctxkit_compactor_set_summarizer(NULL, summarize, &state, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "compactor");
+  EXPECT_ERROR(
+      ctxkit_compactor_set_summarizer(NULL, summarize, &state, NULL, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "compactor");
   ctxkit_compactor_free(c);
 }
 
@@ -428,29 +432,30 @@ static void test_validate(void) {
       "\"c1\",\"type\":\"function\",\"function\":{\"name\":\"run\","
       "\"arguments\":\"{}\"}}]},"
       "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"}]";
-  CHECK(ctxkit_chat_validate(L(kGood), NULL, &error) == CTXKIT_OK);
+  CHECK(ctxkit_chat_validate(L(kGood), NULL, 0, &error) == CTXKIT_OK);
   CHECK(error == NULL);
-  CHECK(ctxkit_chat_validate(L(kGood), "openai", &error) == CTXKIT_OK);
-  EXPECT_ERROR(ctxkit_chat_validate(L(kGood), "klingon", &error),
+  CHECK(ctxkit_chat_validate(L(kGood), L("openai"), &error) == CTXKIT_OK);
+  EXPECT_ERROR(ctxkit_chat_validate(L(kGood), L("klingon"), &error),
                CTXKIT_INVALID_ARGUMENT, error, "format");
   /* The result without its call. */
   EXPECT_ERROR(
       ctxkit_chat_validate(L("[{\"role\":\"user\",\"content\":\"run\"},"
                              "{\"role\":\"tool\",\"tool_call_id\":\"c1\","
                              "\"content\":\"ok\"}]"),
-                           NULL, &error),
+                           NULL, 0, &error),
       CTXKIT_INVALID_ARGUMENT, error, "messages[1]");
   /* Anthropic: roles must alternate. */
   EXPECT_ERROR(ctxkit_chat_validate(L("[{\"role\":\"user\",\"content\":\"a\"},"
                                       "{\"role\":\"user\",\"content\":\"b\"}]"),
-                                    "anthropic", &error),
+                                    L("anthropic"), &error),
                CTXKIT_INVALID_ARGUMENT, error, "messages[1]");
-  EXPECT_ERROR(ctxkit_chat_validate(L("[{"), NULL, &error),
+  EXPECT_ERROR(ctxkit_chat_validate(L("[{"), NULL, 0, &error),
                CTXKIT_INVALID_ARGUMENT, error, NULL);
-  EXPECT_ERROR(ctxkit_chat_validate(NULL, 4, NULL, &error),
+  EXPECT_ERROR(ctxkit_chat_validate(NULL, 4, NULL, 0, &error),
                CTXKIT_INVALID_ARGUMENT, error, "history_json");
   /* out_error may be NULL. */
-  CHECK(ctxkit_chat_validate(L("[{"), NULL, NULL) == CTXKIT_INVALID_ARGUMENT);
+  CHECK(ctxkit_chat_validate(L("[{"), NULL, 0, NULL) ==
+        CTXKIT_INVALID_ARGUMENT);
 }
 
 static void test_null_args(void) {
@@ -458,25 +463,25 @@ static void test_null_args(void) {
   char* json = (char*)1;
   size_t len = 1;
   char* error = NULL;
-  EXPECT_ERROR(ctxkit_compactor_new(NULL, NULL, NULL, &error),
+  EXPECT_ERROR(ctxkit_compactor_create(NULL, NULL, NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out");
-  EXPECT_ERROR(ctxkit_compact(NULL, L("[]"), &json, &len, &error),
+  EXPECT_ERROR(ctxkit_compactor_compact(NULL, L("[]"), &json, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "compactor");
   CHECK(json == NULL && len == 0);
-  EXPECT_ERROR(ctxkit_compact(c, L("[]"), NULL, &len, &error),
+  EXPECT_ERROR(ctxkit_compactor_compact(c, L("[]"), NULL, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_json");
-  EXPECT_ERROR(ctxkit_compact(c, L("[]"), &json, NULL, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "out_len");
-  EXPECT_ERROR(ctxkit_compact(c, NULL, 5, &json, &len, &error),
+  EXPECT_ERROR(ctxkit_compactor_compact(c, L("[]"), &json, NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "out_json_len");
+  EXPECT_ERROR(ctxkit_compactor_compact(c, NULL, 5, &json, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "request_json");
   /* NULL with length 0 is the empty string: not JSON. */
-  EXPECT_ERROR(ctxkit_compact(c, NULL, 0, &json, &len, &error),
+  EXPECT_ERROR(ctxkit_compactor_compact(c, NULL, 0, &json, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, NULL);
-  EXPECT_ERROR(ctxkit_compact_conversation(c, NULL, L("x"), NULL, 0, &json,
-                                           &len, &error),
+  EXPECT_ERROR(ctxkit_compactor_compact_conversation(c, NULL, L("x"), NULL, 0,
+                                                     &json, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "convs");
   /* out_error may be NULL too. */
-  CHECK(ctxkit_compact(NULL, L("[]"), &json, &len, NULL) ==
+  CHECK(ctxkit_compactor_compact(NULL, L("[]"), &json, &len, NULL) ==
         CTXKIT_INVALID_ARGUMENT);
   ctxkit_compactor_free(NULL);
   ctxkit_compactor_free(c);
@@ -514,9 +519,10 @@ static void test_conversation(void) {
   if (dir == NULL) return;
   CHECK(ctxkit_store_open(L(dir), NULL, &store, &error) == CTXKIT_OK);
   CHECK(ctxkit_conversations_open(store, &convs, &error) == CTXKIT_OK);
-  CHECK(ctxkit_cache_open(store, 0, 0, 0, &cache, &error) == CTXKIT_OK);
-  CHECK(ctxkit_analytics_open(store, 0, 0, &analytics, &error) == CTXKIT_OK);
-  CHECK(ctxkit_compactor_new(cache, analytics, &c, &error) == CTXKIT_OK);
+  CHECK(ctxkit_cache_open(store, 0, 0, NULL, &cache, &error) == CTXKIT_OK);
+  CHECK(ctxkit_analytics_open(store, NULL, NULL, &analytics, &error) ==
+        CTXKIT_OK);
+  CHECK(ctxkit_compactor_create(cache, analytics, &c, &error) == CTXKIT_OK);
 
   CHECK(ctxkit_conversations_create(convs, L("compact me"), NULL, 0, NULL, 0,
                                     &json, &len, &error) == CTXKIT_OK);
@@ -544,7 +550,7 @@ static void test_conversation(void) {
   free(messages);
 
   json = NULL;
-  CHECK(ctxkit_compact_conversation(
+  CHECK(ctxkit_compactor_compact_conversation(
             c, convs, L(conv_id),
             L("{\"max_tokens\":400,\"options\":{\"enable_caching\":true,"
               "\"enable_analytics\":true}}"),
@@ -564,20 +570,20 @@ static void test_conversation(void) {
   ctxkit_free(json);
 
   /* Defaults (NULL options), then an unknown conversation. */
-  CHECK(ctxkit_compact_conversation(c, convs, L(conv_id), NULL, 0, &json, &len,
-                                    &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_compact_conversation(
+            c, convs, L(conv_id), NULL, 0, &json, &len, &error) == CTXKIT_OK);
   ctxkit_free(json);
-  EXPECT_ERROR(ctxkit_compact_conversation(
+  EXPECT_ERROR(ctxkit_compactor_compact_conversation(
                    c, convs, L("00000000-0000-4000-8000-000000000000"), NULL, 0,
                    &json, &len, &error),
                CTXKIT_NOT_FOUND, error, NULL);
   EXPECT_ERROR(
-      ctxkit_compact_conversation(c, convs, L(conv_id), L("{\"max_tokens\":0}"),
-                                  &json, &len, &error),
+      ctxkit_compactor_compact_conversation(
+          c, convs, L(conv_id), L("{\"max_tokens\":0}"), &json, &len, &error),
       CTXKIT_INVALID_ARGUMENT, error, "max_tokens");
   EXPECT_ERROR(
-      ctxkit_compact_conversation(c, convs, L(conv_id), L("{\"messages\":[]}"),
-                                  &json, &len, &error),
+      ctxkit_compactor_compact_conversation(
+          c, convs, L(conv_id), L("{\"messages\":[]}"), &json, &len, &error),
       CTXKIT_INVALID_ARGUMENT, error, "messages");
 
   ctxkit_compactor_free(c);
@@ -617,8 +623,9 @@ static void* compact_many(void* p) {
     char* json = NULL;
     size_t len = 0;
     char* error = NULL;
-    const int rc = ctxkit_compact(arg->compactor, arg->request,
-                                  strlen(arg->request), &json, &len, &error);
+    const int rc =
+        ctxkit_compactor_compact(arg->compactor, arg->request,
+                                 strlen(arg->request), &json, &len, &error);
     /* Without enable_llm_summarization the summarizer is never called, so
      * every result is the same whichever summarizer is installed. */
     if (rc != CTXKIT_OK || json == NULL || strcmp(json, arg->expected) != 0) {
@@ -647,7 +654,7 @@ static void test_threads(void) {
   }
   for (i = 0; i < 50; ++i) {
     CHECK(ctxkit_compactor_set_summarizer(c, i % 2 ? fixed_summary : NULL, NULL,
-                                          &error) == CTXKIT_OK);
+                                          NULL, &error) == CTXKIT_OK);
   }
   for (i = 0; i < 4; ++i) {
     pthread_join(threads[i], NULL);

@@ -34,15 +34,15 @@ static int remove_entry(const char* path, const struct stat* st, int flag,
   return remove(path);
 }
 
-/* ctxkit_compact of `request`; returns its status, and checks that a failed
- * call leaves out_json NULL and names `needle` (when not NULL). */
+/* ctxkit_compactor_compact of `request`; returns its status, and checks that a
+ * failed call leaves out_json NULL and names `needle` (when not NULL). */
 static int compact_status(ctxkit_compactor* c, const char* request,
                           const char* needle, int line) {
   char* json = NULL;
   size_t len = 0;
   char* error = NULL;
-  const int rc =
-      ctxkit_compact(c, request, strlen(request), &json, &len, &error);
+  const int rc = ctxkit_compactor_compact(c, request, strlen(request), &json,
+                                          &len, &error);
   if (rc != CTXKIT_OK) {
     CHECK(json == NULL && len == 0);
     if (needle != NULL && !contains(error, needle)) {
@@ -97,7 +97,8 @@ static void test_unknown_model(ctxkit_compactor* c) {
            "{\"model\":\"gpt4o\",\"estimate_unknown_model\":true,"
            "\"messages\":%s}",
            kMessages);
-  CHECK(ctxkit_compact(c, L(request), &json, &len, &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_compact(c, L(request), &json, &len, &error) ==
+        CTXKIT_OK);
   CHECK(contains(json, "\"counting\":\"estimate\""));
   ctxkit_free(json);
   ctxkit_free(error);
@@ -124,20 +125,20 @@ static void test_conversation_options(ctxkit_compactor* c, const char* dir) {
   ctxkit_free(json);
 
   EXPECT_ERROR(
-      ctxkit_compact_conversation(
+      ctxkit_compactor_compact_conversation(
           c, convs, L(conv_id), L("{\"max_token\":100}"), &json, &len, &error),
       CTXKIT_INVALID_ARGUMENT, error,
       "unknown key 'max_token'; did you mean 'max_tokens'?");
   CHECK(json == NULL);
-  EXPECT_ERROR(ctxkit_compact_conversation(
+  EXPECT_ERROR(ctxkit_compactor_compact_conversation(
                    c, convs, L(conv_id),
                    L("{\"options\":{\"token_counter\":\"openai\"}}"), &json,
                    &len, &error),
                CTXKIT_INVALID_ARGUMENT, error,
                "did you mean 'token_counter_type'?");
   /* Empty options are the defaults; the view's version comes first. */
-  CHECK(ctxkit_compact_conversation(c, convs, L(conv_id), "", 0, &json, &len,
-                                    &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_compact_conversation(
+            c, convs, L(conv_id), "", 0, &json, &len, &error) == CTXKIT_OK);
   CHECK(json != NULL && strncmp(json, kViewHead, strlen(kViewHead)) == 0);
   CHECK(contains(json, "\"view_version\":1,"));
   ctxkit_free(json);
@@ -202,7 +203,7 @@ int main(void) {
   char* error = NULL;
   CHECK(dir != NULL);
   if (dir == NULL) return capi_report();
-  CHECK(ctxkit_compactor_new(NULL, NULL, &c, &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_create(NULL, NULL, &c, &error) == CTXKIT_OK);
   test_unknown_keys(c);
   test_unknown_model(c);
   snprintf(store_dir, sizeof store_dir, "%s/store", dir);

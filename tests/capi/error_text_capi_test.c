@@ -46,8 +46,8 @@ int main(void) {
 
   /* Not UTF-8: the bad byte is shown as U+FFFD, the rest as given. */
   static const char bad_utf8[] = "cl100k\xff_base";
-  int rc = ctxkit_tokenizer_for_encoding(bad_utf8, sizeof bad_utf8 - 1,
-                                         &tokenizer, &error);
+  int rc = ctxkit_tokenizer_create_for_encoding(bad_utf8, sizeof bad_utf8 - 1,
+                                                &tokenizer, &error);
   CHECK(tokenizer == NULL);
   CHECK(error != NULL && valid_utf8(error));
   expect_error(rc, CTXKIT_NOT_FOUND, error, "cl100k\xEF\xBF\xBD_base",
@@ -56,8 +56,8 @@ int main(void) {
 
   /* A NUL inside the name: the message goes on past it. */
   static const char with_nul[] = "o200k\0tail";
-  rc = ctxkit_tokenizer_for_encoding(with_nul, sizeof with_nul - 1, &tokenizer,
-                                     &error);
+  rc = ctxkit_tokenizer_create_for_encoding(with_nul, sizeof with_nul - 1,
+                                            &tokenizer, &error);
   CHECK(error != NULL && valid_utf8(error));
   expect_error(rc, CTXKIT_NOT_FOUND, error, "o200k\\0tail", __LINE__);
   error = NULL;
@@ -65,8 +65,8 @@ int main(void) {
   /* A truncated sequence at the end of an unknown model name. */
   static const char truncated[] = "gpt-4o\xe2\x82";
   int exact = 0;
-  rc = ctxkit_tokenizer_for_model(truncated, sizeof truncated - 1, &tokenizer,
-                                  &exact, &error);
+  rc = ctxkit_tokenizer_create_for_model(truncated, sizeof truncated - 1,
+                                         &tokenizer, &exact, &error);
   CHECK(error != NULL && valid_utf8(error));
   expect_error(rc, CTXKIT_NOT_FOUND, error, "unknown model", __LINE__);
 

@@ -37,6 +37,12 @@ static char conv2_id[37];
 static char ref_id[37];
 static char cache_key[128];
 
+/* Optional numbers are passed by pointer (c.h). */
+static const int64_t kMinusFive = -5;
+static const int64_t kMinusOne = -1;
+static const int64_t kMinute = 60000;
+static const double kTenPercent = 10.0;
+
 #define L(s) (s), strlen(s)
 
 /* The unsigned integer after `"key":` in `json`, or -1 when absent. */
@@ -124,11 +130,12 @@ static void test_open_close(void) {
   EXPECT_ERROR(ctxkit_conversations_open(NULL, &c, &error),
                CTXKIT_INVALID_ARGUMENT, error, "store");
   CHECK(c == NULL);
-  EXPECT_ERROR(ctxkit_cache_open(store, 0, 0, -5, &cache, &error),
+  EXPECT_ERROR(ctxkit_cache_open(store, 0, 0, &kMinusFive, &cache, &error),
                CTXKIT_INVALID_ARGUMENT, error, "flush_interval_ms");
   CHECK(cache == NULL);
-  EXPECT_ERROR(ctxkit_analytics_open(store, -1, 0, &analytics, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "retention_days");
+  EXPECT_ERROR(
+      ctxkit_analytics_open(store, &kMinusOne, NULL, &analytics, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "retention_days");
   CHECK(analytics == NULL);
   EXPECT_ERROR(ctxkit_references_open(store, "", 0, &refs, &error),
                CTXKIT_INVALID_ARGUMENT, error, "model");
@@ -139,8 +146,9 @@ static void test_open_close(void) {
   CHECK(ctxkit_references_open(store, NULL, 0, &refs, NULL) == CTXKIT_OK);
   /* A long flush interval so that no background write happens while the
    * failure table compares transaction ids. */
-  CHECK(ctxkit_cache_open(store, 0, 0, 60000, &cache, NULL) == CTXKIT_OK);
-  CHECK(ctxkit_analytics_open(store, 0, 60000, &analytics, NULL) == CTXKIT_OK);
+  CHECK(ctxkit_cache_open(store, 0, 0, &kMinute, &cache, NULL) == CTXKIT_OK);
+  CHECK(ctxkit_analytics_open(store, NULL, &kMinute, &analytics, NULL) ==
+        CTXKIT_OK);
   CHECK(convs && refs && cache && analytics);
   ctxkit_conversations_close(NULL);
   ctxkit_references_close(NULL);
@@ -243,29 +251,28 @@ static void test_conversations(void) {
   HAS("\"trends\":{\"daily_average\":");
   HAS("\"peak_day\":\"");
 
-  EXPECT_DOC(ctxkit_conversations_conversation_stats(convs, L(conv_id), 0,
-                                                     &json, &len, ERR));
+  EXPECT_DOC(
+      ctxkit_conversations_get_stats(convs, L(conv_id), 0, &json, &len, ERR));
   HAS("\"conversation_id\":\"");
   HAS("\"statistics\":{\"total_tokens\":");
   HAS("\"avg_tokens_per_message\":");
   HAS("\"timeline\":[{\"timestamp\":");
   HAS("\"token_limit\":{\"model_limit\":200000");
   HAS("\"status\":\"safe\"");
-  EXPECT_DOC(ctxkit_conversations_conversation_stats(convs, L(conv_id), 2,
-                                                     &json, &len, ERR));
+  EXPECT_DOC(
+      ctxkit_conversations_get_stats(convs, L(conv_id), 2, &json, &len, ERR));
   CHECK(strstr(json, "cumulative_tokens") != NULL);
 
-  EXPECT_DOC(
-      ctxkit_conversations_tips(convs, NULL, 0, 0, 0.0, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_tips(convs, NULL, 0, NULL, &json, &len, ERR));
   HAS("\"overview\":{\"total_conversations\":2");
   HAS("\"cache_hit_rate\":null"); /* not given */
   HAS("\"category\":\"best_practices\"");
-  EXPECT_DOC(
-      ctxkit_conversations_tips(convs, NULL, 0, 1, 10.0, &json, &len, ERR));
+  EXPECT_DOC(ctxkit_conversations_tips(convs, NULL, 0, &kTenPercent, &json,
+                                       &len, ERR));
   HAS("\"cache_hit_rate\":10.0");
   HAS("\"category\":\"caching\",\"priority\":\"high\"");
   EXPECT_DOC(
-      ctxkit_conversations_tips(convs, L(conv_id), 0, 0.0, &json, &len, ERR));
+      ctxkit_conversations_tips(convs, L(conv_id), NULL, &json, &len, ERR));
   HAS("\"conversation\":{\"id\":\"");
   HAS("\"current_tokens\":");
   HAS("\"tips\":[{\"category\":");
@@ -400,7 +407,7 @@ static void test_optimizer(void) {
       "I was just wondering if you could maybe help me understand how to "
       "really optimize my prompts for better token usage, basically.";
 
-  EXPECT_DOC(ctxkit_optimize_query(L(query), NULL, 0, NULL, 0, NULL, 0, 0,
+  EXPECT_DOC(ctxkit_query_optimize(L(query), NULL, 0, NULL, 0, NULL, 0, 0,
                                    &json, &len, ERR));
   HAS("\"original\":{\"query\":\"I was just wondering");
   HAS("\"optimized\":{\"query\":\"");
@@ -408,7 +415,7 @@ static void test_optimizer(void) {
   HAS("\"optimization_goal\":\"both\"");
   CHECK(json_number(json, "tokens_saved") > 0);
 
-  EXPECT_DOC(ctxkit_optimize_query(L(query), L("gpt-4o"), L("reduce_tokens"),
+  EXPECT_DOC(ctxkit_query_optimize(L(query), L("gpt-4o"), L("reduce_tokens"),
                                    L("Some context to send along."), 5, &json,
                                    &len, ERR));
   HAS("\"model\":\"gpt-4o\"");
@@ -537,13 +544,14 @@ static int run_case(const Case* k, char** error) {
                                        error);
       break;
     case CONV_STATS_ONE:
-      rc = ctxkit_conversations_conversation_stats(convs, k->a.p, k->a.n, 0,
-                                                   &json, &len, error);
+      rc = ctxkit_conversations_get_stats(convs, k->a.p, k->a.n, 0, &json, &len,
+                                          error);
       break;
-    case CONV_TIPS:
-      rc = ctxkit_conversations_tips(convs, k->a.p, k->a.n, 1, (double)k->n,
-                                     &json, &len, error);
-      break;
+    case CONV_TIPS: {
+      const double rate = (double)k->n;
+      rc = ctxkit_conversations_tips(convs, k->a.p, k->a.n, &rate, &json, &len,
+                                     error);
+    } break;
     case REF_ADD:
       rc = ctxkit_references_add(refs, k->a.p, k->a.n, k->b.p, k->b.n, k->c.p,
                                  k->c.n, k->d.p, k->d.n, k->e.p, k->e.n, &json,
@@ -580,7 +588,7 @@ static int run_case(const Case* k, char** error) {
       rc = ctxkit_cache_stats(cache, k->n, &json, &len, error);
       break;
     case OPTIMIZE:
-      rc = ctxkit_optimize_query(k->a.p, k->a.n, k->b.p, k->b.n, k->c.p, k->c.n,
+      rc = ctxkit_query_optimize(k->a.p, k->a.n, k->b.p, k->b.n, k->c.p, k->c.n,
                                  NULL, 0, k->n, &json, &len, error);
       break;
     case AN_RECORD:
@@ -888,6 +896,11 @@ static void test_failures(void) {
         {"message content not a string", CONV_ADD_MANY, c1,
          S("[{\"role\":\"user\",\"content\":1}]"), none, none, none, none, 0,
          CTXKIT_INVALID_ARGUMENT, "messages[0].content"},
+        {"misspelled message member", CONV_ADD_MANY, c1,
+         S("[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"tool\","
+           "\"content\":\"b\",\"tool_call\":\"c1\"}]"),
+         none, none, none, none, 0, CTXKIT_INVALID_ARGUMENT,
+         "messages[1]: unknown key 'tool_call'; did you mean 'tool_calls'?"},
         {"malformed tool_calls JSON", CONV_ADD, c1, S("assistant"), text, none,
          S("[{"), none, 0, CTXKIT_INVALID_ARGUMENT, "tool_calls"},
         /* Cursors, prefixes, goals, analytics types. */
@@ -1000,7 +1013,7 @@ static void test_null_arguments(void) {
                "cache");
   EXPECT_ERROR(ctxkit_analytics_call_count(analytics, L("x"), NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_count");
-  EXPECT_ERROR(ctxkit_optimize_query(L("hi"), NULL, 0, NULL, 0, NULL, 0, 0,
+  EXPECT_ERROR(ctxkit_query_optimize(L("hi"), NULL, 0, NULL, 0, NULL, 0, 0,
                                      NULL, NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_json");
   /* Without out_error the code still comes back. */

@@ -31,8 +31,9 @@ static void expect_ok(int rc, char* error, int line) {
 static ctxkit_tokenizer* open_encoding(const char* name) {
   ctxkit_tokenizer* tok = NULL;
   char* error = NULL;
-  EXPECT_OK(ctxkit_tokenizer_for_encoding(name, strlen(name), &tok, &error),
-            error);
+  EXPECT_OK(
+      ctxkit_tokenizer_create_for_encoding(name, strlen(name), &tok, &error),
+      error);
   CHECK(tok != NULL);
   return tok;
 }
@@ -67,33 +68,37 @@ static void test_for_encoding(void) {
   char* json = NULL;
   size_t json_len = 0;
 
-  EXPECT_ERROR(ctxkit_tokenizer_for_encoding("cl100k_base", 11, NULL, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "out");
-  CHECK(ctxkit_tokenizer_for_encoding("cl100k_base", 11, NULL, NULL) ==
+  EXPECT_ERROR(
+      ctxkit_tokenizer_create_for_encoding("cl100k_base", 11, NULL, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "out");
+  CHECK(ctxkit_tokenizer_create_for_encoding("cl100k_base", 11, NULL, NULL) ==
         CTXKIT_INVALID_ARGUMENT);
 
   tok = (ctxkit_tokenizer*)&error; /* must be reset to NULL */
-  EXPECT_ERROR(ctxkit_tokenizer_for_encoding(NULL, 3, &tok, &error),
+  EXPECT_ERROR(ctxkit_tokenizer_create_for_encoding(NULL, 3, &tok, &error),
                CTXKIT_INVALID_ARGUMENT, error, "NULL");
   CHECK(tok == NULL);
 
   tok = (ctxkit_tokenizer*)&error;
-  EXPECT_ERROR(ctxkit_tokenizer_for_encoding("nope_base", 9, &tok, &error),
-               CTXKIT_NOT_FOUND, error, "cl100k_base"); /* lists known ones */
+  EXPECT_ERROR(
+      ctxkit_tokenizer_create_for_encoding("nope_base", 9, &tok, &error),
+      CTXKIT_NOT_FOUND, error, "cl100k_base"); /* lists known ones */
   CHECK(tok == NULL);
-  EXPECT_ERROR(ctxkit_tokenizer_for_encoding(NULL, 0, &tok, &error),
+  EXPECT_ERROR(ctxkit_tokenizer_create_for_encoding(NULL, 0, &tok, &error),
                CTXKIT_NOT_FOUND, error, NULL);
   CHECK(tok == NULL);
   /* The length counts, not the NUL: "cl100k_basex" cut to 11 bytes. */
   error = GARBAGE;
-  EXPECT_OK(ctxkit_tokenizer_for_encoding("cl100k_basex", 11, &tok, &error),
-            error);
+  EXPECT_OK(
+      ctxkit_tokenizer_create_for_encoding("cl100k_basex", 11, &tok, &error),
+      error);
   CHECK(tok != NULL);
   CHECK(strcmp(ctxkit_tokenizer_name(tok), "cl100k_base") == 0);
   CHECK(ctxkit_tokenizer_vocabulary_size(tok) >= 100277);
   /* Two handles of one encoding, freed independently. */
-  EXPECT_OK(ctxkit_tokenizer_for_encoding("cl100k_base", 11, &again, NULL),
-            NULL);
+  EXPECT_OK(
+      ctxkit_tokenizer_create_for_encoding("cl100k_base", 11, &again, NULL),
+      NULL);
   ctxkit_tokenizer_free(tok);
   CHECK(strcmp(ctxkit_tokenizer_name(again), "cl100k_base") == 0);
   ctxkit_tokenizer_free(again);
@@ -101,14 +106,14 @@ static void test_for_encoding(void) {
   CHECK(ctxkit_tokenizer_name(NULL) == NULL);
   CHECK(ctxkit_tokenizer_vocabulary_size(NULL) == 0);
 
-  EXPECT_ERROR(ctxkit_encoding_names_json(NULL, &json_len, &error),
+  EXPECT_ERROR(ctxkit_tokenizer_encodings_json(NULL, &json_len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_json");
   json = GARBAGE;
-  EXPECT_ERROR(ctxkit_encoding_names_json(&json, NULL, &error),
+  EXPECT_ERROR(ctxkit_tokenizer_encodings_json(&json, NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_json");
   CHECK(json == NULL);
   error = GARBAGE;
-  EXPECT_OK(ctxkit_encoding_names_json(&json, &json_len, &error), error);
+  EXPECT_OK(ctxkit_tokenizer_encodings_json(&json, &json_len, &error), error);
   CHECK(json != NULL && strlen(json) == json_len);
   CHECK(contains(json, "{\"schema_version\":1,\"encodings\":["));
   CHECK(contains(json, "\"cl100k_base\""));
@@ -124,49 +129,51 @@ static void test_for_model(void) {
   int exact = 7;
   int rc;
 
-  EXPECT_ERROR(ctxkit_tokenizer_for_model("gpt-4o", 6, NULL, &exact, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "out");
+  EXPECT_ERROR(
+      ctxkit_tokenizer_create_for_model("gpt-4o", 6, NULL, &exact, &error),
+      CTXKIT_INVALID_ARGUMENT, error, "out");
   CHECK(exact == 0);
-  EXPECT_ERROR(ctxkit_tokenizer_for_model(NULL, 6, &tok, &exact, &error),
+  EXPECT_ERROR(ctxkit_tokenizer_create_for_model(NULL, 6, &tok, &exact, &error),
                CTXKIT_INVALID_ARGUMENT, error, "NULL");
   CHECK(tok == NULL);
 
   exact = 7;
   error = GARBAGE;
-  EXPECT_OK(
-      ctxkit_tokenizer_for_model("gpt-4o-2024-08-06", 17, &tok, &exact, &error),
-      error);
+  EXPECT_OK(ctxkit_tokenizer_create_for_model("gpt-4o-2024-08-06", 17, &tok,
+                                              &exact, &error),
+            error);
   CHECK(tok != NULL && strcmp(ctxkit_tokenizer_name(tok), "o200k_base") == 0);
   CHECK(exact == 1);
   ctxkit_tokenizer_free(tok);
 
   /* out_exact is optional; prefixes and ASCII case resolve like tiktoken. */
-  EXPECT_OK(ctxkit_tokenizer_for_model("GPT-4-0613", 10, &tok, NULL, NULL),
-            NULL);
+  EXPECT_OK(
+      ctxkit_tokenizer_create_for_model("GPT-4-0613", 10, &tok, NULL, NULL),
+      NULL);
   CHECK(tok != NULL && strcmp(ctxkit_tokenizer_name(tok), "cl100k_base") == 0);
   ctxkit_tokenizer_free(tok);
 
   tok = (ctxkit_tokenizer*)&error;
   exact = 7;
-  EXPECT_ERROR(
-      ctxkit_tokenizer_for_model("no-such-model", 13, &tok, &exact, &error),
-      CTXKIT_NOT_FOUND, error, "no-such-model");
+  EXPECT_ERROR(ctxkit_tokenizer_create_for_model("no-such-model", 13, &tok,
+                                                 &exact, &error),
+               CTXKIT_NOT_FOUND, error, "no-such-model");
   CHECK(tok == NULL);
   CHECK(exact == 0);
-  EXPECT_ERROR(ctxkit_tokenizer_for_model("", 0, &tok, &exact, &error),
+  EXPECT_ERROR(ctxkit_tokenizer_create_for_model("", 0, &tok, &exact, &error),
                CTXKIT_NOT_FOUND, error, NULL);
 
   /* Known, but its encoding is not built in: FAILED_PRECONDITION naming it. */
   tok = (ctxkit_tokenizer*)&error;
-  EXPECT_ERROR(
-      ctxkit_tokenizer_for_model("llama3.1:8b", 11, &tok, &exact, &error),
-      CTXKIT_FAILED_PRECONDITION, error, "llama3");
+  EXPECT_ERROR(ctxkit_tokenizer_create_for_model("llama3.1:8b", 11, &tok,
+                                                 &exact, &error),
+               CTXKIT_FAILED_PRECONDITION, error, "llama3");
   CHECK(tok == NULL);
 
   /* Claude 3 and later: an approximation when its encoding is available. */
   exact = 7;
-  rc = ctxkit_tokenizer_for_model("claude-3-5-sonnet-20241022", 26, &tok,
-                                  &exact, &error);
+  rc = ctxkit_tokenizer_create_for_model("claude-3-5-sonnet-20241022", 26, &tok,
+                                         &exact, &error);
   if (rc == CTXKIT_OK) {
     CHECK(exact == 0);
     CHECK(strcmp(ctxkit_tokenizer_name(tok), "claude") == 0);
@@ -362,7 +369,7 @@ static void test_decode(void) {
   EXPECT_ERROR(ctxkit_tokenizer_decode(cl100k, hello, 2, NULL, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_text");
   EXPECT_ERROR(ctxkit_tokenizer_decode(cl100k, hello, 2, &text, NULL, &error),
-               CTXKIT_INVALID_ARGUMENT, error, "out_len");
+               CTXKIT_INVALID_ARGUMENT, error, "out_text_len");
   EXPECT_ERROR(ctxkit_tokenizer_decode(cl100k, NULL, 2, &text, &len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "ids");
   EXPECT_ERROR(
@@ -490,10 +497,10 @@ static void test_truncate(void) {
 }
 
 static void test_estimate(void) {
-  CHECK(ctxkit_estimate_tokens(NULL, 5) == 0);
-  CHECK(ctxkit_estimate_tokens("", 0) == 0);
-  CHECK(ctxkit_estimate_tokens("hello world", 11) >= 2);
-  CHECK(ctxkit_estimate_tokens("\xff\xfe", 2) == 2); /* one per bad byte */
+  CHECK(ctxkit_tokens_estimate(NULL, 5) == 0);
+  CHECK(ctxkit_tokens_estimate("", 0) == 0);
+  CHECK(ctxkit_tokens_estimate("hello world", 11) >= 2);
+  CHECK(ctxkit_tokens_estimate("\xff\xfe", 2) == 2); /* one per bad byte */
 }
 
 static void test_count_messages(void) {
@@ -509,8 +516,8 @@ static void test_count_messages(void) {
   size_t total = 99;
 
   /* The cookbook's rule for gpt-4o: 3 + "user" + "hi" + 3 = 8. */
-  EXPECT_OK(ctxkit_count_messages("gpt-4o", 6, messages, messages_len, &total,
-                                  &json, &json_len, &error),
+  EXPECT_OK(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, &total,
+                              &json, &json_len, &error),
             error);
   CHECK(total == 8);
   CHECK(json != NULL && strlen(json) == json_len);
@@ -526,22 +533,22 @@ static void test_count_messages(void) {
 
   /* The document is optional. */
   total = 0;
-  EXPECT_OK(ctxkit_count_messages("gpt-4o", 6, messages, messages_len, &total,
-                                  NULL, NULL, NULL),
+  EXPECT_OK(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, &total, NULL,
+                              NULL, NULL),
             NULL);
   CHECK(total == 8);
 
   /* Anthropic shape; an unknown model is estimated. */
   EXPECT_OK(
-      ctxkit_count_messages("claude-sonnet-4-20250514", 24, anthropic,
-                            strlen(anthropic), &total, &json, &json_len, NULL),
+      ctxkit_chat_count("claude-sonnet-4-20250514", 24, anthropic,
+                        strlen(anthropic), &total, &json, &json_len, NULL),
       NULL);
   CHECK(total > 6);
   CHECK(contains(json, "\"exact\":false"));
   CHECK(contains(json, "\"messages\":[")); /* two entries */
   ctxkit_free(json);
-  EXPECT_OK(ctxkit_count_messages("no-such-model", 13, messages, messages_len,
-                                  &total, &json, &json_len, NULL),
+  EXPECT_OK(ctxkit_chat_count("no-such-model", 13, messages, messages_len,
+                              &total, &json, &json_len, NULL),
             NULL);
   CHECK(total > 0);
   CHECK(contains(json, "\"method\":\"heuristic\""));
@@ -551,24 +558,24 @@ static void test_count_messages(void) {
   /* Errors. */
   json = GARBAGE;
   json_len = total = 99;
-  EXPECT_ERROR(ctxkit_count_messages("gpt-4o", 6, "[{\"role\":1}]", 12, &total,
-                                     &json, &json_len, &error),
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, "[{\"role\":1}]", 12, &total,
+                                 &json, &json_len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "messages[0]");
   CHECK(json == NULL && json_len == 0 && total == 0);
-  EXPECT_ERROR(ctxkit_count_messages("gpt-4o", 6, "[{", 2, &total, &json,
-                                     &json_len, &error),
-               CTXKIT_INVALID_ARGUMENT, error, NULL);
-  EXPECT_ERROR(ctxkit_count_messages("gpt-4o", 6, messages, messages_len, NULL,
-                                     &json, &json_len, &error),
+  EXPECT_ERROR(
+      ctxkit_chat_count("gpt-4o", 6, "[{", 2, &total, &json, &json_len, &error),
+      CTXKIT_INVALID_ARGUMENT, error, NULL);
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, NULL,
+                                 &json, &json_len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_total");
-  EXPECT_ERROR(ctxkit_count_messages("gpt-4o", 6, messages, messages_len,
-                                     &total, &json, NULL, &error),
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, &total,
+                                 &json, NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_json_len");
-  EXPECT_ERROR(ctxkit_count_messages(NULL, 6, messages, messages_len, &total,
-                                     NULL, NULL, &error),
+  EXPECT_ERROR(ctxkit_chat_count(NULL, 6, messages, messages_len, &total, NULL,
+                                 NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "NULL");
   EXPECT_ERROR(
-      ctxkit_count_messages("gpt-4o", 6, NULL, 3, &total, NULL, NULL, &error),
+      ctxkit_chat_count("gpt-4o", 6, NULL, 3, &total, NULL, NULL, &error),
       CTXKIT_INVALID_ARGUMENT, error, "NULL");
 }
 

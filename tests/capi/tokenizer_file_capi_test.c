@@ -1,6 +1,7 @@
-/* ctxkit_tokenizer_from_tiktoken_file and ctxkit_tokenizer_llama3_from_file,
- * in C against the real library: a vocabulary the test writes itself (the
- * 256 single bytes and two merges), and the error paths. */
+/* ctxkit_tokenizer_create_from_tiktoken_file and
+ * ctxkit_tokenizer_create_llama3, in C against the real library: a vocabulary
+ * the test writes itself (the 256 single bytes and two merges), and the error
+ * paths. */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,9 +79,9 @@ int main(void) {
   CHECK(WriteFile(malformed, "YQ== 0\nYg== 1\nnot base64 2\n"));
 
   /* Success: merges and a special token. */
-  rc = ctxkit_tokenizer_from_tiktoken_file(vocab, strlen(vocab), "small", 5,
-                                           CTXKIT_PATTERN_GPT2, specials,
-                                           strlen(specials), &tok, &error);
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(
+      vocab, strlen(vocab), "small", 5, CTXKIT_PATTERN_GPT2, specials,
+      strlen(specials), &tok, &error);
   CHECK(rc == CTXKIT_OK);
   CHECK(error == NULL);
   CHECK(tok != NULL);
@@ -100,9 +101,9 @@ int main(void) {
   }
 
   /* Missing file. */
-  rc = ctxkit_tokenizer_from_tiktoken_file(missing, strlen(missing), "x", 1,
-                                           CTXKIT_PATTERN_CL100K, NULL, 0, &tok,
-                                           &error);
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(missing, strlen(missing), "x",
+                                                  1, CTXKIT_PATTERN_CL100K,
+                                                  NULL, 0, &tok, &error);
   CHECK(rc == CTXKIT_NOT_FOUND);
   CHECK(tok == NULL);
   CHECK(error != NULL && strstr(error, missing) != NULL);
@@ -110,9 +111,9 @@ int main(void) {
   error = NULL;
 
   /* Malformed file: the message names the line. */
-  rc = ctxkit_tokenizer_from_tiktoken_file(malformed, strlen(malformed), "x", 1,
-                                           CTXKIT_PATTERN_CL100K, NULL, 0, &tok,
-                                           &error);
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(malformed, strlen(malformed),
+                                                  "x", 1, CTXKIT_PATTERN_CL100K,
+                                                  NULL, 0, &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT);
   CHECK(tok == NULL);
   CHECK(error != NULL && strstr(error, "line 3") != NULL);
@@ -120,45 +121,44 @@ int main(void) {
   error = NULL;
 
   /* Bad arguments. */
-  rc = ctxkit_tokenizer_from_tiktoken_file(vocab, strlen(vocab), "x", 1, 7,
-                                           NULL, 0, &tok, &error);
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(vocab, strlen(vocab), "x", 1,
+                                                  7, NULL, 0, &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(vocab, strlen(vocab), "x", 1,
-                                           CTXKIT_PATTERN_GPT2, "[1]", 3, &tok,
-                                           &error);
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(vocab, strlen(vocab), "x", 1,
+                                                  CTXKIT_PATTERN_GPT2, "[1]", 3,
+                                                  &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(
       vocab, strlen(vocab), "x", 1, CTXKIT_PATTERN_GPT2, "{\"<|a|>\": 256}", 14,
       &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   CHECK(error != NULL && strstr(error, "regular token") != NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(
       vocab, strlen(vocab), "x", 1, CTXKIT_PATTERN_GPT2,
       "{\"<|a|>\": 300, \"<|a|>\": 301}", 28, &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(
       vocab, strlen(vocab), "", 0, CTXKIT_PATTERN_GPT2, NULL, 0, &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_from_tiktoken_file(
+  rc = ctxkit_tokenizer_create_from_tiktoken_file(
       vocab, strlen(vocab), "x", 1, CTXKIT_PATTERN_GPT2, NULL, 0, NULL, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT);
   ctxkit_free(error);
 
   /* Llama 3: missing, and a file of the wrong shape. */
-  rc =
-      ctxkit_tokenizer_llama3_from_file(missing, strlen(missing), &tok, &error);
+  rc = ctxkit_tokenizer_create_llama3(missing, strlen(missing), &tok, &error);
   CHECK(rc == CTXKIT_NOT_FOUND && tok == NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_llama3_from_file(vocab, strlen(vocab), &tok, &error);
+  rc = ctxkit_tokenizer_create_llama3(vocab, strlen(vocab), &tok, &error);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
   CHECK(error != NULL && strstr(error, "not Llama 3") != NULL);
   ctxkit_free(error);
-  rc = ctxkit_tokenizer_llama3_from_file(NULL, 3, &tok, NULL);
+  rc = ctxkit_tokenizer_create_llama3(NULL, 3, &tok, NULL);
   CHECK(rc == CTXKIT_INVALID_ARGUMENT && tok == NULL);
 
   remove(vocab);

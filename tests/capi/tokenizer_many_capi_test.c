@@ -16,7 +16,8 @@
 static ctxkit_tokenizer* open_encoding(const char* name) {
   ctxkit_tokenizer* tok = NULL;
   char* error = NULL;
-  int rc = ctxkit_tokenizer_for_encoding(name, strlen(name), &tok, &error);
+  int rc =
+      ctxkit_tokenizer_create_for_encoding(name, strlen(name), &tok, &error);
   CHECK(rc == CTXKIT_OK);
   CHECK(tok != NULL);
   ctxkit_free(error);

@@ -75,7 +75,8 @@ struct CParts {
     REQUIRE(ctxkit_conversations_open(store, &convs, nullptr) == CTXKIT_OK);
     REQUIRE(ctxkit_references_open(store, nullptr, 0, &refs, nullptr) ==
             CTXKIT_OK);
-    REQUIRE(ctxkit_cache_open(store, 0, 0, 0, &cache, nullptr) == CTXKIT_OK);
+    REQUIRE(ctxkit_cache_open(store, 0, 0, nullptr, &cache, nullptr) ==
+            CTXKIT_OK);
   }
   // Closed before another process reads: the cache flushes its hits.
   ~CParts() {
@@ -360,14 +361,13 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
       return ctxkit_conversations_stats(p.convs, p.cache, j, n, e);
     });
     c["conv stats"] = CDoc("conv stats", [&](char** j, size_t* n, char** e) {
-      return ctxkit_conversations_conversation_stats(p.convs, V(conv), 1000, j,
-                                                     n, e);
+      return ctxkit_conversations_get_stats(p.convs, V(conv), 1000, j, n, e);
     });
     c["tips"] = CDoc("tips", [&](char** j, size_t* n, char** e) {
-      return ctxkit_conversations_tips(p.convs, nullptr, 0, 0, 0, j, n, e);
+      return ctxkit_conversations_tips(p.convs, nullptr, 0, nullptr, j, n, e);
     });
     c["conv tips"] = CDoc("tips", [&](char** j, size_t* n, char** e) {
-      return ctxkit_conversations_tips(p.convs, V(conv), 0, 0, j, n, e);
+      return ctxkit_conversations_tips(p.convs, V(conv), nullptr, j, n, e);
     });
     c["ref get"] = CDoc("ref get", [&](char** j, size_t* n, char** e) {
       return ctxkit_references_get(p.refs, V(ref), j, n, e);
@@ -393,12 +393,12 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
       return ctxkit_cache_stats(p.cache, 10, j, n, e);
     });
     c["optimize"] = CDoc("optimize", [&](char** j, size_t* n, char** e) {
-      return ctxkit_optimize_query(S(kQuery), S("gpt-4o"), nullptr, 0, nullptr,
+      return ctxkit_query_optimize(S(kQuery), S("gpt-4o"), nullptr, 0, nullptr,
                                    0, 0, j, n, e);
     });
     c["count messages"] = CDoc("count", [&](char** j, size_t* n, char** e) {
       size_t total = 0;
-      return ctxkit_count_messages(S("gpt-4o"), S(kMessages), &total, j, n, e);
+      return ctxkit_chat_count(S("gpt-4o"), S(kMessages), &total, j, n, e);
     });
   }
 

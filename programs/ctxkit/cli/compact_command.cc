@@ -1,13 +1,13 @@
 // `compact`: fits a chat history into a token budget with the library's
-// compactor, through the C API's JSON entry point (ctxkit_compact), which
-// is what FFI users call and which tells an infeasible budget apart
+// compactor, through the C API's JSON entry point (ctxkit_compactor_compact),
+// which is what FFI users call and which tells an infeasible budget apart
 // (CTXKIT_OUT_OF_RANGE with the best-effort result) without the program
 // having to parse the response.
 //
 // The input is a history (an array of messages) or a whole request object
-// as ctxkit_compact takes it. The flags become request members written
-// before the input's own: ctxkit's JSON readers use the first occurrence of
-// a key, so a flag overrides the same member in the file.
+// as ctxkit_compactor_compact takes it. The flags become request members
+// written before the input's own: ctxkit's JSON readers use the first
+// occurrence of a key, so a flag overrides the same member in the file.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -258,7 +258,7 @@ Status RunCompact(const Args& args, std::ostream& out) {
 
   ctxkit_compactor* raw = nullptr;
   char* error = nullptr;
-  if (int rc = ctxkit_compactor_new(nullptr, nullptr, &raw, &error);
+  if (int rc = ctxkit_compactor_create(nullptr, nullptr, &raw, &error);
       rc != CTXKIT_OK) {
     std::unique_ptr<char, CFree> message(error);
     return Status(static_cast<StatusCode>(rc), error ? error : "");
@@ -266,8 +266,9 @@ Status RunCompact(const Args& args, std::ostream& out) {
   std::unique_ptr<ctxkit_compactor, CompactorFree> compactor(raw);
   char* json = nullptr;
   size_t json_len = 0;
-  const int rc = ctxkit_compact(compactor.get(), request.data(), request.size(),
-                                &json, &json_len, &error);
+  const int rc =
+      ctxkit_compactor_compact(compactor.get(), request.data(), request.size(),
+                               &json, &json_len, &error);
   std::unique_ptr<char, CFree> response(json);
   std::unique_ptr<char, CFree> message(error);
   if (response != nullptr) {

@@ -6,7 +6,7 @@
 // and the result is saved beside them as a compacted view (its version is in
 // the answer), so compressing never loses history. The document is the
 // library's, in seed 000's shape with the conversation id and view version,
-// as the C ABI's ctxkit_compact_conversation writes it.
+// as the C ABI's ctxkit_compactor_compact_conversation writes it.
 //
 // compact_chat passes its arguments, which are seed 001's request body,
 // to Compactor::CompactJson and answers with its response document, exactly

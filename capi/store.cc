@@ -1,0 +1,132 @@
+// The C API's store sections (c.h, "Store options" and "Store"):
+// translation to ctxkit::Store. A store handle holds the Store that
+// Store::OpenShared gives, so opening a directory twice in one process
+// shares one environment.
+
+#include "ctxkit/store.h"
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "capi/c_internal.h"
+#include "ctxkit/c.h"
+#include "ctxkit/status.h"
+
+struct ctxkit_store_options {
+  ctxkit::StoreOptions options;
+};
+
+namespace {
+
+using ctxkit::capi::Fail;
+using ctxkit::capi::Guard;
+using ctxkit::capi::Ok;
+using ctxkit::capi::Report;
+using ctxkit::capi::ReturnResult;
+using ctxkit::capi::StartDoc;
+using ctxkit::capi::View;
+
+}  // namespace
+
+extern "C" {
+
+int ctxkit_store_options_create(ctxkit_store_options** out_options,
+                                char** out_error) {
+  if (out_options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out_options is NULL");
+  }
+  *out_options = nullptr;
+  return Guard(out_error, [&] {
+    *out_options = new ctxkit_store_options();
+    return Ok(out_error);
+  });
+}
+
+void ctxkit_store_options_free(ctxkit_store_options* options) {
+  delete options;
+}
+
+int ctxkit_store_options_set_map_size(ctxkit_store_options* options,
+                                      uint64_t bytes, char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  if (bytes < ctxkit::StoreOptions::kMinMapSize) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "map size must be at least 1 MiB (1048576 bytes)");
+  }
+  options->options.map_size = bytes;
+  return Ok(out_error);
+}
+
+int ctxkit_store_options_set_max_map_size(ctxkit_store_options* options,
+                                          uint64_t bytes, char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  if (bytes < ctxkit::StoreOptions::kMinMapSize) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "max map size must be at least 1 MiB (1048576 bytes)");
+  }
+  options->options.max_map_size = bytes;
+  return Ok(out_error);
+}
+
+int ctxkit_store_options_set_read_only(ctxkit_store_options* options,
+                                       int read_only, char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  options->options.read_only = read_only != 0;
+  return Ok(out_error);
+}
+
+int ctxkit_store_options_set_create_if_missing(ctxkit_store_options* options,
+                                               int create_if_missing,
+                                               char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  options->options.create_if_missing = create_if_missing != 0;
+  return Ok(out_error);
+}
+
+int ctxkit_store_open(const char* path, size_t path_len,
+                      const ctxkit_store_options* options,
+                      ctxkit_store** out_store, char** out_error) {
+  if (out_store == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out_store is NULL");
+  }
+  *out_store = nullptr;
+  if (path == nullptr && path_len != 0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "path is NULL with a non-zero length");
+  }
+  return Guard(out_error, [&] {
+    const ctxkit::StoreOptions defaults;
+    auto store = ctxkit::Store::OpenShared(
+        View(path, path_len), options ? options->options : defaults);
+    if (!store.ok()) return Report(store.status(), out_error);
+    *out_store = new ctxkit_store{std::move(*store)};
+    return Ok(out_error);
+  });
+}
+
+void ctxkit_store_close(ctxkit_store* store) { delete store; }
+
+int ctxkit_store_info_json(const ctxkit_store* store, char** out_json,
+                           size_t* out_json_len, char** out_error) {
+  if (int rc = StartDoc(store, "store", out_json, out_json_len, out_error);
+      rc >= 0) {
+    return rc;
+  }
+  return Guard(out_error, [&] {
+    auto info = store->store->Info();
+    if (!info.ok()) return Report(info.status(), out_error);
+    return ReturnResult(ctxkit::StoreInfoToJson(*info), out_json, out_json_len,
+                        out_error);
+  });
+}
+
+}  // extern "C"

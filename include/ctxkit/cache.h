@@ -70,6 +70,7 @@
 #include <vector>
 
 #include "ctxkit/export.h"
+#include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
@@ -113,7 +114,7 @@ struct CachePutOptions {
   int64_t ttl_ms = 0;
   // Model whose tokenizer counts the content's tokens (unknown names use the
   // registry's flagged estimate). 1..128 bytes of UTF-8.
-  std::string model = "claude-3-5-sonnet";
+  std::string model = std::string(kDefaultModel);
   // Empty, or the id of an existing conversation: the entry is then removed
   // when that conversation is deleted.
   std::string conversation_id;

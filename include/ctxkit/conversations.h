@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "ctxkit/export.h"
+#include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
@@ -88,11 +89,6 @@ struct ConversationLimits {
   // the last message's content, followed by "..." when it was longer.
   static constexpr size_t kLastMessagePreviewChars = 100;
 };
-
-// The model of a conversation created without one (the MCP Token Optimizer's
-// default).
-inline constexpr std::string_view kDefaultConversationModel =
-    "claude-3-5-sonnet";
 
 enum class MessageRole : uint8_t {
   kUser = 0,
@@ -175,7 +171,7 @@ struct NewConversation {
   std::string title = {};
   // 1..kMaxModelBytes; need not be a model ModelRegistry knows (such a
   // conversation is counted with EstimateTokens()).
-  std::string model = std::string(kDefaultConversationModel);
+  std::string model = std::string(kDefaultModel);
   // A JSON object, at most kMaxMetadataBytes.
   std::string metadata = "{}";
 };

@@ -44,6 +44,12 @@
 
 namespace ctxkit {
 
+// The model whose tokenizer counts when a caller names none: new
+// conversations, references, cache entries, optimized queries and cached
+// compactions. The MCP Token Optimizer's default, so that a client moving
+// from it gets the same counts.
+inline constexpr std::string_view kDefaultModel = "claude-3-5-sonnet";
+
 // How a model's chat messages are laid out as tokens (see message_count.h).
 enum class MessageFormat {
   // OpenAI chat completions: <|start|>role<|message|>content<|end|>.

@@ -176,7 +176,7 @@ struct OptimizeOptions {
   // Model whose tokenizer counts (ModelRegistry names; an unknown model is
   // counted by EstimateTokens() and the result says tokens_exact false).
   // Not empty, valid UTF-8, at most kMaxModelBytes.
-  std::string model = "claude-3-5-sonnet";
+  std::string model = std::string(kDefaultModel);
   OptimizationGoal goal = OptimizationGoal::kBoth;
   // When set, the optimized query is cut to at most this many tokens at a
   // token boundary that is also a character boundary. 1..kMaxMaxTokens.
@@ -296,7 +296,7 @@ class CTXKIT_EXPORT QueryOptimizer {
 };
 
 // The one document of an optimization, which the C ABI
-// (ctxkit_optimize_query) returns, `ctxkit optimize` prints and the
+// (ctxkit_query_optimize) returns, `ctxkit optimize` prints and the
 // optimize_query tool returns inside the MCP Token Optimizer's envelope
 // ("success" first):
 //   {"schema_version":1,

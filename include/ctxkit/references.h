@@ -72,6 +72,7 @@
 #include <vector>
 
 #include "ctxkit/export.h"
+#include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
@@ -97,14 +98,10 @@ struct ReferenceLimits {
 inline constexpr std::string_view kReferenceTypes[] = {"file", "url", "code",
                                                        "note", "document"};
 
-// The model whose tokenizer counts reference tokens by default (the MCP Token
-// Optimizer's).
-inline constexpr std::string_view kDefaultReferenceModel = "claude-3-5-sonnet";
-
 struct ReferenceStoreOptions {
   // Model whose tokenizer counts Reference::tokens; 1..256 bytes of UTF-8.
   // An unknown model is accepted and counted by the heuristic.
-  std::string model = std::string(kDefaultReferenceModel);
+  std::string model = std::string(kDefaultModel);
   // Source of created_at (ms since the epoch); empty = the wall clock.
   std::function<int64_t()> clock;
 };

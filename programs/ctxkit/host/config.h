@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 
+#include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 
 namespace ctxkit::host {
@@ -52,7 +53,7 @@ struct HostConfig {
   // and prompts/list (1..1000).
   size_t page_size = 50;
   // The model of tools whose `model` argument is absent (seed 000's).
-  std::string default_model = "claude-3-5-sonnet";
+  std::string default_model = std::string(ctxkit::kDefaultModel);
   // Least severe MCP log level sent before a client's logging/setLevel:
   // debug, info, notice, warning, error, critical, alert, emergency.
   std::string log_level = "warning";

@@ -95,6 +95,10 @@ TEST_CASE("problems name the path and read like the seed's") {
             R"(["tags",1] Expected string, received number)"});
   CHECK(Problems(*schema, R"({"action":"list","extra":1})") ==
         std::vector<std::string>{R"(["extra"] Unrecognized key: 'extra')"});
+  // A misspelled property names the one most likely meant.
+  CHECK(Problems(*schema, R"({"action":"list","titel":"x"})") ==
+        std::vector<std::string>{
+            R"(["titel"] Unrecognized key: 'titel'; did you mean 'title'?)"});
 }
 
 TEST_CASE("anyOf reports the closest alternative") {

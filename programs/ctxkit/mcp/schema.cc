@@ -11,6 +11,7 @@
 
 #include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/host/json_text.h"
+#include "programs/ctxkit/host/text.h"
 
 namespace ctxkit::mcp {
 
@@ -418,7 +419,15 @@ class Validator {
       } else if (node.additional != nullptr) {
         Check(*node.additional, field.value, path);
       } else if (!node.additional_allowed) {
-        Add(path, "Unrecognized key: '" + std::string(key) + "'");
+        // Zod's words, which MCP clients know, and the property most
+        // likely meant, so that a typo is fixed in one round.
+        std::vector<std::string_view> names;
+        names.reserve(node.properties.size());
+        for (const auto& property : node.properties) {
+          names.push_back(property.first);
+        }
+        Add(path, "Unrecognized key: '" + std::string(key) + "'" +
+                      program::DidYouMean(key, names));
       }
       path.pop_back();
     }

@@ -1,6 +1,6 @@
 // Compact binary records of the conversations part: LEB128 varints and
 // length-prefixed strings behind a version byte. The layouts themselves are
-// documented in conversation_store.cc, where they are written.
+// documented in conversation_records.h.
 
 #ifndef CTXKIT_LIB_CONVERSATIONS_RECORD_CODEC_H_
 #define CTXKIT_LIB_CONVERSATIONS_RECORD_CODEC_H_

@@ -1,12 +1,15 @@
 // The C API's chat section (c.h, "Chat messages"): counting a chat request
 // (ctxkit/message_count.h) and validating a history (ctxkit/compactor.h).
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "capi/c_internal.h"
 #include "ctxkit/c.h"
 #include "ctxkit/compactor.h"
 #include "ctxkit/message_count.h"
+#include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 
 namespace {
@@ -25,8 +28,8 @@ extern "C" {
 
 int ctxkit_chat_count(const char* model, size_t model_len,
                       const char* messages_json, size_t messages_json_len,
-                      size_t* out_total, char** out_json, size_t* out_json_len,
-                      char** out_error) {
+                      uint32_t flags, size_t* out_total, char** out_json,
+                      size_t* out_json_len, char** out_error) {
   if (out_total != nullptr) *out_total = 0;
   if (out_json != nullptr) *out_json = nullptr;
   if (out_json_len != nullptr) *out_json_len = 0;
@@ -42,8 +45,25 @@ int ctxkit_chat_count(const char* model, size_t model_len,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
                 "a string is NULL with a non-zero length");
   }
+  if ((flags & ~static_cast<uint32_t>(CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL)) !=
+      0) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "unknown flags " + std::to_string(flags) +
+                    " (expected CTXKIT_CHAT_* values)");
+  }
   return Guard(out_error, [&] {
     const std::string_view model_name = View(model, model_len);
+    if ((flags & CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL) == 0) {
+      // An estimate for a mistyped name would look like an exact count.
+      auto known = ctxkit::ModelRegistry::Default().Find(model_name);
+      if (!known.ok() &&
+          known.status().code() == ctxkit::StatusCode::kNotFound) {
+        return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                    "model: " + std::string(known.status().message()) +
+                        " (pass CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL to "
+                        "estimate its tokens instead)");
+      }
+    }
     auto count = ctxkit::CountMessagesForModel(
         model_name, View(messages_json, messages_json_len));
     if (!count.ok()) return Report(count.status(), out_error);

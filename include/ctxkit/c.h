@@ -412,16 +412,28 @@ CTXKIT_EXPORT size_t ctxkit_tokens_estimate(const char* text, size_t len);
 /* ------------------------------------------------------------------------ */
 /* Chat messages                                                            */
 
+/* Flags of ctxkit_chat_count, or'ed together. Any other bit is
+ * INVALID_ARGUMENT. */
+typedef enum ctxkit_chat_count_flags {
+  /* Count a model the registry does not know with ctxkit_tokens_estimate
+   * instead of refusing it. */
+  CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL = 1 << 0
+} ctxkit_chat_count_flags;
+
 /* The tokens a chat request takes for model `model` (model_len bytes),
  * with the tokens its chat format adds around each message.
  *
  * `messages_json` (UTF-8 JSON) is an array of messages or an object
  * {"messages":[...], "system":..., "tools":[...]}, in OpenAI or Anthropic
  * shape (see ctxkit/message_count.h for the counting rules). The model
- * chooses the tokenizer and the layout (OpenAI, Anthropic, Llama 3); a model
- * that is unknown, or whose tokenizer is not available, is counted with
- * ctxkit_tokens_estimate (in the OpenAI layout when unknown), which the
- * document reports as "method":"heuristic". An empty model name is unknown.
+ * chooses the tokenizer and the layout (OpenAI, Anthropic, Llama 3). A
+ * model the registry does not know (an empty name included) is
+ * INVALID_ARGUMENT naming the closest known models, since a mistyped name
+ * would otherwise get a count that looks exact; with
+ * CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL in `flags` it is counted with
+ * ctxkit_tokens_estimate in the OpenAI layout. A known model whose tokenizer
+ * is not available is estimated the same way. The document reports either
+ * as "method":"heuristic".
  *
  * *out_total receives the total. When out_json is not NULL it receives a
  * document (released with ctxkit_free; out_json_len must then not be NULL):
@@ -431,14 +443,15 @@ CTXKIT_EXPORT size_t ctxkit_tokens_estimate(const char* text, size_t len);
  *    ("tokenizer" | "heuristic"), "exact" (true only when every part was
  *    counted by a rule known to reproduce the provider's count)}
  * Errors: INVALID_ARGUMENT (NULL out_total; NULL strings with non-zero
- * lengths; out_json without out_json_len; malformed JSON or a field of the
- * wrong type, the message naming it, e.g. "messages[3].content must be
+ * lengths; out_json without out_json_len; unknown flags; an unknown model
+ * without CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL; malformed JSON or a field of
+ * the wrong type, the message naming it, e.g. "messages[3].content must be
  * ..."); RESOURCE_EXHAUSTED. Thread-safe. */
 CTXKIT_EXPORT int ctxkit_chat_count(const char* model, size_t model_len,
                                     const char* messages_json,
-                                    size_t messages_json_len, size_t* out_total,
-                                    char** out_json, size_t* out_json_len,
-                                    char** out_error);
+                                    size_t messages_json_len, uint32_t flags,
+                                    size_t* out_total, char** out_json,
+                                    size_t* out_json_len, char** out_error);
 
 /* Checks that `history_json` (an array of messages or {"messages":[...]})
  * is a history a model API accepts in `format` (format_len bytes: "openai",

@@ -516,7 +516,7 @@ static void test_count_messages(void) {
   size_t total = 99;
 
   /* The cookbook's rule for gpt-4o: 3 + "user" + "hi" + 3 = 8. */
-  EXPECT_OK(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, &total,
+  EXPECT_OK(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, 0, &total,
                               &json, &json_len, &error),
             error);
   CHECK(total == 8);
@@ -533,22 +533,35 @@ static void test_count_messages(void) {
 
   /* The document is optional. */
   total = 0;
-  EXPECT_OK(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, &total, NULL,
-                              NULL, NULL),
+  EXPECT_OK(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, 0, &total,
+                              NULL, NULL, NULL),
             NULL);
   CHECK(total == 8);
 
   /* Anthropic shape; an unknown model is estimated. */
   EXPECT_OK(
       ctxkit_chat_count("claude-sonnet-4-20250514", 24, anthropic,
-                        strlen(anthropic), &total, &json, &json_len, NULL),
+                        strlen(anthropic), 0, &total, &json, &json_len, NULL),
       NULL);
   CHECK(total > 6);
   CHECK(contains(json, "\"exact\":false"));
   CHECK(contains(json, "\"messages\":[")); /* two entries */
   ctxkit_free(json);
+  /* An unknown model is refused, naming the closest known ones, unless an
+   * estimate is asked for. */
+  EXPECT_ERROR(ctxkit_chat_count("gpt4o", 5, messages, messages_len, 0, &total,
+                                 &json, &json_len, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "did you mean gpt-4o");
+  CHECK(json == NULL && total == 0);
+  EXPECT_ERROR(ctxkit_chat_count("", 0, messages, messages_len, 0, &total, NULL,
+                                 NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "CTXKIT_CHAT_ESTIMATE");
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, 1u << 5,
+                                 &total, NULL, NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "flags");
   EXPECT_OK(ctxkit_chat_count("no-such-model", 13, messages, messages_len,
-                              &total, &json, &json_len, NULL),
+                              CTXKIT_CHAT_ESTIMATE_UNKNOWN_MODEL, &total, &json,
+                              &json_len, NULL),
             NULL);
   CHECK(total > 0);
   CHECK(contains(json, "\"method\":\"heuristic\""));
@@ -558,24 +571,24 @@ static void test_count_messages(void) {
   /* Errors. */
   json = GARBAGE;
   json_len = total = 99;
-  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, "[{\"role\":1}]", 12, &total,
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, "[{\"role\":1}]", 12, 0, &total,
                                  &json, &json_len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "messages[0]");
   CHECK(json == NULL && json_len == 0 && total == 0);
-  EXPECT_ERROR(
-      ctxkit_chat_count("gpt-4o", 6, "[{", 2, &total, &json, &json_len, &error),
-      CTXKIT_INVALID_ARGUMENT, error, NULL);
-  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, NULL,
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, "[{", 2, 0, &total, &json,
+                                 &json_len, &error),
+               CTXKIT_INVALID_ARGUMENT, error, NULL);
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, 0, NULL,
                                  &json, &json_len, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_total");
-  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, &total,
+  EXPECT_ERROR(ctxkit_chat_count("gpt-4o", 6, messages, messages_len, 0, &total,
                                  &json, NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "out_json_len");
-  EXPECT_ERROR(ctxkit_chat_count(NULL, 6, messages, messages_len, &total, NULL,
-                                 NULL, &error),
+  EXPECT_ERROR(ctxkit_chat_count(NULL, 6, messages, messages_len, 0, &total,
+                                 NULL, NULL, &error),
                CTXKIT_INVALID_ARGUMENT, error, "NULL");
   EXPECT_ERROR(
-      ctxkit_chat_count("gpt-4o", 6, NULL, 3, &total, NULL, NULL, &error),
+      ctxkit_chat_count("gpt-4o", 6, NULL, 3, 0, &total, NULL, NULL, &error),
       CTXKIT_INVALID_ARGUMENT, error, "NULL");
 }
 

@@ -398,7 +398,7 @@ TEST_CASE("the C ABI, the CLI and the MCP server write each document alike") {
     });
     c["count messages"] = CDoc("count", [&](char** j, size_t* n, char** e) {
       size_t total = 0;
-      return ctxkit_chat_count(S("gpt-4o"), S(kMessages), &total, j, n, e);
+      return ctxkit_chat_count(S("gpt-4o"), S(kMessages), 0, &total, j, n, e);
     });
   }
 

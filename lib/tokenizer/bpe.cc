@@ -367,11 +367,13 @@ constexpr size_t kRedoAllowance = 4096;
 // vocabulary's cache tag as well as the bytes or ids, so an entry never
 // serves another vocabulary, and a hit compares the full key, so it is
 // exact. Per thread, so Encode from any number of threads needs no lock;
-// about 150 KB a thread, allocated on its first long piece and freed when
+// about 250 KB a thread (the pairs' half for random runs of whitespace,
+// which check some 36,000 distinct pairs a megabyte), allocated on its
+// first long piece and freed when
 // the thread ends.
 constexpr size_t kSegmentCacheSize = 1024;  // entries, a power of two
 constexpr size_t kMaxCachedSegmentIds = 16;
-constexpr size_t kPairCacheSize = 4096;  // entries, a power of two
+constexpr size_t kPairCacheSize = 8192;  // entries, a power of two
 
 struct SegmentCacheEntry {
   uint64_t hash;
@@ -397,6 +399,13 @@ struct SegmentCaches {
   // as much as merging the piece.
   std::vector<uint32_t> ids;
   std::vector<uint32_t> ends;
+  // SymbolMerger's trie nodes of ids, and positions known not to be token
+  // boundaries, a bit each.
+  std::vector<uint32_t> nodes;
+  std::vector<uint64_t> dead;
+  // Compatible()'s scratch.
+  std::string pair_bytes;
+  std::vector<uint32_t> pair_ids;
 };
 
 // Past this many ids the thread's buffers are released after the piece, so
@@ -415,6 +424,30 @@ uint64_t Mix(uint64_t h) {
   h ^= h >> 33;
   h *= 0xC4CEB9FE1A85EC53ull;
   return h ^ (h >> 33);
+}
+
+// Whether tokens `left` then `right` of `vocab` merge back into themselves
+// (`right` == kNoRank: whether `left` alone merges into itself), through the
+// thread's pair cache.
+bool Compatible(const Vocabulary& vocab, SegmentCaches& caches, uint32_t left,
+                uint32_t right) {
+  const uint64_t key = uint64_t{left} << 32 | right;
+  PairCacheEntry& entry = caches.pairs[Mix(key) & (kPairCacheSize - 1)];
+  if (entry.tag == vocab.cache_tag() && entry.left == left &&
+      entry.right == right) {
+    return entry.compatible != 0;
+  }
+  caches.pair_bytes.assign(vocab.Bytes(left));
+  if (right != kNoRank) caches.pair_bytes.append(vocab.Bytes(right));
+  caches.pair_ids.clear();
+  MergeAny(vocab, caches.pair_bytes, &caches.pair_ids);
+  const bool compatible =
+      right == kNoRank
+          ? caches.pair_ids.size() == 1 && caches.pair_ids[0] == left
+          : caches.pair_ids.size() == 2 && caches.pair_ids[0] == left &&
+                caches.pair_ids[1] == right;
+  entry = PairCacheEntry{vocab.cache_tag(), left, right, compatible};
+  return compatible;
 }
 
 uint64_t HashBytes(std::string_view bytes) {
@@ -457,12 +490,22 @@ class SegmentMerger {
   SegmentMerger& operator=(const SegmentMerger&) = delete;
 
   // Merges the whole piece; false if it gave up (see kMaxRedo), leaving
-  // ids() unspecified.
-  bool Merge() {
+  // ids() unspecified. With `only_if_repetitive` it also gives up as soon
+  // as the segments are seen to miss the cache more than one time in four,
+  // or the cuts to need more than half the bytes merged again (a run of
+  // one long token): another merger does better.
+  bool Merge(bool only_if_repetitive = false) {
     ids_.reserve(piece_.size() / 2 + 1);
     ends_.reserve(piece_.size() / 2 + 1);
     uint32_t segment[kMaxSegment];
-    for (size_t begin = 0; begin < piece_.size();) {
+    size_t segments = 0;
+    for (size_t begin = 0; begin < piece_.size(); ++segments) {
+      if (only_if_repetitive &&
+          ((misses_ > kMissesSeen && misses_ * 4 > segments) ||
+           (redone_ > kRedoSeen && redone_ > begin / 2))) {
+        not_repetitive_ = true;
+        return false;
+      }
       const size_t end = NextCut(begin);
       size_t m = MergeSegment(begin, end, segment);
       // The last tokens of a segment are the likeliest to change once the
@@ -479,6 +522,9 @@ class SegmentMerger {
   }
 
   const std::vector<uint32_t>& ids() const { return ids_; }
+
+  // Whether Merge(true) gave up because the piece does not repeat itself.
+  bool not_repetitive() const { return not_repetitive_; }
 
  private:
   // Where the segment starting at `begin` ends: at the byte pair between
@@ -511,6 +557,7 @@ class SegmentMerger {
       std::copy_n(entry.ids, entry.count, out);
       return entry.count;
     }
+    ++misses_;
     size_t n = 0;
     MergeSmall(vocab_, bytes, [&](uint32_t token) { out[n++] = token; });
     if (n <= kMaxCachedSegmentIds) {
@@ -524,24 +571,8 @@ class SegmentMerger {
     return n;
   }
 
-  // Whether tokens `left` then `right` merge back into themselves.
   bool Compatible(uint32_t left, uint32_t right) {
-    const uint64_t key = uint64_t{left} << 32 | right;
-    PairCacheEntry& entry = caches_.pairs[Mix(key) & (kPairCacheSize - 1)];
-    if (entry.tag == vocab_.cache_tag() && entry.left == left &&
-        entry.right == right) {
-      return entry.compatible != 0;
-    }
-    const std::string_view a = vocab_.Bytes(left);
-    const std::string_view b = vocab_.Bytes(right);
-    scratch_bytes_.assign(a);
-    scratch_bytes_.append(b);
-    scratch_ids_.clear();
-    MergeAny(vocab_, scratch_bytes_, &scratch_ids_);
-    const bool compatible = scratch_ids_.size() == 2 &&
-                            scratch_ids_[0] == left && scratch_ids_[1] == right;
-    entry = PairCacheEntry{vocab_.cache_tag(), left, right, compatible};
-    return compatible;
+    return internal::Compatible(vocab_, caches_, left, right);
   }
 
   void Append(uint32_t id, size_t end) {
@@ -575,6 +606,7 @@ class SegmentMerger {
       for (size_t i = 0; i < j; ++i) to += vocab_.Bytes(segment[i]).size();
       if (to - from > kMaxRedo || to - from > redo_budget_) return kGaveUp;
       redo_budget_ -= to - from;
+      redone_ += to - from;
       redo_.clear();
       MergeAny(vocab_, piece_.substr(from, to - from), &redo_);
       // Where the redone stretch begins (ends) with the token that was
@@ -617,14 +649,188 @@ class SegmentMerger {
   std::vector<uint32_t>& ids_;   // the thread's, cleared for this piece
   std::vector<uint32_t>& ends_;  // ends_[i]: where ids_[i] ends in the piece
   std::vector<uint32_t> redo_;
-  std::vector<uint32_t> scratch_ids_;
-  std::string scratch_bytes_;
+  size_t misses_ = 0;  // segments not found in the cache
+  size_t redone_ = 0;  // bytes merged again around cuts
+  bool not_repetitive_ = false;
+  // Merge(true) judges the cache's hit rate past this many misses, and the
+  // share of bytes redone past this many.
+  static constexpr size_t kMissesSeen = 16;
+  static constexpr size_t kRedoSeen = 1024;
 };
 
+// ---- Merging a long piece of symbols, left to right ----
+//
+// The rule above also says where the merge's tokens can be: the first k
+// tokens of the merge of a text are the merge of the bytes they cover (their
+// neighbours are compatible), so whatever sequence of tokens covers a prefix
+// with every two neighbours compatible (and, alone, a token that merges into
+// itself) is the merge of that prefix, and the only one. So the merge of the
+// whole piece can be found by a search from the left (the method of GitHub's
+// `bpe` crate): at each position try the tokens that start there, longest
+// first, and keep the first one compatible with the token before it; when
+// none is, the position is not a boundary of the merge (what precedes it is
+// the only merge of that prefix, so no other path reaches it differently):
+// mark it, step back one token and try that position's shorter tokens.
+// Each position is marked at most once, so the search is linear in the
+// piece, and it ends with every neighbour pair checked: the result is the
+// merge, whatever order the candidates were tried in.
+//
+// Candidates come from the vocabulary's symbol trie, which lists every token
+// that is a prefix of the text when the text is all symbol bytes; pieces
+// with other bytes are left to the segments. Checks go through the thread's
+// pair cache: whitespace and punctuation use a few hundred tokens, so nearly
+// every check is a hit. Random mixes of whitespace or punctuation, which
+// defeat the segment cache, cost a trie walk and a cached check per token.
+class SymbolMerger {
+ public:
+  SymbolMerger(const Vocabulary& vocab, std::string_view piece)
+      : vocab_(vocab),
+        trie_(vocab.symbol_trie()),
+        piece_(piece),
+        bytes_(reinterpret_cast<const unsigned char*>(piece.data())),
+        caches_(ThreadSegmentCaches()),
+        ids_(caches_.ids),
+        ends_(caches_.ends),
+        nodes_(caches_.nodes),
+        dead_(caches_.dead) {
+    ids_.clear();
+    ends_.clear();
+    nodes_.clear();
+  }
+
+  ~SymbolMerger() {
+    if (ids_.capacity() > kMaxKeptIds) {
+      std::vector<uint32_t>().swap(ids_);
+      std::vector<uint32_t>().swap(ends_);
+      std::vector<uint32_t>().swap(nodes_);
+      std::vector<uint64_t>().swap(dead_);
+    }
+  }
+  SymbolMerger(const SymbolMerger&) = delete;
+  SymbolMerger& operator=(const SymbolMerger&) = delete;
+
+  // Whether every byte of `piece` is a symbol byte.
+  static bool Applies(std::string_view piece) {
+    unsigned char other = 0;
+    for (const char c : piece) {
+      const auto b = static_cast<unsigned char>(c);
+      other |=
+          static_cast<unsigned char>(b >= 0x80 || (b >= '0' && b <= '9') ||
+                                     ((b | 0x20) >= 'a' && (b | 0x20) <= 'z'));
+    }
+    return other == 0;
+  }
+
+  // Merges the whole piece; false if the search found no merge (only when
+  // the trie misses a candidate, as it would a symbol token over
+  // SymbolTrie::kMaxLength bytes), leaving ids() unspecified.
+  bool Merge() {
+    const size_t n = piece_.size();
+    dead_.assign(n / 64 + 1, 0);
+    ids_.reserve(n / 2 + 1);
+    ends_.reserve(n / 2 + 1);
+    nodes_.reserve(n / 2 + 1);
+    uint32_t lengths[SymbolTrie::kMaxLength];
+    uint32_t nodes[SymbolTrie::kMaxLength];
+    size_t pos = 0;
+    // After a step back, only tokens shorter than the one taken back.
+    size_t shorter_than = SIZE_MAX;
+    while (pos < n) {
+      size_t k = trie_.Prefixes(bytes_ + pos, n - pos, lengths, nodes);
+      bool advanced = false;
+      while (k-- > 0) {
+        if (lengths[k] >= shorter_than) continue;
+        const size_t end = pos + lengths[k];
+        if (end < n && Dead(end)) continue;
+        if (!Fits(nodes[k], pos)) continue;
+        ids_.push_back(trie_.Rank(nodes[k]));
+        ends_.push_back(static_cast<uint32_t>(end));
+        nodes_.push_back(nodes[k]);
+        pos = end;
+        shorter_than = SIZE_MAX;
+        advanced = true;
+        break;
+      }
+      if (advanced) continue;
+      if (ids_.empty()) return false;
+      dead_[pos / 64] |= uint64_t{1} << (pos % 64);
+      ids_.pop_back();
+      ends_.pop_back();
+      nodes_.pop_back();
+      const size_t start = ends_.empty() ? 0 : ends_.back();
+      shorter_than = pos - start;
+      pos = start;
+    }
+    return true;
+  }
+
+  const std::vector<uint32_t>& ids() const { return ids_; }
+
+ private:
+  bool Dead(size_t pos) const { return (dead_[pos / 64] >> (pos % 64)) & 1; }
+
+  // Whether the token of trie node `node`, starting at `pos`, may follow
+  // the tokens so far: it merges into itself when it is the first, else it
+  // is compatible with the one before (through the thread's pair cache).
+  bool Fits(uint32_t node, size_t pos) {
+    if (ids_.empty()) return trie_.Reachable(node);
+    const uint32_t left = ids_.back();
+    const uint32_t right = trie_.Rank(node);
+    const uint64_t key = uint64_t{left} << 32 | right;
+    PairCacheEntry& entry = caches_.pairs[Mix(key) & (kPairCacheSize - 1)];
+    if (entry.tag == vocab_.cache_tag() && entry.left == left &&
+        entry.right == right) {
+      return entry.compatible != 0;
+    }
+    const bool compatible = trie_.Compatible(
+        nodes_.back(), node, piece_.data() + pos,
+        [this](std::string_view bytes) { return vocab_.RankOrNone(bytes); });
+    entry = PairCacheEntry{vocab_.cache_tag(), left, right, compatible};
+    return compatible;
+  }
+
+  const Vocabulary& vocab_;
+  const SymbolTrie& trie_;
+  std::string_view piece_;
+  const unsigned char* bytes_;
+  SegmentCaches& caches_;
+  std::vector<uint32_t>& ids_;    // the thread's, cleared for this piece
+  std::vector<uint32_t>& ends_;   // ends_[i]: where ids_[i] ends in the piece
+  std::vector<uint32_t>& nodes_;  // nodes_[i]: ids_[i]'s trie node
+  std::vector<uint64_t>& dead_;   // positions that are not boundaries
+};
+
+// A long piece: symbols left to right when it is all symbol bytes, else
+// segments; the run heap when either gives up.
 template <typename Emit>
 void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
-  // The segment merger keeps token ends as 32-bit offsets.
+  // The segment and symbol mergers keep token ends as 32-bit offsets.
   if (piece.size() > UINT32_MAX) {
+    MergeRuns(vocab, piece, emit);
+    return;
+  }
+  if (SymbolMerger::Applies(piece)) {
+    // A piece that repeats itself (blank lines, rules of "-=") is fastest
+    // from the segment cache; the search walks the trie as deep as the
+    // longest token at each position, as long as 128 bytes in such runs.
+    // A run of one token (a letter, a space) defeats the cuts and goes to
+    // the run heap, as below.
+    bool not_repetitive;
+    {
+      SegmentMerger segments(vocab, piece);
+      if (segments.Merge(/*only_if_repetitive=*/true)) {
+        for (uint32_t id : segments.ids()) emit(id);
+        return;
+      }
+      not_repetitive = segments.not_repetitive();
+    }
+    if (not_repetitive) {
+      SymbolMerger symbols(vocab, piece);
+      if (symbols.Merge()) {
+        for (uint32_t id : symbols.ids()) emit(id);
+        return;
+      }
+    }
     MergeRuns(vocab, piece, emit);
     return;
   }
@@ -674,7 +880,25 @@ void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
     case BpeMethod::kRuns:
       MergeRuns(vocab, piece, emit);
       return;
-    case BpeMethod::kSegments:
+    case BpeMethod::kSegments: {
+      SegmentMerger segments(vocab, piece);
+      if (segments.Merge()) {
+        for (uint32_t id : segments.ids()) emit(id);
+      } else {
+        MergeRuns(vocab, piece, emit);
+      }
+      return;
+    }
+    case BpeMethod::kSymbols: {
+      SymbolMerger symbols(vocab, piece);
+      if (SymbolMerger::Applies(piece) && symbols.Merge()) {
+        for (uint32_t id : symbols.ids()) emit(id);
+      } else {
+        MergeRuns(vocab, piece, emit);
+      }
+      return;
+    }
+    case BpeMethod::kLong:
       MergeLarge(vocab, piece, emit);
       return;
   }

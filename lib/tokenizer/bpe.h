@@ -10,10 +10,16 @@
 // character), and checked at each cut: the tokens are the merge of the
 // whole piece exactly when every two neighbours merge back into themselves
 // (bpe.cc proves it), and where two do not, the tokens around the cut are
-// merged again. A piece that keeps defeating the cuts (one very long token,
-// as in a run of one letter) goes to a heap over runs of equal tokens: the
-// same merges in O(n log n), where a run of one token merges all its pairs
-// in one step whenever tiktoken's order would merge them one after another.
+// merged again. A piece made only of ASCII symbols (whitespace, punctuation)
+// whose segments neither repeat nor fall on token boundaries (random mixes
+// of spaces and newlines, of punctuation) is merged instead by a search
+// from the left over the vocabulary's symbol tokens (symbol_trie.h), which
+// keeps a token only when it is compatible with the one before, by the same
+// rule, and steps back when no token fits: linear in the piece. A piece
+// that keeps defeating the cuts (one very long token, as in a run of one
+// letter) goes to a heap over runs of equal tokens: the same merges in
+// O(n log n), where a run of one token merges all its pairs in one step
+// whenever tiktoken's order would merge them one after another.
 
 #ifndef CTXKIT_LIB_TOKENIZER_BPE_H_
 #define CTXKIT_LIB_TOKENIZER_BPE_H_
@@ -48,9 +54,11 @@ size_t BytePairCount(const Vocabulary& vocab, std::string_view piece);
 // BytePairEncode with a chosen method, without the whole-token shortcut, so
 // tests can check that the methods merge alike on any piece. kArray needs
 // piece.size() < kBpeHeapThreshold; kRuns is the run heap alone; kSegments
-// is what BytePairEncode uses for long pieces (segments, the run heap when
-// they give up).
-enum class BpeMethod { kArray, kRuns, kSegments };
+// is the segments (the run heap when they give up); kSymbols the left-to-
+// right search over symbol tokens (the run heap when the piece is not all
+// symbols or the search gives up); kLong is what BytePairEncode uses for
+// long pieces (symbols, else segments, else the run heap).
+enum class BpeMethod { kArray, kRuns, kSegments, kSymbols, kLong };
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out);
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <utility>
 
@@ -261,7 +262,15 @@ uint32_t NewCacheTag() {
 
 }  // namespace
 
-Vocabulary::Vocabulary() : cache_tag_(NewCacheTag()) {}
+struct Vocabulary::LazySymbolTrie {
+  std::once_flag once;
+  SymbolTrie trie;
+  std::atomic<bool> built{false};  // for MemoryUsage, which does not build
+};
+
+Vocabulary::Vocabulary()
+    : cache_tag_(NewCacheTag()),
+      symbol_trie_(std::make_unique<LazySymbolTrie>()) {}
 // Moves leave the source empty (size() == 0, every lookup misses) rather
 // than with counts that no longer match its moved-away arrays.
 Vocabulary::Vocabulary(Vocabulary&& other) noexcept
@@ -284,9 +293,22 @@ Vocabulary& Vocabulary::operator=(Vocabulary&& other) noexcept {
   explicit_n_vocab_ = std::exchange(other.explicit_n_vocab_, std::nullopt);
   // The tag goes with the tokens; the emptied source must not share it.
   cache_tag_ = std::exchange(other.cache_tag_, NewCacheTag());
+  symbol_trie_ = std::move(other.symbol_trie_);
   return *this;
 }
 Vocabulary::~Vocabulary() = default;
+
+const SymbolTrie& Vocabulary::symbol_trie() const {
+  static const SymbolTrie* const kEmpty = new SymbolTrie();
+  if (symbol_trie_ == nullptr) return *kEmpty;
+  std::call_once(symbol_trie_->once, [this] {
+    symbol_trie_->trie = SymbolTrie::Build(
+        size_, [this](std::string_view bytes) { return RankOrNone(bytes); },
+        [this](uint32_t rank) { return Bytes(rank); });
+    symbol_trie_->built.store(true, std::memory_order_release);
+  });
+  return symbol_trie_->trie;
+}
 
 std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
   constexpr size_t kShortRanks = 256 + 65536;
@@ -392,6 +414,12 @@ size_t Vocabulary::MemoryUsage() const {
       short_index_.MemoryUsage() + long_index_.MemoryUsage() +
       pattern_.capacity() + special_tokens_.capacity() * sizeof(SpecialToken);
   for (const SpecialToken& s : special_tokens_) total += s.text.capacity();
+  if (symbol_trie_ != nullptr) {
+    total += sizeof(LazySymbolTrie);
+    if (symbol_trie_->built.load(std::memory_order_acquire)) {
+      total += symbol_trie_->trie.MemoryUsage();
+    }
+  }
   return total;
 }
 

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/tokenizer/symbol_trie.h"
 #include "lib/tokenizer/token_index.h"
 
 namespace ctxkit::internal {
@@ -134,8 +135,16 @@ class Vocabulary {
   // The number of tokens, which is size() minus the unused ranks.
   uint32_t token_count() const { return token_count_; }
 
-  // Approximate number of heap bytes this vocabulary holds.
+  // Approximate number of heap bytes this vocabulary holds (the symbol
+  // trie included once it is built).
   size_t MemoryUsage() const;
+
+  // The trie of this vocabulary's tokens made only of ASCII bytes that are
+  // not letters or digits (symbol_trie.h), built on the first call: only
+  // long runs of whitespace or punctuation need it. Thread-safe; the
+  // reference stays valid as long as this Vocabulary lives (a moved-from
+  // Vocabulary has an empty trie).
+  const SymbolTrie& symbol_trie() const;
 
   // A number no other Vocabulary of this process has had (a moved-from one
   // gets a new one), for caches that outlive a single call: keyed by it, an
@@ -197,6 +206,9 @@ class Vocabulary {
   uint32_t size_ = 0;
   uint32_t token_count_ = 0;
   uint32_t cache_tag_;
+  // symbol_trie(), built once; null in a moved-from Vocabulary.
+  struct LazySymbolTrie;
+  std::unique_ptr<LazySymbolTrie> symbol_trie_;
   std::string pattern_;
   std::vector<SpecialToken> special_tokens_;
   std::optional<uint32_t> explicit_n_vocab_;

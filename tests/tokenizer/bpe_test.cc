@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lib/tokenizer/embedded_vocabularies.h"
+#include "lib/tokenizer/symbol_trie.h"
 #include "lib/tokenizer/vocabulary.h"
 
 namespace ctxkit::internal {
@@ -277,6 +278,163 @@ TEST_CASE(
     }
     std::vector<uint32_t> ids;
     BytePairEncodeWith(BpeMethod::kSegments, *vocab, piece, &ids);
+    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
+  }
+}
+
+// Long pieces of symbol bytes only (ASCII, no letter or digit), as
+// pre-tokenization leaves runs of whitespace and punctuation: the shapes of
+// MixedPiece, and random mixes of single symbols.
+std::string SymbolPiece(std::mt19937& rng, size_t length) {
+  static const std::string kUnits[] = {
+      " ", "\n", "\r\n", "\t", "  ", "    ", "-=", "=",  "-", "*",
+      "#", "~",  ".",    "!?", "//", "_",    "{}", "\"", "'", "\x01"};
+  static const std::string kSymbols = " \t\n\r-=*#~_.:;!?/+()[]{}&%$@^`'\",\\>";
+  std::string piece;
+  if (rng() % 3 == 0) {
+    // Random bytes of a few symbols: nothing repeats for long.
+    const size_t kinds = 2 + rng() % 6;
+    std::string alphabet;
+    for (size_t k = 0; k < kinds; ++k)
+      alphabet += kSymbols[rng() % kSymbols.size()];
+    while (piece.size() < length) piece += alphabet[rng() % alphabet.size()];
+    return piece;
+  }
+  std::vector<std::string> units;
+  const size_t kinds = 1 + rng() % 4;
+  for (size_t k = 0; k < kinds; ++k)
+    units.push_back(kUnits[rng() % std::size(kUnits)]);
+  while (piece.size() < length) {
+    const std::string& unit = units[rng() % units.size()];
+    const size_t repeat = 1 + rng() % (rng() % 8 == 0 ? 300 : 6);
+    for (size_t k = 0; k < repeat && piece.size() < length; ++k) piece += unit;
+  }
+  return piece;
+}
+
+TEST_CASE(
+    "the symbol trie lists exactly the symbol tokens that prefix a text") {
+  std::mt19937 rng(31);
+  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    const SymbolTrie& trie = vocab.symbol_trie();
+    CHECK(trie.token_count() > 500);
+    for (int round = 0; round < 40; ++round) {
+      const std::string text = SymbolPiece(rng, 300);
+      for (size_t pos = 0; pos < text.size(); pos += 1 + rng() % 7) {
+        uint32_t lengths[SymbolTrie::kMaxLength];
+        uint32_t nodes[SymbolTrie::kMaxLength];
+        const size_t k = trie.Prefixes(
+            reinterpret_cast<const unsigned char*>(text.data()) + pos,
+            text.size() - pos, lengths, nodes);
+        std::vector<std::pair<uint32_t, uint32_t>> found, expected;
+        for (size_t i = 0; i < k; ++i)
+          found.emplace_back(lengths[i], trie.Rank(nodes[i]));
+        for (size_t len = 1; pos + len <= text.size() && len <= 255; ++len) {
+          if (auto rank = vocab.Rank(std::string_view(text).substr(pos, len)))
+            expected.emplace_back(static_cast<uint32_t>(len), *rank);
+        }
+        REQUIRE_MESSAGE(found == expected, name << " at " << pos);
+      }
+    }
+  }
+}
+
+TEST_CASE("the symbol trie's pair check agrees with merging the pair") {
+  std::mt19937 rng(37);
+  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    const SymbolTrie& trie = vocab.symbol_trie();
+    auto rank_of = [&](std::string_view b) { return vocab.RankOrNone(b); };
+    size_t compatible = 0;
+    size_t checked = 0;
+    for (int round = 0; round < 400; ++round) {
+      // Two tokens side by side, each one that starts there, at random.
+      const std::string text = SymbolPiece(rng, 160);
+      const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+      const size_t pos = rng() % 32;
+      uint32_t la[SymbolTrie::kMaxLength], na[SymbolTrie::kMaxLength];
+      const size_t ka = trie.Prefixes(bytes + pos, text.size() - pos, la, na);
+      REQUIRE(ka > 0);
+      const size_t i = rng() % ka;
+      const size_t mid = pos + la[i];
+      if (mid >= text.size()) continue;
+      uint32_t lb[SymbolTrie::kMaxLength], nb[SymbolTrie::kMaxLength];
+      const size_t kb = trie.Prefixes(bytes + mid, text.size() - mid, lb, nb);
+      REQUIRE(kb > 0);
+      for (size_t j = 0; j < kb; ++j) {
+        const std::vector<uint32_t> merged = ReferenceMerge(
+            vocab, std::string_view(text).substr(pos, la[i] + lb[j]));
+        const bool expected =
+            merged == std::vector<uint32_t>{trie.Rank(na[i]), trie.Rank(nb[j])};
+        REQUIRE(trie.Compatible(na[i], nb[j], text.data() + mid, rank_of) ==
+                expected);
+        compatible += expected;
+        ++checked;
+      }
+    }
+    // Both answers must have been exercised.
+    CHECK(compatible > 50);
+    CHECK(checked - compatible > 50);
+  }
+}
+
+TEST_CASE("the symbol search merges long symbol pieces exactly as tiktoken") {
+  std::mt19937 rng(41);
+  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    for (int round = 0; round < 20; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % 400;
+      const std::string piece = SymbolPiece(rng, length);
+      std::vector<uint32_t> ids;
+      BytePairEncodeWith(BpeMethod::kSymbols, vocab, piece, &ids);
+      REQUIRE_MESSAGE(
+          ids == ReferenceMerge(vocab, piece),
+          name << ", round " << round << ", " << length << " bytes");
+    }
+    for (int round = 0; round < 60; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % 4000;
+      const std::string piece = SymbolPiece(rng, length);
+      std::vector<uint32_t> by_symbols, by_runs, by_long;
+      BytePairEncodeWith(BpeMethod::kSymbols, vocab, piece, &by_symbols);
+      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_runs);
+      BytePairEncodeWith(BpeMethod::kLong, vocab, piece, &by_long);
+      REQUIRE_MESSAGE(by_symbols == by_runs, name << ", round " << round);
+      REQUIRE_MESSAGE(by_long == by_runs, name << ", round " << round);
+    }
+  }
+}
+
+TEST_CASE("the symbol search agrees with tiktoken's loop on crafted ranks") {
+  // The crafted vocabulary of the segment test, spelled in symbols
+  // (a -> '-', b -> '=', c -> ' '): "---" before "--", " --" before "--",
+  // and long tokens across likely boundaries.
+  const char* lines[][2] = {
+      {"LQ==", "0"},      {"PQ==", "1"},     {"IA==", "2"},  {"LS0t", "3"},
+      {"LS0tLQ==", "4"},  {"IC0t", "5"},     {"LS0=", "6"},  {"PT0=", "7"},
+      {"LT0=", "8"},      {"PSA=", "9"},     {"LT0g", "10"}, {"IC0=", "11"},
+      {"LT0gLT0g", "12"}, {"PSAtPQ==", "13"}};
+  std::string text;
+  for (const auto& line : lines)
+    text += std::string(line[0]) + " " + line[1] + "\n";
+  auto vocab = Vocabulary::FromTiktoken(text);
+  REQUIRE(vocab.ok());
+  std::mt19937 rng(43);
+  for (int round = 0; round < 300; ++round) {
+    std::string piece;
+    const size_t length = kBpeHeapThreshold + rng() % 400;
+    while (piece.size() < length) {
+      if (rng() % 3 == 0) {
+        piece += "-= ";
+      } else {
+        piece.append(1 + rng() % 20, "-= "[rng() % 3]);
+      }
+    }
+    std::vector<uint32_t> ids;
+    BytePairEncodeWith(BpeMethod::kSymbols, *vocab, piece, &ids);
+    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
+    ids.clear();
+    BytePairEncodeWith(BpeMethod::kLong, *vocab, piece, &ids);
     REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
   }
 }

@@ -676,6 +676,36 @@ function BuildLongRuns() {
     }
     Add('prose-indented', t);
   }
+  {
+    // The benchmark's random mixes at 8 KB (bench/tokenizer_inputs.cc,
+    // other seeds): whitespace-only runs that never repeat for long, which
+    // ctxkit merges by its left-to-right search over symbol tokens rather
+    // than by segments, and random punctuation and symbol mixes.
+    const more = new Rng(0x13161316);
+    const bytes = 8192;
+    let ws = '';
+    while (ws.length < bytes) {
+      const k = more.Below(6);
+      ws += k === 0 ? ' '.repeat(more.Range(1, 12)) : k === 1 ? '\t'.repeat(more.Range(1, 3)) : k === 2 ? '\r\n' : '\n'.repeat(more.Range(1, 2));
+    }
+    Add(`whitespace-mix-${bytes}`, ws.slice(0, bytes));
+    let nl = '';
+    for (let i = 0; i < bytes; ++i) nl += more.Below(4) === 0 ? '\n' : ' ';
+    Add(`newlines-spaces-${bytes}`, nl);
+    const punct = '-=*#~_.:;!?/+()[]{}&%$@^`\'",\\>';
+    let p = '';
+    for (let i = 0; i < bytes; ++i) p += punct[more.Below(punct.length)];
+    Add(`punct-mix-${bytes}`, p);
+    // A few symbols at random, as in a rule drawn by hand or ASCII art.
+    const symbols = ' \t\n\r-=*#~_.:;!?/+()[]{}&%$@^`\'",\\>|';
+    for (let i = 0; i < 4; ++i) {
+      let alphabet = '';
+      for (let k = more.Range(2, 6); k > 0; --k) alphabet += more.Pick([...symbols]);
+      let t = '';
+      for (let j = 0; j < 2048; ++j) t += alphabet[more.Below(alphabet.length)];
+      Add(`symbols-${i}`, t);
+    }
+  }
   return cases;
 }
 

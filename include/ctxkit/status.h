@@ -54,8 +54,10 @@ enum class StatusCode : int {
 // to static storage and valid for the life of the program. Thread-safe.
 CTXKIT_EXPORT const char* StatusCodeName(StatusCode code) noexcept;
 
-// The result of an operation: OK, or a code with a message.
-class Status {
+// The result of an operation: OK, or a code with a message. [[nodiscard]]:
+// a returned Status that nobody looks at is an error nobody sees; a caller
+// that truly does not care says so with a (void) cast.
+class [[nodiscard]] Status {
  public:
   // An OK status.
   Status() noexcept = default;
@@ -97,9 +99,9 @@ class Status {
 //
 // Accessing the value of a StatusOr that holds an error is a programming
 // error: it prints the status to stderr and aborts, because ctxkit does not
-// throw. Check ok() first.
+// throw. Check ok() first. [[nodiscard]], as Status.
 template <typename T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
   static_assert(!std::is_same_v<std::remove_cv_t<T>, Status>,
                 "StatusOr<Status> is not allowed");
 

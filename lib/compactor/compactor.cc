@@ -269,7 +269,9 @@ absl::StatusOr<CompactionResult> RunCompaction(
     CachePutOptions put;
     put.prefix = std::string(kCachePrefix);
     put.ttl_ms = options.cache_ttl_ms;
-    put.model = options.model.empty() ? "gpt-4o" : options.model;
+    // Without a model the entry is counted with CachePutOptions' default,
+    // kDefaultModel, as every other cache entry.
+    if (!options.model.empty()) put.model = options.model;
     StatusOr<CachePutResult> stored =
         services.cache->PutKeyed(cache_lookup, *encoded_result, put);
     CTXKIT_RETURN_IF_ERROR(stored.status());

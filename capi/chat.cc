@@ -12,17 +12,8 @@
 #include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 
-namespace {
-
-using ctxkit::capi::CheckArgs;
-using ctxkit::capi::Fail;
-using ctxkit::capi::Guard;
-using ctxkit::capi::Ok;
-using ctxkit::capi::Report;
-using ctxkit::capi::ReturnDoc;
-using ctxkit::capi::View;
-
-}  // namespace
+// The C-side translation helpers (capi/c_internal.h) are used throughout.
+using namespace ctxkit::capi;  // NOLINT(build/namespaces)
 
 extern "C" {
 

@@ -47,13 +47,8 @@ namespace {
 using ctxkit::Status;
 using ctxkit::StatusCode;
 using ctxkit::StatusOr;
-using ctxkit::capi::CopyOut;
-using ctxkit::capi::Fail;
-using ctxkit::capi::Guard;
-using ctxkit::capi::Report;
-using ctxkit::capi::View;
-
-int Ok(char** out_error) { return Report(Status(), out_error); }
+// The C-side translation helpers (capi/c_internal.h) are used throughout.
+using namespace ctxkit::capi;  // NOLINT(build/namespaces)
 
 // A ctxkit::Summarizer that calls the host's C function. Failure of any
 // kind is a Status, which makes the Compactor use the extractive summary.

@@ -12,25 +12,8 @@
 #include "ctxkit/c.h"
 #include "ctxkit/status.h"
 
-namespace {
-
-using ctxkit::capi::CheckArgs;
-using ctxkit::capi::Fail;
-using ctxkit::capi::Guard;
-using ctxkit::capi::KeepingStore;
-using ctxkit::capi::Ok;
-using ctxkit::capi::Optional;
-using ctxkit::capi::Report;
-using ctxkit::capi::Request;
-using ctxkit::capi::ReturnResult;
-using ctxkit::capi::ReturnValue;
-using ctxkit::capi::RunRequest;
-using ctxkit::capi::StartDoc;
-using ctxkit::capi::StartOpen;
-using ctxkit::capi::StringArg;
-using ctxkit::capi::View;
-
-}  // namespace
+// The C-side translation helpers (capi/c_internal.h) are used throughout.
+using namespace ctxkit::capi;  // NOLINT(build/namespaces)
 
 extern "C" {
 

@@ -17,17 +17,8 @@ struct ctxkit_store_options {
   ctxkit::StoreOptions options;
 };
 
-namespace {
-
-using ctxkit::capi::Fail;
-using ctxkit::capi::Guard;
-using ctxkit::capi::Ok;
-using ctxkit::capi::Report;
-using ctxkit::capi::ReturnResult;
-using ctxkit::capi::StartDoc;
-using ctxkit::capi::View;
-
-}  // namespace
+// The C-side translation helpers (capi/c_internal.h) are used throughout.
+using namespace ctxkit::capi;  // NOLINT(build/namespaces)
 
 extern "C" {
 

@@ -28,12 +28,8 @@ struct ctxkit_tokenizer {
 namespace {
 
 using ctxkit::StatusCode;
-using ctxkit::capi::Fail;
-using ctxkit::capi::Guard;
-using ctxkit::capi::Ok;
-using ctxkit::capi::Report;
-using ctxkit::capi::ReturnResult;
-using ctxkit::capi::View;
+// The C-side translation helpers (capi/c_internal.h) are used throughout.
+using namespace ctxkit::capi;  // NOLINT(build/namespaces)
 
 constexpr uint32_t kKnownEncodeFlags = CTXKIT_ENCODE_ALLOW_SPECIAL |
                                        CTXKIT_ENCODE_SPECIAL_AS_TEXT |

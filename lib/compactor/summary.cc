@@ -305,23 +305,6 @@ bool IsSqlTool(std::string_view name) {
 void DecodeJsonString(std::string_view json, size_t* pos, std::string* out) {
   out->clear();
   size_t i = *pos + 1;
-  auto append_code_point = [out](uint32_t cp) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  };
   auto hex4 = [json](size_t at, uint32_t* value) {
     if (at + 4 > json.size()) return false;
     uint32_t v = 0;
@@ -371,7 +354,7 @@ void DecodeJsonString(std::string_view json, size_t* pos, std::string* out) {
       case 'u': {
         uint32_t cp = 0;
         if (!hex4(i, &cp)) {
-          append_code_point(0xFFFD);
+          AppendUtf8(0xFFFD, out);
           break;
         }
         i += 4;
@@ -387,7 +370,7 @@ void DecodeJsonString(std::string_view json, size_t* pos, std::string* out) {
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
           cp = 0xFFFD;
         }
-        append_code_point(cp);
+        AppendUtf8(static_cast<char32_t>(cp), out);
         break;
       }
       default:

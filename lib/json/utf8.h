@@ -39,6 +39,11 @@ absl::Status ValidateUtf8(std::string_view s, std::string_view what);
 // the result is valid UTF-8. Valid text comes back unchanged.
 std::string ReplaceInvalidUtf8(std::string_view s);
 
+// Appends the UTF-8 encoding of `cp` (1 to 4 bytes) to *out. `cp` must be a
+// Unicode scalar value (at most U+10FFFF, not a surrogate): callers that
+// decode untrusted escapes replace others with U+FFFD first.
+void AppendUtf8(char32_t cp, std::string* out);
+
 }  // namespace ctxkit::internal
 
 #endif  // CTXKIT_LIB_JSON_UTF8_H_

@@ -31,17 +31,19 @@
  *    takes the default stated for it. A plain number is always used as
  *    given (where 0 means "no limit", that is said).
  *  - Enumerations are typedef'd for documentation (ctxkit_status_code,
- *    ctxkit_encode_flags, ctxkit_pattern), but functions take and return
- *    them as int / uint32_t, whose size does not depend on the compiler.
+ *    ctxkit_encode_flags, ctxkit_chat_count_flags, ctxkit_pattern), but
+ *    functions take and return them as int / uint32_t, whose size does not
+ *    depend on the compiler.
  *  - Calls whose inputs are many optional fields also have a *_request
  *    form taking one JSON object of named members (unknown members are
  *    INVALID_ARGUMENT naming the closest known one), which bindings and
  *    callers with optional fields find easier to get right than a long
  *    positional list.
  *  - Handles may be closed in any order: a part handle (conversations,
- *    references, cache, analytics) keeps its store open, and a compactor
- *    keeps its cache and analytics, until they are closed too. Each
- *    handle's own calls must have returned before it is closed.
+ *    references, cache, analytics) keeps its store's environment open, and
+ *    a compactor keeps its cache and analytics, until that handle is closed
+ *    or freed itself. Each handle's own calls must have returned before it
+ *    is closed.
  *  - Stability: within a SONAME every function and every documented member
  *    of a returned document stays; documents only gain members. The
  *    section "Experimental" at the end is the exception: its functions and

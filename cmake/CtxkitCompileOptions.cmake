@@ -18,12 +18,13 @@ if(CTXKIT_SANITIZE)
   # consumers and any code linked with ctxkit agree on the runtime.
   add_compile_options(${CTXKIT_SANITIZER_FLAGS})
   add_link_options(-fsanitize=${CTXKIT_SANITIZE})
-  # Clang's vptr check calls into the C++ half of the UBSan runtime, which
-  # clang links only for C++ programs: a C program linking a static sanitized
-  # libctxkit fails with undefined __ubsan_vptr_type_cache. Without that one
-  # check a static library stays usable from C, as install.consume tests.
+  # Clang's vptr and function checks call into the C++ half of the UBSan
+  # runtime, which clang links only for C++ programs: a C program linking a
+  # static sanitized libctxkit fails with undefined __ubsan_vptr_type_cache
+  # and __ubsan_handle_function_type_mismatch_v1_abort. Without those two
+  # checks a static library stays usable from C, as install.consume tests.
   if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND NOT BUILD_SHARED_LIBS
      AND CTXKIT_SANITIZE MATCHES "undefined")
-    add_compile_options(-fno-sanitize=vptr)
+    add_compile_options(-fno-sanitize=vptr,function)
   endif()
 endif()

@@ -50,6 +50,7 @@ namespace ctxkit {
 
 namespace internal {
 class StoreImpl;
+struct StoreAccess;
 }  // namespace internal
 
 // How to open a Store. Validated by Store::Open, which names the offending
@@ -132,7 +133,7 @@ class CTXKIT_EXPORT Cursor {
   const Status& status() const { return status_; }
 
  private:
-  friend class Transaction;
+  friend struct internal::StoreAccess;
   Cursor(MDB_cursor* cursor, bool owned);
   void Move(int op, std::string_view target);
 
@@ -175,7 +176,7 @@ class CTXKIT_EXPORT Transaction {
   ~Transaction() = default;
   Transaction(Transaction&& other) noexcept;
   Transaction& operator=(Transaction&& other) noexcept;
-  Status CheckUsable(Database db) const;
+  friend struct internal::StoreAccess;
 
   internal::StoreImpl* store_ = nullptr;
   MDB_txn* txn_ = nullptr;
@@ -223,12 +224,12 @@ class CTXKIT_EXPORT WriteTransaction : public Transaction {
 
  private:
   friend class internal::StoreImpl;
+  friend struct internal::StoreAccess;
   WriteTransaction(internal::StoreImpl* store, MDB_txn* txn)
       : Transaction(store, txn, /*read_only=*/false) {}
-  // Records why this attempt must be retried or failed, whatever the user's
-  // function returns, so a swallowed error can never be committed.
-  Status Fail(int mdb_rc, std::string_view what);
 
+  // Why this attempt must be retried or failed, whatever the user's
+  // function returns, so a swallowed error can never be committed.
   bool map_full_ = false;
   int fatal_rc_ = 0;
 };
@@ -371,6 +372,7 @@ class CTXKIT_EXPORT Store {
  private:
   CTXKIT_NO_EXPORT explicit Store(std::unique_ptr<internal::StoreImpl> impl);
   friend class internal::StoreImpl;
+  friend struct internal::StoreAccess;
 
   std::unique_ptr<internal::StoreImpl> impl_;
 };

@@ -39,6 +39,7 @@
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -109,10 +110,10 @@ absl::StatusOr<int64_t> DecodeCounter(std::string_view name,
 
 absl::StatusOr<int64_t> ReadCounter(const Transaction& txn, Database db,
                                     std::string_view name) {
-  StatusOr<std::string_view> v = txn.Get(db, name);
+  absl::StatusOr<std::string_view> v = internal::TxnGet(txn, db, name);
   if (!v.ok()) {
-    if (v.status().code() == StatusCode::kNotFound) return 0;
-    return ToAbsl(v.status());
+    if (v.status().code() == absl::StatusCode::kNotFound) return 0;
+    return v.status();
   }
   return DecodeCounter(name, *v);
 }
@@ -131,10 +132,10 @@ std::string EncodeTotals(const Totals& t) {
 
 absl::StatusOr<Totals> ReadTotals(const Transaction& txn, Database db,
                                   std::string_view type) {
-  StatusOr<std::string_view> v = txn.Get(db, type);
+  absl::StatusOr<std::string_view> v = internal::TxnGet(txn, db, type);
   if (!v.ok()) {
-    if (v.status().code() == StatusCode::kNotFound) return Totals{};
-    return ToAbsl(v.status());
+    if (v.status().code() == absl::StatusCode::kNotFound) return Totals{};
+    return v.status();
   }
   if (v->size() < 25 || static_cast<uint8_t>((*v)[0]) != kVersion) {
     return absl::DataLossError(
@@ -182,11 +183,14 @@ class AnalyticsImpl {
         CheckRange("flush_interval_ms", options.flush_interval_ms, 1, 60000));
     CTXKIT_RETURN_IF_ERROR(
         CheckRange("flush_max_pending", options.flush_max_pending, 1, 1000000));
-    StatusOr<Database> calls = store.OpenDatabase("analytics");
+    absl::StatusOr<Database> calls =
+        internal::StoreOpenDatabase(store, "analytics");
     CTXKIT_RETURN_IF_ERROR(calls.status());
-    StatusOr<Database> totals = store.OpenDatabase("analytics.totals");
+    absl::StatusOr<Database> totals =
+        internal::StoreOpenDatabase(store, "analytics.totals");
     CTXKIT_RETURN_IF_ERROR(totals.status());
-    StatusOr<Database> counters = store.OpenDatabase("analytics.counters");
+    absl::StatusOr<Database> counters =
+        internal::StoreOpenDatabase(store, "analytics.counters");
     CTXKIT_RETURN_IF_ERROR(counters.status());
     std::unique_ptr<AnalyticsImpl> impl(new AnalyticsImpl(
         store, std::move(options), *calls, *totals, *counters));
@@ -257,7 +261,7 @@ class AnalyticsImpl {
   absl::StatusOr<int64_t> Counter(std::string_view name) {
     CTXKIT_RETURN_IF_ERROR(CheckName("name", name, 1));
     if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
     return ReadCounter(*txn, counters_, name);
   }
@@ -288,35 +292,42 @@ class AnalyticsImpl {
       t.errors += p.call.ok ? 0 : 1;
       t.duration_us += static_cast<uint64_t>(p.call.duration_us);
     }
-    absl::Status status = ToAbsl(store_.Update([&](WriteTransaction& txn) {
-      for (const Pending& p : batch) {
-        std::string value(1, static_cast<char>(kVersion));
-        value.push_back(p.call.ok ? 1 : 0);
-        AppendBigEndian64(&value, static_cast<uint64_t>(p.call.duration_us));
-        value += p.call.type;
-        if (Status s = txn.Put(calls_, p.key, value); !s.ok()) return s;
-      }
-      for (const auto& [type, d] : deltas) {
-        absl::StatusOr<Totals> t = ReadTotals(txn, totals_, type);
-        if (!t.ok()) return ToPublic(t.status());
-        t->calls += d.calls;
-        t->errors += d.errors;
-        t->duration_us += d.duration_us;
-        if (Status s = txn.Put(totals_, type, EncodeTotals(*t)); !s.ok()) {
-          return s;
-        }
-      }
-      for (const auto& [name, delta] : counts) {
-        absl::StatusOr<int64_t> total = ReadCounter(txn, counters_, name);
-        if (!total.ok()) return ToPublic(total.status());
-        if (Status s = txn.Put(counters_, name,
-                               EncodeCounter(SaturatingAdd(*total, delta)));
-            !s.ok()) {
-          return s;
-        }
-      }
-      return Status();
-    }));
+    absl::Status status =
+        internal::StoreUpdate(store_, [&](WriteTransaction& txn) {
+          for (const Pending& p : batch) {
+            std::string value(1, static_cast<char>(kVersion));
+            value.push_back(p.call.ok ? 1 : 0);
+            AppendBigEndian64(&value,
+                              static_cast<uint64_t>(p.call.duration_us));
+            value += p.call.type;
+            if (absl::Status s = internal::TxnPut(txn, calls_, p.key, value);
+                !s.ok())
+              return s;
+          }
+          for (const auto& [type, d] : deltas) {
+            absl::StatusOr<Totals> t = ReadTotals(txn, totals_, type);
+            if (!t.ok()) return t.status();
+            t->calls += d.calls;
+            t->errors += d.errors;
+            t->duration_us += d.duration_us;
+            if (absl::Status s =
+                    internal::TxnPut(txn, totals_, type, EncodeTotals(*t));
+                !s.ok()) {
+              return s;
+            }
+          }
+          for (const auto& [name, delta] : counts) {
+            absl::StatusOr<int64_t> total = ReadCounter(txn, counters_, name);
+            if (!total.ok()) return total.status();
+            if (absl::Status s = internal::TxnPut(
+                    txn, counters_, name,
+                    EncodeCounter(SaturatingAdd(*total, delta)));
+                !s.ok()) {
+              return s;
+            }
+          }
+          return absl::OkStatus();
+        });
     if (!status.ok()) {
       // Keep the calls for the next attempt, ahead of newer ones, and fold
       // the deltas back into those added meanwhile.
@@ -335,9 +346,9 @@ class AnalyticsImpl {
   // The stored counters starting with `prefix`, without flushing.
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> ReadCounters(
       std::string_view prefix) {
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    StatusOr<Cursor> cursor = txn->NewCursor(counters_);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, counters_);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     std::vector<std::pair<std::string, int64_t>> out;
     if (prefix.empty()) {
@@ -352,7 +363,7 @@ class AnalyticsImpl {
       if (!total.ok()) return total.status();
       out.emplace_back(std::string(cursor->key()), *total);
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
     return out;
   }
 
@@ -364,9 +375,9 @@ class AnalyticsImpl {
           "to_ms is %d; it must not be before from_ms (%d)", to_ms, from_ms));
     }
     if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    StatusOr<Cursor> cursor = txn->NewCursor(calls_);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, calls_);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     AnalyticsCall call;
     for (cursor->Seek(TimeBound(from_ms)); cursor->Valid(); cursor->Next()) {
@@ -376,7 +387,7 @@ class AnalyticsImpl {
       if (call.timestamp_ms > to_ms) break;
       if (!visit(call)) break;
     }
-    return ToAbsl(cursor->status());
+    return internal::CursorStatus(*cursor);
   }
 
   absl::StatusOr<AnalyticsReport> Query(int64_t from_ms, int64_t to_ms) {
@@ -429,7 +440,7 @@ class AnalyticsImpl {
   absl::StatusOr<uint64_t> CallCount(std::string_view type) {
     CTXKIT_RETURN_IF_ERROR(CheckType(type));
     if (!store_.read_only()) CTXKIT_RETURN_IF_ERROR(Flush());
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
     absl::StatusOr<Totals> t = ReadTotals(*txn, totals_, type);
     if (!t.ok()) return t.status();
@@ -441,45 +452,49 @@ class AnalyticsImpl {
     const int64_t now = NowMillis(options_.clock);
     const int64_t cutoff = now - options_.retention_days * kDayMs;
     uint64_t removed = 0;
-    absl::Status status = ToAbsl(store_.Update([&](WriteTransaction& txn) {
-      removed = 0;
-      std::vector<std::string> keys;
-      std::map<std::string, Totals> deltas;
-      {
-        StatusOr<Cursor> cursor = txn.NewCursor(calls_);
-        if (!cursor.ok()) return cursor.status();
-        AnalyticsCall call;
-        for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
-          if (!DecodeCall(cursor->key(), cursor->value(), &call)) {
-            return Status(StatusCode::kDataLoss,
-                          "an analytics call record is malformed");
+    absl::Status status =
+        internal::StoreUpdate(store_, [&](WriteTransaction& txn) {
+          removed = 0;
+          std::vector<std::string> keys;
+          std::map<std::string, Totals> deltas;
+          {
+            absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, calls_);
+            if (!cursor.ok()) return cursor.status();
+            AnalyticsCall call;
+            for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
+              if (!DecodeCall(cursor->key(), cursor->value(), &call)) {
+                return absl::DataLossError(
+                    "an analytics call record is malformed");
+              }
+              if (call.timestamp_ms >= cutoff) break;
+              keys.emplace_back(cursor->key());
+              Totals& d = deltas[call.type];
+              d.calls += 1;
+              d.errors += call.ok ? 0 : 1;
+              d.duration_us += static_cast<uint64_t>(call.duration_us);
+            }
+            if (!internal::CursorStatus(*cursor).ok())
+              return internal::CursorStatus(*cursor);
           }
-          if (call.timestamp_ms >= cutoff) break;
-          keys.emplace_back(cursor->key());
-          Totals& d = deltas[call.type];
-          d.calls += 1;
-          d.errors += call.ok ? 0 : 1;
-          d.duration_us += static_cast<uint64_t>(call.duration_us);
-        }
-        if (!cursor->status().ok()) return cursor->status();
-      }
-      for (const std::string& k : keys) {
-        StatusOr<bool> gone = txn.Delete(calls_, k);
-        if (!gone.ok()) return gone.status();
-      }
-      for (const auto& [type, d] : deltas) {
-        absl::StatusOr<Totals> t = ReadTotals(txn, totals_, type);
-        if (!t.ok()) return ToPublic(t.status());
-        t->calls -= std::min(t->calls, d.calls);
-        t->errors -= std::min(t->errors, d.errors);
-        t->duration_us -= std::min(t->duration_us, d.duration_us);
-        Status s = t->calls == 0 ? txn.Delete(totals_, type).status()
-                                 : txn.Put(totals_, type, EncodeTotals(*t));
-        if (!s.ok()) return s;
-      }
-      removed = keys.size();
-      return Status();
-    }));
+          for (const std::string& k : keys) {
+            absl::StatusOr<bool> gone = internal::TxnDelete(txn, calls_, k);
+            if (!gone.ok()) return gone.status();
+          }
+          for (const auto& [type, d] : deltas) {
+            absl::StatusOr<Totals> t = ReadTotals(txn, totals_, type);
+            if (!t.ok()) return t.status();
+            t->calls -= std::min(t->calls, d.calls);
+            t->errors -= std::min(t->errors, d.errors);
+            t->duration_us -= std::min(t->duration_us, d.duration_us);
+            absl::Status s =
+                t->calls == 0
+                    ? internal::TxnDelete(txn, totals_, type).status()
+                    : internal::TxnPut(txn, totals_, type, EncodeTotals(*t));
+            if (!s.ok()) return s;
+          }
+          removed = keys.size();
+          return absl::OkStatus();
+        });
     if (!status.ok()) return status;
     return removed;
   }

@@ -42,6 +42,7 @@
 #include "lib/base/key_codec.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -92,17 +93,18 @@ absl::StatusOr<CacheDbs> CacheDbs::Open(Store& store) {
       {"conversations", &dbs.conversations},
   };
   for (const Slot& slot : slots) {
-    StatusOr<Database> db = store.OpenDatabase(slot.name);
+    absl::StatusOr<Database> db = internal::StoreOpenDatabase(store, slot.name);
     CTXKIT_RETURN_IF_ERROR(db.status());
     *slot.db = *db;
   }
   // Added after the others: a read-only store written before keyed entries
   // existed lacks it, and simply has none (a writable open creates it).
-  StatusOr<Database> lookup = store.OpenDatabase("cache.lookup");
+  absl::StatusOr<Database> lookup =
+      internal::StoreOpenDatabase(store, "cache.lookup");
   if (lookup.ok()) {
     dbs.lookup = *lookup;
-  } else if (lookup.status().code() != StatusCode::kNotFound) {
-    return ToAbsl(lookup.status());
+  } else if (lookup.status().code() != absl::StatusCode::kNotFound) {
+    return lookup.status();
   }
   return dbs;
 }
@@ -120,12 +122,12 @@ absl::StatusOr<std::optional<std::string_view>> KeyedLookupOf(
     const Transaction& txn, const CacheDbs& dbs, std::string_view key,
     uint64_t serial) {
   if (!dbs.lookup.valid()) return std::optional<std::string_view>();
-  StatusOr<std::string_view> row = txn.Get(dbs.lookup, key);
+  absl::StatusOr<std::string_view> row = internal::TxnGet(txn, dbs.lookup, key);
   if (!row.ok()) {
-    if (row.status().code() == StatusCode::kNotFound) {
+    if (row.status().code() == absl::StatusCode::kNotFound) {
       return std::optional<std::string_view>();
     }
-    return ToAbsl(row.status());
+    return row.status();
   }
   if (row->size() < 9 || static_cast<uint8_t>((*row)[0]) != kLookupVersion) {
     return absl::DataLossError(
@@ -194,10 +196,10 @@ absl::StatusOr<std::vector<uint64_t>> ReadCounters(const Transaction& txn,
                                                    std::string_view key,
                                                    int count) {
   std::vector<uint64_t> fields(static_cast<size_t>(count), 0);
-  StatusOr<std::string_view> value = txn.Get(db, key);
+  absl::StatusOr<std::string_view> value = internal::TxnGet(txn, db, key);
   if (!value.ok()) {
-    if (value.status().code() == StatusCode::kNotFound) return fields;
-    return ToAbsl(value.status());
+    if (value.status().code() == absl::StatusCode::kNotFound) return fields;
+    return value.status();
   }
   std::string_view in = *value;
   if (in.size() < 2 || static_cast<uint8_t>(in[0]) != kCountersVersion ||
@@ -221,14 +223,14 @@ absl::Status WriteCounters(WriteTransaction& txn, Database db,
   bool all_zero = true;
   for (uint64_t v : fields) all_zero = all_zero && v == 0;
   if (all_zero) {
-    StatusOr<bool> gone = txn.Delete(db, key);
-    return gone.ok() ? absl::OkStatus() : ToAbsl(gone.status());
+    absl::StatusOr<bool> gone = internal::TxnDelete(txn, db, key);
+    return gone.ok() ? absl::OkStatus() : gone.status();
   }
   std::string out;
   out.push_back(static_cast<char>(kCountersVersion));
   out.push_back(static_cast<char>(fields.size()));
   for (uint64_t v : fields) AppendBigEndian64(&out, v);
-  return ToAbsl(txn.Put(db, key, out));
+  return (internal::TxnPut(txn, db, key, out));
 }
 
 std::string TimeIndexKey(int64_t time_ms, std::string_view key) {
@@ -303,8 +305,8 @@ absl::Status RemoveEntry(const CacheDbs& dbs, WriteTransaction& txn,
         absl::StrFormat("cache holds a malformed key '%s'", key));
   }
   auto del = [&](Database db, std::string_view k) -> absl::Status {
-    StatusOr<bool> gone = txn.Delete(db, k);
-    return gone.ok() ? absl::OkStatus() : ToAbsl(gone.status());
+    absl::StatusOr<bool> gone = internal::TxnDelete(txn, db, k);
+    return gone.ok() ? absl::OkStatus() : gone.status();
   };
   // Copy what we need before the first write invalidates views into the map.
   const std::string prefix_copy(prefix);

@@ -7,6 +7,7 @@
 #include "lib/cache/cache_format.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -22,21 +23,22 @@ class CacheDeleteHook final : public ConversationDeleteHook {
     // invalidate its position.
     std::vector<std::string> keys;
     {
-      StatusOr<Cursor> cursor = txn.NewCursor(dbs_.conv);
+      absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, dbs_.conv);
       CTXKIT_RETURN_IF_ERROR(cursor.status());
       for (cursor->Seek(conversation_id);
            cursor->Valid() && cursor->key().starts_with(conversation_id);
            cursor->Next()) {
         keys.emplace_back(cursor->key().substr(conversation_id.size()));
       }
-      CTXKIT_RETURN_IF_ERROR(cursor->status());
+      CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
     }
     uint64_t removed = 0;
     for (const std::string& key : keys) {
-      StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+      absl::StatusOr<std::string_view> value =
+          internal::TxnGet(txn, dbs_.entries, key);
       if (!value.ok()) {
-        if (value.status().code() == StatusCode::kNotFound) continue;
-        return ToAbsl(value.status());
+        if (value.status().code() == absl::StatusCode::kNotFound) continue;
+        return value.status();
       }
       absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
       if (!meta.ok()) return meta.status();

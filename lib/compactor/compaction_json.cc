@@ -241,14 +241,14 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   CTXKIT_ASSIGN_OR_RETURN(auto format, GetOptionalString(req, "format", ""));
   if (format.has_value()) {
     StatusOr<ChatFormat> f = ParseChatFormat(*format);
-    CTXKIT_RETURN_IF_ERROR(f.status());
+    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(f.status()));
     o.format = *f;
   }
   CTXKIT_ASSIGN_OR_RETURN(auto strategy,
                           GetOptionalString(req, "strategy", ""));
   if (strategy.has_value()) {
     StatusOr<CompactionStrategy> s = ParseCompactionStrategy(*strategy);
-    CTXKIT_RETURN_IF_ERROR(s.status());
+    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(s.status()));
     o.strategy = *s;
   }
 

@@ -274,7 +274,7 @@ absl::StatusOr<CompactionResult> RunCompaction(
     if (!options.model.empty()) put.model = options.model;
     StatusOr<CachePutResult> stored =
         services.cache->PutKeyed(cache_lookup, *encoded_result, put);
-    CTXKIT_RETURN_IF_ERROR(stored.status());
+    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(stored.status()));
   }
   if (options.enable_analytics && services.analytics != nullptr) {
     const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(

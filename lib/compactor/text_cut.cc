@@ -99,7 +99,7 @@ absl::StatusOr<std::string> FitPrefix(MessageCounter& counter,
     ordinary.disallowed_special = SpecialTokenSet::None();
     StatusOr<Truncation> cut =
         tokenizer->Truncate(text, static_cast<size_t>(max_tokens), ordinary);
-    CTXKIT_RETURN_IF_ERROR(cut.status());
+    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(cut.status()));
     return std::string(cut->text);
   }
   // The estimate grows with the prefix: bisect on character boundaries.

@@ -37,6 +37,7 @@
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -142,7 +143,7 @@ absl::Status CheckNewView(const NewCompactedView& view) {
 // The version of the conversation's latest view in `txn`, 0 when none.
 absl::StatusOr<uint64_t> LatestVersion(const Transaction& txn, Database views,
                                        std::string_view id) {
-  StatusOr<Cursor> cursor = txn.NewCursor(views);
+  absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, views);
   CTXKIT_RETURN_IF_ERROR(cursor.status());
   cursor->Seek(ViewKey(id, std::numeric_limits<uint64_t>::max()));
   if (cursor->Valid()) {
@@ -156,7 +157,7 @@ absl::StatusOr<uint64_t> LatestVersion(const Transaction& txn, Database views,
       cursor->key().substr(0, kIdBytes) == id) {
     latest = ReadBigEndian64(cursor->key().data() + kIdBytes);
   }
-  CTXKIT_RETURN_IF_ERROR(cursor->status());
+  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   return latest;
 }
 
@@ -170,29 +171,31 @@ absl::StatusOr<CompactedView> Save(const CompactedViewContext& ctx,
   const int64_t now = NowMillis(ctx.options->clock);
   const std::string record = EncodeView(now, view);
   CompactedView saved;
-  Status status = ctx.store->Update([&](WriteTransaction& txn) -> Status {
-    Conversation c;
-    uint64_t last_seq = 0;
-    if (absl::Status s =
-            ReadConversationRecord(txn, ctx.conversations, *id, &c, &last_seq);
-        !s.ok()) {
-      return ToPublic(s);
-    }
-    if (view.source_last_seq > last_seq) {
-      return Status(StatusCode::kInvalidArgument,
-                    absl::StrFormat("source_last_seq is %d; conversation %s "
-                                    "has handed out seqs up to %d",
-                                    view.source_last_seq, *id, last_seq));
-    }
-    absl::StatusOr<uint64_t> latest = LatestVersion(txn, ctx.views, *id);
-    if (!latest.ok()) return ToPublic(latest.status());
-    if (*latest >= std::numeric_limits<uint64_t>::max() - 1) {
-      return Status(StatusCode::kResourceExhausted,
-                    "conversation has run out of compacted view versions");
-    }
-    saved.version = *latest + 1;
-    return txn.Put(ctx.views, ViewKey(*id, saved.version), record);
-  });
+  absl::Status status = internal::StoreUpdate(
+      *ctx.store, [&](WriteTransaction& txn) -> absl::Status {
+        Conversation c;
+        uint64_t last_seq = 0;
+        if (absl::Status s = ReadConversationRecord(txn, ctx.conversations, *id,
+                                                    &c, &last_seq);
+            !s.ok()) {
+          return s;
+        }
+        if (view.source_last_seq > last_seq) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("source_last_seq is %d; conversation %s "
+                              "has handed out seqs up to %d",
+                              view.source_last_seq, *id, last_seq));
+        }
+        absl::StatusOr<uint64_t> latest = LatestVersion(txn, ctx.views, *id);
+        if (!latest.ok()) return latest.status();
+        if (*latest >= std::numeric_limits<uint64_t>::max() - 1) {
+          return absl::ResourceExhaustedError(
+              "conversation has run out of compacted view versions");
+        }
+        saved.version = *latest + 1;
+        return internal::TxnPut(txn, ctx.views, ViewKey(*id, saved.version),
+                                record);
+      });
   CTXKIT_RETURN_IF_ERROR(status);
   saved.conversation_id = *id;
   saved.created_at = now;
@@ -225,7 +228,7 @@ absl::StatusOr<std::string> ExistingId(const CompactedViewContext& ctx,
 absl::StatusOr<CompactedView> GetView(const CompactedViewContext& ctx,
                                       std::string_view raw_id,
                                       uint64_t version) {
-  StatusOr<ReadTransaction> txn = ctx.store->BeginRead();
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*ctx.store);
   CTXKIT_RETURN_IF_ERROR(txn.status());
   absl::StatusOr<std::string> id = ExistingId(ctx, *txn, raw_id);
   if (!id.ok()) return id.status();
@@ -241,15 +244,16 @@ absl::StatusOr<CompactedView> GetView(const CompactedViewContext& ctx,
   }
   const uint64_t wanted = version == 0 ? latest : version;
   const std::string key = ViewKey(*id, wanted);
-  StatusOr<std::string_view> value = txn->Get(ctx.views, key);
+  absl::StatusOr<std::string_view> value =
+      internal::TxnGet(*txn, ctx.views, key);
   if (!value.ok()) {
-    if (value.status().code() == StatusCode::kNotFound) {
+    if (value.status().code() == absl::StatusCode::kNotFound) {
       return absl::NotFoundError(absl::StrFormat(
           "compacted view %d of conversation %s not found (versions are 1 "
           "to %d)",
           wanted, *id, latest));
     }
-    return ToAbsl(value.status());
+    return value.status();
   }
   CompactedView view;
   if (absl::Status s = DecodeView(key, *value, /*with_messages=*/true, &view);
@@ -261,13 +265,13 @@ absl::StatusOr<CompactedView> GetView(const CompactedViewContext& ctx,
 
 absl::StatusOr<std::vector<CompactedView>> ListViews(
     const CompactedViewContext& ctx, std::string_view raw_id) {
-  StatusOr<ReadTransaction> txn = ctx.store->BeginRead();
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*ctx.store);
   CTXKIT_RETURN_IF_ERROR(txn.status());
   absl::StatusOr<std::string> id = ExistingId(ctx, *txn, raw_id);
   if (!id.ok()) return id.status();
   std::vector<CompactedView> views;
   if (!ctx.views.valid()) return views;
-  StatusOr<Cursor> cursor = txn->NewCursor(ctx.views);
+  absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, ctx.views);
   CTXKIT_RETURN_IF_ERROR(cursor.status());
   for (cursor->Seek(*id);
        cursor->Valid() && cursor->key().substr(0, kIdBytes) == *id;
@@ -279,7 +283,7 @@ absl::StatusOr<std::vector<CompactedView>> ListViews(
       return s;
     }
   }
-  CTXKIT_RETURN_IF_ERROR(cursor->status());
+  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   return views;
 }
 
@@ -291,17 +295,17 @@ absl::StatusOr<uint64_t> DeleteCompactedViews(WriteTransaction& txn,
   // Collected first: deleting under an open cursor would invalidate it.
   std::vector<std::string> keys;
   {
-    StatusOr<Cursor> cursor = txn.NewCursor(views);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, views);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->Seek(id);
          cursor->Valid() && cursor->key().substr(0, kIdBytes) == id;
          cursor->Next()) {
       keys.emplace_back(cursor->key());
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   }
   for (const std::string& key : keys) {
-    StatusOr<bool> gone = txn.Delete(views, key);
+    absl::StatusOr<bool> gone = internal::TxnDelete(txn, views, key);
     CTXKIT_RETURN_IF_ERROR(gone.status());
   }
   return keys.size();

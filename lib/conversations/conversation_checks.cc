@@ -50,7 +50,7 @@ absl::StatusOr<uint64_t> ModelCounter::Count(std::string_view text) const {
   if (text.empty()) return 0;
   if (!tokenizer_) return EstimateTokens(text);
   StatusOr<size_t> n = tokenizer_->Count(text, options_);
-  CTXKIT_RETURN_IF_ERROR(n.status());
+  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(n.status()));
   return *n;
 }
 

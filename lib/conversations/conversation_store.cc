@@ -29,6 +29,7 @@
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/conversation_hook.h"
+#include "lib/store/store_internal.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -61,18 +62,19 @@ struct ConversationStore::Impl {
         {&impl->stats, "conversations.stats"},
     };
     for (const auto& [db, name] : dbs) {
-      StatusOr<Database> opened = store.OpenDatabase(name);
+      absl::StatusOr<Database> opened =
+          internal::StoreOpenDatabase(store, name);
       CTXKIT_RETURN_IF_ERROR(opened.status());
       *db = *opened;
     }
     // Added after the others: a read-only store written before compacted
     // views existed lacks it and has no views (a writable open creates it).
-    StatusOr<Database> views =
-        store.OpenDatabase("conversations.compacted_views");
+    absl::StatusOr<Database> views =
+        internal::StoreOpenDatabase(store, "conversations.compacted_views");
     if (views.ok()) {
       impl->compacted_views = *views;
-    } else if (views.status().code() != StatusCode::kNotFound) {
-      return internal::ToAbsl(views.status());
+    } else if (views.status().code() != absl::StatusCode::kNotFound) {
+      return views.status();
     }
     return std::unique_ptr<ConversationStore>(
         new ConversationStore(std::move(impl)));
@@ -83,18 +85,19 @@ struct ConversationStore::Impl {
   // Reads and decodes conversation `id` in `txn`; NOT_FOUND naming it.
   absl::Status ReadConversation(const Transaction& txn, std::string_view id,
                                 Conversation* c, uint64_t* next_seq) const {
-    StatusOr<std::string_view> v = txn.Get(conversations, id);
+    absl::StatusOr<std::string_view> v =
+        internal::TxnGet(txn, conversations, id);
     if (!v.ok()) {
-      if (v.status().code() == StatusCode::kNotFound) {
+      if (v.status().code() == absl::StatusCode::kNotFound) {
         return internal::ConversationNotFound(id);
       }
-      return internal::ToAbsl(v.status());
+      return v.status();
     }
     return internal::DecodeConversation(id, *v, c, next_seq);
   }
 
   absl::StatusOr<std::string> ModelOf(std::string_view id) const {
-    StatusOr<ReadTransaction> txn = store->BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
     CTXKIT_RETURN_IF_ERROR(txn.status());
     Conversation c;
     uint64_t next_seq = 0;
@@ -104,15 +107,14 @@ struct ConversationStore::Impl {
 
   absl::Status Update(
       const std::function<absl::Status(WriteTransaction&)>& fn) {
-    return internal::ToAbsl(store->Update(
-        [&](WriteTransaction& txn) { return internal::ToPublic(fn(txn)); }));
+    return internal::StoreUpdate(*store, fn);
   }
 
   // Calls `fn(key, view)` for each message of conversation `id`, in order.
   template <typename Fn>
   absl::Status ForEachMessage(const Transaction& txn, std::string_view id,
                               Fn&& fn) const {
-    StatusOr<Cursor> cursor = txn.NewCursor(messages);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, messages);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->Seek(id);
          cursor->Valid() && cursor->key().substr(0, internal::kIdSize) == id;
@@ -122,7 +124,7 @@ struct ConversationStore::Impl {
           internal::DecodeMessage(cursor->key(), cursor->value()));
       CTXKIT_RETURN_IF_ERROR(fn(cursor->key(), view));
     }
-    return internal::ToAbsl(cursor->status());
+    return internal::CursorStatus(*cursor);
   }
 
   // Sets the preview fields of `c` from its newest remaining message.
@@ -130,7 +132,7 @@ struct ConversationStore::Impl {
                                   uint64_t next_seq) const {
     c->last_message.clear();
     c->last_message_at = 0;
-    StatusOr<Cursor> cursor = txn.NewCursor(messages);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, messages);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     // `next_seq` is the last seq handed out: seek just past it.
     cursor->Seek(internal::MessageKey(c->id, next_seq + 1));
@@ -147,7 +149,7 @@ struct ConversationStore::Impl {
       c->last_message = internal::Preview(view.content);
       c->last_message_at = view.created_at;
     }
-    return internal::ToAbsl(cursor->status());
+    return internal::CursorStatus(*cursor);
   }
 
   absl::StatusOr<AddMessagesResult> Add(std::string_view conversation_id,
@@ -209,8 +211,8 @@ struct ConversationStore::Impl {
         out.seq = ++next_seq;
         key.resize(internal::kIdSize);
         internal::AppendBigEndian64(&key, out.seq);
-        CTXKIT_RETURN_IF_ERROR(txn.Put(messages, key, values[i]));
-        CTXKIT_RETURN_IF_ERROR(txn.Put(message_ids, out.id, key));
+        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, messages, key, values[i]));
+        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, message_ids, out.id, key));
         ++c.message_count;
         internal::RoleTokens(c, out.role) += out.tokens;
         if (out.is_compressed) {
@@ -225,8 +227,8 @@ struct ConversationStore::Impl {
       c.last_message = preview;
       c.last_message_at = now;
       c.updated_at = now;
-      CTXKIT_RETURN_IF_ERROR(txn.Put(
-          conversations, id, internal::EncodeConversation(c, next_seq)));
+      CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+          txn, conversations, id, internal::EncodeConversation(c, next_seq)));
       CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
       result.conversation = std::move(c);
       return absl::OkStatus();
@@ -241,7 +243,7 @@ struct ConversationStore::Impl {
     ConversationDetail detail;
     std::string chat = "[";
     {
-      StatusOr<ReadTransaction> txn = store->BeginRead();
+      absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
       CTXKIT_RETURN_IF_ERROR(txn.status());
       uint64_t next_seq = 0;
       CTXKIT_RETURN_IF_ERROR(
@@ -283,7 +285,7 @@ struct ConversationStore::Impl {
     chat.push_back(']');
     StatusOr<MessageCount> count =
         CountMessagesForModel(detail.conversation.model, chat);
-    CTXKIT_RETURN_IF_ERROR(count.status());
+    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(count.status()));
     detail.actual_tokens = count->total;
     detail.actual_tokens_exact = count->exact;
     return detail;
@@ -305,12 +307,12 @@ struct ConversationStore::Impl {
       }
     }
     ConversationPage page;
-    StatusOr<ReadTransaction> txn = store->BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    StatusOr<uint64_t> total = txn->Count(conversations);
+    absl::StatusOr<uint64_t> total = internal::TxnCount(*txn, conversations);
     CTXKIT_RETURN_IF_ERROR(total.status());
     page.total = *total;
-    StatusOr<Cursor> cursor = txn->NewCursor(by_created);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, by_created);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     if (start.empty()) {
       cursor->SeekToLast();
@@ -342,7 +344,7 @@ struct ConversationStore::Impl {
       page.conversations.push_back(std::move(c));
       last_key = std::string(key);
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
     if (cursor->Valid() && !last_key.empty()) {
       page.next_cursor = absl::WebSafeBase64Escape(internal::AV(last_key));
     }
@@ -374,16 +376,16 @@ struct ConversationStore::Impl {
             return absl::OkStatus();
           }));
       for (const auto& [key, message_id] : doomed) {
-        auto gone = txn.Delete(messages, key);
+        auto gone = internal::TxnDelete(txn, messages, key);
         CTXKIT_RETURN_IF_ERROR(gone.status());
-        gone = txn.Delete(message_ids, message_id);
+        gone = internal::TxnDelete(txn, message_ids, message_id);
         CTXKIT_RETURN_IF_ERROR(gone.status());
       }
       result.messages_deleted = doomed.size();
-      auto gone =
-          txn.Delete(by_created, internal::CreatedKey(c.created_at, id));
+      auto gone = internal::TxnDelete(txn, by_created,
+                                      internal::CreatedKey(c.created_at, id));
       CTXKIT_RETURN_IF_ERROR(gone.status());
-      gone = txn.Delete(conversations, id);
+      gone = internal::TxnDelete(txn, conversations, id);
       CTXKIT_RETURN_IF_ERROR(gone.status());
       CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
       if (compacted_views.valid()) {
@@ -420,22 +422,25 @@ struct ConversationStore::Impl {
       CTXKIT_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
       internal::StatsDelta delta;
       for (const std::string& message_id : ids) {
-        StatusOr<std::string_view> where = txn.Get(message_ids, message_id);
-        if (!where.ok() && where.status().code() != StatusCode::kNotFound) {
-          return internal::ToAbsl(where.status());
+        absl::StatusOr<std::string_view> where =
+            internal::TxnGet(txn, message_ids, message_id);
+        if (!where.ok() &&
+            where.status().code() != absl::StatusCode::kNotFound) {
+          return where.status();
         }
         if (!where.ok() || where->substr(0, internal::kIdSize) != id) {
           return absl::NotFoundError(absl::StrFormat(
               "message %s not found in conversation %s", message_id, id));
         }
         const std::string key(*where);
-        StatusOr<std::string_view> value = txn.Get(messages, key);
+        absl::StatusOr<std::string_view> value =
+            internal::TxnGet(txn, messages, key);
         if (!value.ok()) {
-          if (value.status().code() == StatusCode::kNotFound) {
+          if (value.status().code() == absl::StatusCode::kNotFound) {
             return internal::DataLoss(absl::StrFormat(
                 "message %s is indexed but missing", message_id));
           }
-          return internal::ToAbsl(value.status());
+          return value.status();
         }
         CTXKIT_ASSIGN_OR_RETURN(internal::MessageView view,
                                 internal::DecodeMessage(key, *value));
@@ -447,8 +452,8 @@ struct ConversationStore::Impl {
         CTXKIT_RETURN_IF_ERROR(RefreshLastMessage(txn, &c, next_seq));
       }
       c.updated_at = now;
-      CTXKIT_RETURN_IF_ERROR(txn.Put(
-          conversations, id, internal::EncodeConversation(c, next_seq)));
+      CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+          txn, conversations, id, internal::EncodeConversation(c, next_seq)));
       CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
       result = std::move(c);
       return absl::OkStatus();
@@ -457,7 +462,7 @@ struct ConversationStore::Impl {
   }
 
   absl::StatusOr<ctxkit::AggregateStats> Aggregate() const {
-    StatusOr<ReadTransaction> txn = store->BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
     CTXKIT_RETURN_IF_ERROR(txn.status());
     return internal::ReadAggregateStats(*txn, stats);
   }
@@ -469,7 +474,7 @@ struct ConversationStore::Impl {
     ctxkit::ConversationStats out;
     std::vector<TimelinePoint> all;
     {
-      StatusOr<ReadTransaction> txn = store->BeginRead();
+      absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
       CTXKIT_RETURN_IF_ERROR(txn.status());
       uint64_t next_seq = 0;
       CTXKIT_RETURN_IF_ERROR(
@@ -579,8 +584,10 @@ StatusOr<Conversation> ConversationStore::Create(
   const std::string record = internal::EncodeConversation(c, 0);
   const std::string created_key = internal::CreatedKey(c.created_at, c.id);
   s = impl_->Update([&](WriteTransaction& txn) -> absl::Status {
-    CTXKIT_RETURN_IF_ERROR(txn.Put(impl_->conversations, c.id, record));
-    CTXKIT_RETURN_IF_ERROR(txn.Put(impl_->by_created, created_key, {}));
+    CTXKIT_RETURN_IF_ERROR(
+        internal::TxnPut(txn, impl_->conversations, c.id, record));
+    CTXKIT_RETURN_IF_ERROR(
+        internal::TxnPut(txn, impl_->by_created, created_key, {}));
     internal::StatsDelta delta;
     delta.AddConversation(c.model, 1);
     return delta.Apply(txn, impl_->stats);
@@ -636,9 +643,8 @@ StatusOr<Conversation> ConversationStore::Update(
     if (update.title) result.title = *update.title;
     if (update.metadata) result.metadata = *update.metadata;
     result.updated_at = now;
-    return internal::ToAbsl(
-        txn.Put(impl_->conversations, *id,
-                internal::EncodeConversation(result, next_seq)));
+    return internal::TxnPut(txn, impl_->conversations, *id,
+                            internal::EncodeConversation(result, next_seq));
   });
   if (!s.ok()) return internal::ToPublic(s);
   return result;
@@ -661,8 +667,8 @@ StatusOr<Conversation> ConversationStore::SetCompressed(
         c.compressed_count += sign;
         c.compressed_tokens += sign * static_cast<int64_t>(view.tokens);
         delta.Compression(view.tokens, sign);
-        return internal::ToAbsl(
-            txn.Put(impl_->messages, key, internal::EncodeMessageView(view)));
+        return internal::TxnPut(txn, impl_->messages, key,
+                                internal::EncodeMessageView(view));
       }));
 }
 
@@ -687,9 +693,9 @@ StatusOr<Conversation> ConversationStore::DeleteMessages(
         delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
                          view.created_at, -1);
         const std::string message_id(view.id);  // the view dies with the key
-        auto gone = txn.Delete(impl_->messages, key);
+        auto gone = internal::TxnDelete(txn, impl_->messages, key);
         CTXKIT_RETURN_IF_ERROR(gone.status());
-        gone = txn.Delete(impl_->message_ids, message_id);
+        gone = internal::TxnDelete(txn, impl_->message_ids, message_id);
         CTXKIT_RETURN_IF_ERROR(gone.status());
         return absl::OkStatus();
       }));
@@ -724,12 +730,12 @@ absl::StatusOr<std::string> NormalizeConversationId(std::string_view field,
 absl::Status ReadConversationRecord(const Transaction& txn,
                                     Database conversations, std::string_view id,
                                     Conversation* c, uint64_t* last_seq) {
-  StatusOr<std::string_view> v = txn.Get(conversations, id);
+  absl::StatusOr<std::string_view> v = internal::TxnGet(txn, conversations, id);
   if (!v.ok()) {
-    if (v.status().code() == StatusCode::kNotFound) {
+    if (v.status().code() == absl::StatusCode::kNotFound) {
       return ConversationNotFound(id);
     }
-    return ToAbsl(v.status());
+    return v.status();
   }
   return DecodeConversation(id, *v, c, last_seq);
 }

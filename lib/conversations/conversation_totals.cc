@@ -16,6 +16,7 @@
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/conversations/record_codec.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -109,11 +110,11 @@ absl::Status AddDelta(uint64_t* counter, int64_t delta, std::string_view what) {
 absl::Status StatsDelta::Apply(WriteTransaction& txn, Database db) const {
   {
     GlobalTotals g;
-    auto v = txn.Get(db, kGlobalStatsKey);
+    auto v = internal::TxnGet(txn, db, kGlobalStatsKey);
     if (v.ok()) {
       CTXKIT_RETURN_IF_ERROR(DecodeGlobal(*v, &g));
-    } else if (v.status().code() != StatusCode::kNotFound) {
-      return ToAbsl(v.status());
+    } else if (v.status().code() != absl::StatusCode::kNotFound) {
+      return v.status();
     }
     CTXKIT_RETURN_IF_ERROR(
         AddDelta(&g.conversations, global_.conversations, "conversations"));
@@ -126,16 +127,17 @@ absl::Status StatsDelta::Apply(WriteTransaction& txn, Database db) const {
                                     global_.compressed_messages, "compressed"));
     CTXKIT_RETURN_IF_ERROR(AddDelta(
         &g.compressed_tokens, global_.compressed_tokens, "compressed tokens"));
-    CTXKIT_RETURN_IF_ERROR(txn.Put(db, kGlobalStatsKey, EncodeGlobal(g)));
+    CTXKIT_RETURN_IF_ERROR(
+        internal::TxnPut(txn, db, kGlobalStatsKey, EncodeGlobal(g)));
   }
   for (const auto& [model, delta] : models_) {
     const std::string key = ModelKey(model);
     ModelTotals m;
-    auto v = txn.Get(db, key);
+    auto v = internal::TxnGet(txn, db, key);
     if (v.ok()) {
       CTXKIT_RETURN_IF_ERROR(DecodeModel(*v, &m));
-    } else if (v.status().code() != StatusCode::kNotFound) {
-      return ToAbsl(v.status());
+    } else if (v.status().code() != absl::StatusCode::kNotFound) {
+      return v.status();
     }
     CTXKIT_RETURN_IF_ERROR(
         AddDelta(&m.conversations, delta.conversations, "model conversations"));
@@ -146,30 +148,30 @@ absl::Status StatsDelta::Apply(WriteTransaction& txn, Database db) const {
           AddDelta(&m.tokens[i], delta.tokens[i], "model tokens"));
     }
     if (m.Empty()) {
-      auto deleted = txn.Delete(db, key);
+      auto deleted = internal::TxnDelete(txn, db, key);
       CTXKIT_RETURN_IF_ERROR(deleted.status());
     } else {
-      CTXKIT_RETURN_IF_ERROR(txn.Put(db, key, EncodeModel(m)));
+      CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, db, key, EncodeModel(m)));
     }
   }
   for (const auto& [day, delta] : days_) {
     const std::string key = DayKey(day);
     DayTotals d;
-    auto v = txn.Get(db, key);
+    auto v = internal::TxnGet(txn, db, key);
     if (v.ok()) {
       CTXKIT_RETURN_IF_ERROR(DecodeDay(*v, &d));
-    } else if (v.status().code() != StatusCode::kNotFound) {
-      return ToAbsl(v.status());
+    } else if (v.status().code() != absl::StatusCode::kNotFound) {
+      return v.status();
     }
     CTXKIT_RETURN_IF_ERROR(
         AddDelta(&d.messages, delta.messages, "day messages"));
     CTXKIT_RETURN_IF_ERROR(AddDelta(&d.input, delta.input, "day input"));
     CTXKIT_RETURN_IF_ERROR(AddDelta(&d.output, delta.output, "day output"));
     if (d.Empty()) {
-      auto deleted = txn.Delete(db, key);
+      auto deleted = internal::TxnDelete(txn, db, key);
       CTXKIT_RETURN_IF_ERROR(deleted.status());
     } else {
-      CTXKIT_RETURN_IF_ERROR(txn.Put(db, key, EncodeDay(d)));
+      CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, db, key, EncodeDay(d)));
     }
   }
   return absl::OkStatus();
@@ -178,7 +180,7 @@ absl::Status StatsDelta::Apply(WriteTransaction& txn, Database db) const {
 absl::StatusOr<AggregateStats> ReadAggregateStats(const Transaction& txn,
                                                   Database stats) {
   AggregateStats out;
-  StatusOr<Cursor> cursor = txn.NewCursor(stats);
+  absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, stats);
   CTXKIT_RETURN_IF_ERROR(cursor.status());
   for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
     const std::string_view key = cursor->key();
@@ -213,7 +215,7 @@ absl::StatusOr<AggregateStats> ReadAggregateStats(const Transaction& txn,
       u.output_tokens = d.output;
     }
   }
-  CTXKIT_RETURN_IF_ERROR(cursor->status());
+  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   out.input_tokens = out.user_tokens + out.system_tokens + out.tool_tokens;
   out.output_tokens = out.assistant_tokens;
   out.total_tokens = out.input_tokens + out.output_tokens;

@@ -15,6 +15,7 @@
 #include "lib/base/key_codec.h"
 #include "lib/references/analyzer.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -74,11 +75,12 @@ absl::Status UpdateStats(WriteTransaction& txn, const ReferenceDbs& dbs,
   }
   Account(&stats, r, sign);
   if (stats.count == 0 && key != kAllStatsKey) {
-    CTXKIT_ASSIGN_OR_RETURN(bool deleted, txn.Delete(dbs.stats, key));
+    CTXKIT_ASSIGN_OR_RETURN(bool deleted,
+                            internal::TxnDelete(txn, dbs.stats, key));
     (void)deleted;
     return absl::OkStatus();
   }
-  return ToAbsl(txn.Put(dbs.stats, key, EncodeStats(stats)));
+  return (internal::TxnPut(txn, dbs.stats, key, EncodeStats(stats)));
 }
 
 // `cursor` is over dbs.postings in `txn`; it is shared by all the terms of
@@ -98,10 +100,10 @@ absl::Status AppendPostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
   if (cursor.Valid()) {
     cursor.Prev();
   } else {
-    CTXKIT_RETURN_IF_ERROR(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
     cursor.SeekToLast();
   }
-  CTXKIT_RETURN_IF_ERROR(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
   if (cursor.Valid() && cursor.key().size() == prefix.size() + 4 &&
       cursor.key().substr(0, prefix.size()) == prefix &&
       cursor.value().size() < kPostingsPerBlock * kPostingBytes) {
@@ -113,13 +115,13 @@ absl::Status AppendPostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
           absl::StrFormat("postings of term \"%s\" are out of order", term));
     }
     AppendPosting(&block, p);
-    return ToAbsl(txn.Put(dbs.postings, key, block));
+    return (internal::TxnPut(txn, dbs.postings, key, block));
   }
   std::string key = prefix;
   AppendBigEndian32(&key, p.seq);
   std::string block;
   AppendPosting(&block, p);
-  return ToAbsl(txn.Put(dbs.postings, key, block));
+  return (internal::TxnPut(txn, dbs.postings, key, block));
 }
 
 // `cursor` as for AppendPostingInTxn.
@@ -130,14 +132,14 @@ absl::Status RemovePostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
   std::string target = prefix;
   AppendBigEndian32(&target, seq);
   cursor.Seek(target);
-  CTXKIT_RETURN_IF_ERROR(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
   if (!cursor.Valid() || cursor.key() != target) {
     if (cursor.Valid()) {
       cursor.Prev();
     } else {
       cursor.SeekToLast();
     }
-    CTXKIT_RETURN_IF_ERROR(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
   }
   if (!cursor.Valid() || cursor.key().size() != prefix.size() + 4 ||
       cursor.key().substr(0, prefix.size()) != prefix) {
@@ -165,11 +167,12 @@ absl::Status RemovePostingInTxn(WriteTransaction& txn, const ReferenceDbs& dbs,
   }
   block.erase(lo * kPostingBytes, kPostingBytes);
   if (block.empty()) {
-    CTXKIT_ASSIGN_OR_RETURN(bool deleted, txn.Delete(dbs.postings, key));
+    CTXKIT_ASSIGN_OR_RETURN(bool deleted,
+                            internal::TxnDelete(txn, dbs.postings, key));
     (void)deleted;
     return absl::OkStatus();
   }
-  return ToAbsl(txn.Put(dbs.postings, key, block));
+  return (internal::TxnPut(txn, dbs.postings, key, block));
 }
 
 }  // namespace
@@ -194,14 +197,16 @@ absl::StatusOr<ReferenceDbs> OpenReferenceDbs(Store& store) {
         Named{&dbs.postings, "references.postings"},
         Named{&dbs.stats, "references.stats"},
         Named{&dbs.conversations, "conversations"}}) {
-    CTXKIT_ASSIGN_OR_RETURN(*n.db, store.OpenDatabase(n.name));
+    CTXKIT_ASSIGN_OR_RETURN(*n.db, internal::StoreOpenDatabase(store, n.name));
   }
   // The analyzer version: recorded by the first open, checked by every other.
   std::string version;
   AppendBigEndian32(&version, kAnalyzerVersion);
   {
-    CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store.BeginRead());
-    StatusOr<std::string_view> stored = txn.Get(dbs.stats, kAnalyzerKey);
+    CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn,
+                            internal::StoreBeginRead(store));
+    absl::StatusOr<std::string_view> stored =
+        internal::TxnGet(txn, dbs.stats, kAnalyzerKey);
     if (stored.ok()) {
       if (*stored != version) {
         return absl::FailedPreconditionError(absl::StrFormat(
@@ -212,14 +217,15 @@ absl::StatusOr<ReferenceDbs> OpenReferenceDbs(Store& store) {
       }
       return dbs;
     }
-    if (stored.status().code() != StatusCode::kNotFound) {
-      return ToAbsl(stored.status());
+    if (stored.status().code() != absl::StatusCode::kNotFound) {
+      return stored.status();
     }
   }
   if (store.read_only()) return dbs;
-  CTXKIT_RETURN_IF_ERROR(store.Update([&](WriteTransaction& txn) {
-    return txn.Put(dbs.stats, kAnalyzerKey, version);
-  }));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::StoreUpdate(store, [&](WriteTransaction& txn) {
+        return internal::TxnPut(txn, dbs.stats, kAnalyzerKey, version);
+      }));
   return dbs;
 }
 
@@ -297,10 +303,12 @@ absl::StatusOr<IndexStats> DecodeStats(std::string_view bytes) {
 absl::StatusOr<IndexStats> ReadStats(const Transaction& txn,
                                      const ReferenceDbs& dbs,
                                      std::string_view key) {
-  StatusOr<std::string_view> bytes = txn.Get(dbs.stats, key);
+  absl::StatusOr<std::string_view> bytes =
+      internal::TxnGet(txn, dbs.stats, key);
   if (!bytes.ok()) {
-    if (bytes.status().code() == StatusCode::kNotFound) return IndexStats{};
-    return ToAbsl(bytes.status());
+    if (bytes.status().code() == absl::StatusCode::kNotFound)
+      return IndexStats{};
+    return bytes.status();
   }
   return DecodeStats(*bytes);
 }
@@ -340,14 +348,15 @@ absl::StatusOr<uint32_t> AddReferenceInTxn(WriteTransaction& txn,
                                            const AnalyzedDocument& doc) {
   uint64_t next_seq = 1;
   {
-    StatusOr<std::string_view> stored = txn.Get(dbs.stats, kNextSeqKey);
+    absl::StatusOr<std::string_view> stored =
+        internal::TxnGet(txn, dbs.stats, kNextSeqKey);
     if (stored.ok()) {
       if (stored->size() != 8) {
         return absl::DataLossError("reference sequence counter is corrupt");
       }
       next_seq = ReadBigEndian64(stored->data());
-    } else if (stored.status().code() != StatusCode::kNotFound) {
-      return ToAbsl(stored.status());
+    } else if (stored.status().code() != absl::StatusCode::kNotFound) {
+      return stored.status();
     }
   }
   if (next_seq > UINT32_MAX) {
@@ -357,21 +366,25 @@ absl::StatusOr<uint32_t> AddReferenceInTxn(WriteTransaction& txn,
   const auto seq = static_cast<uint32_t>(next_seq);
   std::string counter;
   AppendBigEndian64(&counter, next_seq + 1);
-  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs.stats, kNextSeqKey, counter));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs.stats, kNextSeqKey, counter));
 
   RecordView r = record;
   r.seq = seq;
   r.length = doc.length;
-  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs.records, id, EncodeRecord(r)));
-  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs.by_seq, SeqKey(seq), id));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs.records, id, EncodeRecord(r)));
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.by_seq, SeqKey(seq), id));
   if (!r.conversation_id.empty()) {
-    CTXKIT_RETURN_IF_ERROR(txn.Put(
-        dbs.by_conversation, ConversationSeqKey(r.conversation_id, seq), id));
+    CTXKIT_RETURN_IF_ERROR(
+        internal::TxnPut(txn, dbs.by_conversation,
+                         ConversationSeqKey(r.conversation_id, seq), id));
     CTXKIT_RETURN_IF_ERROR(
         UpdateStats(txn, dbs, ConversationStatsKey(r.conversation_id), r, +1));
   }
   CTXKIT_RETURN_IF_ERROR(UpdateStats(txn, dbs, kAllStatsKey, r, +1));
-  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                          internal::TxnNewCursor(txn, dbs.postings));
   for (const auto& [term, tf] : doc.terms) {
     CTXKIT_RETURN_IF_ERROR(AppendPostingInTxn(txn, dbs, cursor, term,
                                               Posting{seq, tf, doc.length}));
@@ -382,26 +395,30 @@ absl::StatusOr<uint32_t> AddReferenceInTxn(WriteTransaction& txn,
 absl::StatusOr<bool> DeleteReferenceInTxn(WriteTransaction& txn,
                                           const ReferenceDbs& dbs,
                                           std::string_view id) {
-  StatusOr<std::string_view> bytes = txn.Get(dbs.records, id);
+  absl::StatusOr<std::string_view> bytes =
+      internal::TxnGet(txn, dbs.records, id);
   if (!bytes.ok()) {
-    if (bytes.status().code() == StatusCode::kNotFound) return false;
-    return ToAbsl(bytes.status());
+    if (bytes.status().code() == absl::StatusCode::kNotFound) return false;
+    return bytes.status();
   }
   // Copy: the views die with the first write below.
   const std::string stored(*bytes);
   CTXKIT_ASSIGN_OR_RETURN(RecordView r, DecodeRecord(stored, id));
   const AnalyzedDocument doc = AnalyzeDocument(r.title, r.content);
-  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                          internal::TxnNewCursor(txn, dbs.postings));
   for (const auto& entry : doc.terms) {
     CTXKIT_RETURN_IF_ERROR(
         RemovePostingInTxn(txn, dbs, cursor, entry.first, r.seq));
   }
-  CTXKIT_ASSIGN_OR_RETURN(bool gone, txn.Delete(dbs.records, id));
-  CTXKIT_ASSIGN_OR_RETURN(gone, txn.Delete(dbs.by_seq, SeqKey(r.seq)));
+  CTXKIT_ASSIGN_OR_RETURN(bool gone, internal::TxnDelete(txn, dbs.records, id));
+  CTXKIT_ASSIGN_OR_RETURN(gone,
+                          internal::TxnDelete(txn, dbs.by_seq, SeqKey(r.seq)));
   if (!r.conversation_id.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(
-        gone, txn.Delete(dbs.by_conversation,
-                         ConversationSeqKey(r.conversation_id, r.seq)));
+        gone,
+        internal::TxnDelete(txn, dbs.by_conversation,
+                            ConversationSeqKey(r.conversation_id, r.seq)));
     CTXKIT_RETURN_IF_ERROR(
         UpdateStats(txn, dbs, ConversationStatsKey(r.conversation_id), r, -1));
   }
@@ -414,14 +431,15 @@ absl::StatusOr<std::vector<std::string>> ConversationReferenceIds(
     const Transaction& txn, const ReferenceDbs& dbs,
     std::string_view conversation_id) {
   std::vector<std::string> ids;
-  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.by_conversation));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                          internal::TxnNewCursor(txn, dbs.by_conversation));
   for (cursor.Seek(conversation_id);
        cursor.Valid() && cursor.key().size() == conversation_id.size() + 4 &&
        cursor.key().substr(0, conversation_id.size()) == conversation_id;
        cursor.Next()) {
     ids.emplace_back(cursor.value());
   }
-  CTXKIT_RETURN_IF_ERROR(cursor.status());
+  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
   return ids;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -43,7 +44,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
   uint64_t with_conversation = 0;
 
   {
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.records));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, internal::TxnNewCursor(txn, dbs.records));
     for (c.SeekToFirst(); c.Valid(); c.Next()) {
       const std::string id(c.key());
       CTXKIT_ASSIGN_OR_RETURN(RecordView r, DecodeRecord(c.value(), id));
@@ -51,7 +52,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       max_seq = std::max<uint64_t>(max_seq, r.seq);
       std::string seq_key;
       AppendBigEndian32(&seq_key, r.seq);
-      StatusOr<std::string_view> by_seq = txn.Get(dbs.by_seq, seq_key);
+      absl::StatusOr<std::string_view> by_seq =
+          internal::TxnGet(txn, dbs.by_seq, seq_key);
       if (!by_seq.ok() || *by_seq != id) {
         return Mismatch(
             absl::StrFormat("references.by_seq lacks seq %d -> %s", r.seq, id));
@@ -74,8 +76,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
         account(per_conversation[std::string(r.conversation_id)]);
         std::string conv_key(r.conversation_id);
         AppendBigEndian32(&conv_key, r.seq);
-        StatusOr<std::string_view> by_conv =
-            txn.Get(dbs.by_conversation, conv_key);
+        absl::StatusOr<std::string_view> by_conv =
+            internal::TxnGet(txn, dbs.by_conversation, conv_key);
         if (!by_conv.ok() || *by_conv != id) {
           return Mismatch(
               absl::StrFormat("references.by_conversation lacks %s/%d -> %s",
@@ -86,16 +88,17 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
         postings[term].push_back(Posting{r.seq, tf, doc.length});
       }
     }
-    CTXKIT_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(c));
   }
-  CTXKIT_ASSIGN_OR_RETURN(uint64_t by_seq_count, txn.Count(dbs.by_seq));
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t by_seq_count,
+                          internal::TxnCount(txn, dbs.by_seq));
   if (by_seq_count != seen.references) {
     return Mismatch(
         absl::StrFormat("references.by_seq has %d entries for %d references",
                         by_seq_count, seen.references));
   }
   CTXKIT_ASSIGN_OR_RETURN(uint64_t by_conv_count,
-                          txn.Count(dbs.by_conversation));
+                          internal::TxnCount(txn, dbs.by_conversation));
   if (by_conv_count != with_conversation) {
     return Mismatch(absl::StrFormat(
         "references.by_conversation has %d entries for %d references with a "
@@ -112,7 +115,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
   }
   {
     uint64_t stored_conversations = 0;
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.stats));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, internal::TxnNewCursor(txn, dbs.stats));
     for (c.Seek("c"); c.Valid() && !c.key().empty() && c.key()[0] == 'c';
          c.Next()) {
       const std::string_view conv = c.key().substr(1);
@@ -127,7 +130,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       }
       ++stored_conversations;
     }
-    CTXKIT_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(c));
     if (stored_conversations != per_conversation.size()) {
       return Mismatch(absl::StrFormat(
           "stats exist for %d conversations; %d have references",
@@ -136,7 +139,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
     seen.conversations = per_conversation.size();
   }
   {
-    StatusOr<std::string_view> next = txn.Get(dbs.stats, "next_seq");
+    absl::StatusOr<std::string_view> next =
+        internal::TxnGet(txn, dbs.stats, "next_seq");
     const uint64_t next_seq =
         next.ok() && next->size() == 8 ? ReadBigEndian64(next->data()) : 1;
     if (next_seq <= max_seq) {
@@ -148,7 +152,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
 
   // Postings: walk the stored blocks term by term and compare.
   {
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.postings));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c,
+                            internal::TxnNewCursor(txn, dbs.postings));
     std::string term;
     std::vector<Posting> stored;
     auto finish_term = [&]() -> absl::Status {
@@ -210,7 +215,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
       }
       ++seen.blocks;
     }
-    CTXKIT_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(c));
     CTXKIT_RETURN_IF_ERROR(finish_term());
     if (!postings.empty()) {
       return Mismatch(
@@ -224,7 +229,7 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
 
 absl::Status CheckReferenceIndex(Store& store, IndexCheckSummary* summary) {
   CTXKIT_ASSIGN_OR_RETURN(ReferenceDbs dbs, OpenReferenceDbs(store));
-  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store.BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, internal::StoreBeginRead(store));
   return CheckReferenceIndex(txn, dbs, summary);
 }
 

@@ -20,6 +20,7 @@
 #include "lib/references/index.h"
 #include "lib/references/search.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -71,14 +72,14 @@ absl::Status CheckMetadata(std::string_view metadata) {
 
 absl::Status ConversationExists(const Transaction& txn, const ReferenceDbs& dbs,
                                 std::string_view conversation_id) {
-  StatusOr<std::string_view> found =
-      txn.Get(dbs.conversations, conversation_id);
+  absl::StatusOr<std::string_view> found =
+      internal::TxnGet(txn, dbs.conversations, conversation_id);
   if (found.ok()) return absl::OkStatus();
-  if (found.status().code() == StatusCode::kNotFound) {
+  if (found.status().code() == absl::StatusCode::kNotFound) {
     return absl::NotFoundError(
         absl::StrFormat("conversation %s not found", conversation_id));
   }
-  return internal::ToAbsl(found.status());
+  return found.status();
 }
 
 ReferenceStats PublicStats(const internal::IndexStats& s) {
@@ -112,12 +113,13 @@ Reference PublicReference(std::string_view id, const RecordView& r,
 absl::StatusOr<RecordView> ReadRecord(const Transaction& txn,
                                       const ReferenceDbs& dbs,
                                       std::string_view id) {
-  StatusOr<std::string_view> bytes = txn.Get(dbs.records, id);
+  absl::StatusOr<std::string_view> bytes =
+      internal::TxnGet(txn, dbs.records, id);
   if (!bytes.ok()) {
-    if (bytes.status().code() == StatusCode::kNotFound) {
+    if (bytes.status().code() == absl::StatusCode::kNotFound) {
       return absl::NotFoundError(absl::StrFormat("reference %s not found", id));
     }
-    return internal::ToAbsl(bytes.status());
+    return bytes.status();
   }
   return internal::DecodeRecord(*bytes, id);
 }
@@ -158,15 +160,15 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
       "content", in.content, ReferenceLimits::kMaxContentBytes));
   CTXKIT_RETURN_IF_ERROR(CheckMetadata(in.metadata));
 
-  CTXKIT_ASSIGN_OR_RETURN(
-      TokenCount count,
-      ModelRegistry::Default().CountTokens(options.model, in.content));
+  StatusOr<TokenCount> count =
+      ModelRegistry::Default().CountTokens(options.model, in.content);
+  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(count.status()));
   const internal::AnalyzedDocument doc =
       internal::AnalyzeDocument(in.title, in.content);
   const std::string id = internal::NewUuid();
   RecordView record;
   record.created_at = internal::NowMillis(options.clock);
-  record.tokens = count.tokens;
+  record.tokens = count->tokens;
   record.length = doc.length;
   record.type = static_cast<uint8_t>(type);
   record.conversation_id = conversation_id;
@@ -175,22 +177,21 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
   record.metadata = in.metadata.empty() ? std::string_view("{}")
                                         : std::string_view(in.metadata);
 
-  CTXKIT_RETURN_IF_ERROR(store->Update([&](WriteTransaction& txn) {
-    if (!conversation_id.empty()) {
-      absl::Status exists = ConversationExists(txn, dbs, conversation_id);
-      if (!exists.ok()) return internal::ToPublic(exists);
-    }
-    absl::StatusOr<uint32_t> seq =
-        internal::AddReferenceInTxn(txn, dbs, id, record, doc);
-    return internal::ToPublic(seq.status());
-  }));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::StoreUpdate(*store, [&](WriteTransaction& txn) {
+        if (!conversation_id.empty()) {
+          CTXKIT_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
+        }
+        return internal::AddReferenceInTxn(txn, dbs, id, record, doc).status();
+      }));
   Reference out = PublicReference(id, record, /*include_content=*/true);
   return out;
 }
 
 absl::StatusOr<Reference> ReferenceStore::Impl::Get(std::string_view id) const {
   CTXKIT_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
-  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn,
+                          internal::StoreBeginRead(*store));
   CTXKIT_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, key));
   return PublicReference(key, r, /*include_content=*/true);
 }
@@ -202,7 +203,8 @@ absl::StatusOr<ReferenceList> ReferenceStore::Impl::List(
     CTXKIT_ASSIGN_OR_RETURN(conversation_id,
                             CheckId("conversation_id", o.conversation_id));
   }
-  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn,
+                          internal::StoreBeginRead(*store));
   ReferenceList out;
   std::vector<std::string> ids;
   if (!conversation_id.empty()) {
@@ -210,9 +212,9 @@ absl::StatusOr<ReferenceList> ReferenceStore::Impl::List(
     CTXKIT_ASSIGN_OR_RETURN(
         ids, internal::ConversationReferenceIds(txn, dbs, conversation_id));
   } else {
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_seq));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, internal::TxnNewCursor(txn, dbs.by_seq));
     for (c.SeekToFirst(); c.Valid(); c.Next()) ids.emplace_back(c.value());
-    CTXKIT_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(c));
   }
   out.references.reserve(ids.size());
   for (const std::string& id : ids) {
@@ -238,7 +240,8 @@ absl::StatusOr<ReferenceStats> ReferenceStore::Impl::Stats(
                             CheckId("conversation_id", conversation_id));
     key = internal::ConversationStatsKey(id);
   }
-  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn,
+                          internal::StoreBeginRead(*store));
   CTXKIT_ASSIGN_OR_RETURN(internal::IndexStats stats,
                           internal::ReadStats(txn, dbs, key));
   return PublicStats(stats);
@@ -246,16 +249,15 @@ absl::StatusOr<ReferenceStats> ReferenceStore::Impl::Stats(
 
 absl::Status ReferenceStore::Impl::Delete(std::string_view id) {
   CTXKIT_ASSIGN_OR_RETURN(std::string key, CheckId("reference_id", id));
-  return internal::ToAbsl(store->Update([&](WriteTransaction& txn) {
-    absl::StatusOr<bool> deleted =
-        internal::DeleteReferenceInTxn(txn, dbs, key);
-    if (!deleted.ok()) return internal::ToPublic(deleted.status());
-    if (!*deleted) {
-      return Status(StatusCode::kNotFound,
-                    absl::StrFormat("reference %s not found", key));
+  return internal::StoreUpdate(*store, [&](WriteTransaction& txn) {
+    CTXKIT_ASSIGN_OR_RETURN(bool deleted,
+                            internal::DeleteReferenceInTxn(txn, dbs, key));
+    if (!deleted) {
+      return absl::NotFoundError(
+          absl::StrFormat("reference %s not found", key));
     }
-    return Status();
-  }));
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
@@ -279,7 +281,8 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
         absl::StrFormat("query has %d distinct terms; the limit is %d",
                         terms.size(), ReferenceLimits::kMaxQueryTerms));
   }
-  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, store->BeginRead());
+  CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn,
+                          internal::StoreBeginRead(*store));
   if (!conversation_id.empty()) {
     CTXKIT_RETURN_IF_ERROR(ConversationExists(txn, dbs, conversation_id));
   }
@@ -292,7 +295,8 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
   for (const internal::ScoredReference& hit : found.hits) {
     std::string seq_key;
     internal::AppendBigEndian32(&seq_key, hit.seq);
-    CTXKIT_ASSIGN_OR_RETURN(std::string_view id, txn.Get(dbs.by_seq, seq_key));
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view id,
+                            internal::TxnGet(txn, dbs.by_seq, seq_key));
     const std::string id_copy(id);
     CTXKIT_ASSIGN_OR_RETURN(RecordView r, ReadRecord(txn, dbs, id_copy));
     ReferenceSearchResult result;

@@ -10,6 +10,7 @@
 #include "lib/base/key_codec.h"
 #include "lib/references/analyzer.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -86,7 +87,8 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
   std::vector<uint32_t> allowed;
   const bool filtered = !conversation_id.empty();
   if (filtered) {
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, txn.NewCursor(dbs.by_conversation));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c,
+                            internal::TxnNewCursor(txn, dbs.by_conversation));
     for (c.Seek(conversation_id);
          c.Valid() && c.key().size() == conversation_id.size() + 4 &&
          c.key().substr(0, conversation_id.size()) == conversation_id;
@@ -94,13 +96,14 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
       allowed.push_back(
           ReadBigEndian32(c.key().data() + conversation_id.size()));
     }
-    CTXKIT_RETURN_IF_ERROR(c.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(c));
     if (allowed.empty()) return result;
   }
 
   std::vector<TermPostings> lists(terms.size());
   double max_score = 0;
-  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, txn.NewCursor(dbs.postings));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                          internal::TxnNewCursor(txn, dbs.postings));
   for (size_t i = 0; i < terms.size(); ++i) {
     const std::string prefix = TermPrefix(terms[i]);
     TermPostings& list = lists[i];
@@ -111,7 +114,7 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
       list.blocks.push_back(cursor.value());
       list.df += cursor.value().size() / kPostingBytes;
     }
-    CTXKIT_RETURN_IF_ERROR(cursor.status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
     list.idf = Bm25Idf(all.count, list.df);
     max_score += list.idf * (kBm25K1 + 1);
   }

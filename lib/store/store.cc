@@ -1,5 +1,6 @@
-// ctxkit::Store: the public face of StoreImpl. Converts statuses at the
-// boundary and nothing else.
+// ctxkit::Store: the public face of StoreImpl, which converts statuses at
+// the boundary and nothing else; and the same calls for lib/
+// (store_internal.h), which need no conversion.
 
 #include "ctxkit/store.h"
 
@@ -8,6 +9,7 @@
 #include "lib/status/status_internal.h"
 #include "lib/store/format.h"
 #include "lib/store/store_impl.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit {
 
@@ -38,9 +40,28 @@ StatusOr<ReadTransaction> Store::BeginRead() const {
 Status Store::Update(const std::function<Status(WriteTransaction&)>& fn) {
   if (!fn)
     return Status(StatusCode::kInvalidArgument, "Update needs a function");
+  // The user's function returns a public Status: converted on its way in.
   return ToPublic(
       impl_->Update([&](WriteTransaction& txn) { return ToAbsl(fn(txn)); }));
 }
+
+namespace internal {
+
+absl::StatusOr<Database> StoreOpenDatabase(Store& store,
+                                           std::string_view name) {
+  return StoreAccess::Impl(store).OpenDatabase(name);
+}
+
+absl::StatusOr<ReadTransaction> StoreBeginRead(const Store& store) {
+  return StoreAccess::Impl(store).BeginRead();
+}
+
+absl::Status StoreUpdate(
+    Store& store, absl::FunctionRef<absl::Status(WriteTransaction&)> fn) {
+  return StoreAccess::Impl(store).Update(fn);
+}
+
+}  // namespace internal
 
 StatusOr<StoreInfo> Store::Info() const { return ToPublic(impl_->Info()); }
 

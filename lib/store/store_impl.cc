@@ -20,6 +20,7 @@
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
 #include "lib/store/lmdb_status.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -423,7 +424,7 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
       MDB_dbi main_dbi;
       rc = mdb_dbi_open(raw, nullptr, 0, &main_dbi);
       if (rc == 0) rc = mdb_stat(raw, main_dbi, &main_stat);
-      if (rc != 0) return ToAbsl(txn.Fail(rc, "inspecting a new store"));
+      if (rc != 0) return StoreAccess::Fail(txn, rc, "inspecting a new store");
       if (main_stat.ms_entries != 0) {
         return absl::FailedPreconditionError(absl::StrCat(
             "'", path_,
@@ -433,7 +434,8 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
       rc = mdb_dbi_open(raw, std::string(kMetaDatabaseName).c_str(), MDB_CREATE,
                         &meta);
       if (rc != 0)
-        return ToAbsl(txn.Fail(rc, "creating the store's __meta database"));
+        return StoreAccess::Fail(txn, rc,
+                                 "creating the store's __meta database");
       const std::string version = EncodeVersion(format.current);
       const std::string created_by = "ctxkit " CTXKIT_VERSION_STRING;
       MDB_val k1 = Val(kFormatVersionKey), v1 = Val(version);
@@ -441,13 +443,13 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
       rc = mdb_put(raw, meta, &k1, &v1, 0);
       if (rc == 0) rc = mdb_put(raw, meta, &k2, &v2, 0);
       if (rc != 0)
-        return ToAbsl(txn.Fail(rc, "writing the store's format version"));
+        return StoreAccess::Fail(txn, rc, "writing the store's format version");
       opened.emplace_back(std::string(kMetaDatabaseName), meta);
       final_version = format.current;
       return absl::OkStatus();
     }
     if (rc != 0)
-      return ToAbsl(txn.Fail(rc, "opening the store's __meta database"));
+      return StoreAccess::Fail(txn, rc, "opening the store's __meta database");
     opened.emplace_back(std::string(kMetaDatabaseName), meta);
     absl::StatusOr<uint32_t> stored = ReadVersion(raw, meta, path_);
     if (!stored.ok()) return stored.status();
@@ -470,9 +472,10 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
             const int orc =
                 mdb_dbi_open(raw, std::string(name).c_str(), MDB_CREATE, &dbi);
             if (orc != 0) {
-              return ToAbsl(
-                  txn.Fail(orc, absl::StrCat("opening database '", AV(name),
-                                             "' during migration")));
+              return StoreAccess::Fail(
+                  txn, orc,
+                  absl::StrCat("opening database '", AV(name),
+                               "' during migration"));
             }
             opened.emplace_back(std::string(name), dbi);
             return Database(this, dbi);
@@ -490,7 +493,7 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
       MDB_val k = Val(kFormatVersionKey), val = Val(version);
       rc = mdb_put(raw, meta, &k, &val, 0);
       if (rc != 0)
-        return ToAbsl(txn.Fail(rc, "writing the store's format version"));
+        return StoreAccess::Fail(txn, rc, "writing the store's format version");
     }
     final_version = format.current;
     return absl::OkStatus();
@@ -550,8 +553,8 @@ absl::StatusOr<Database> StoreImpl::OpenDatabase(std::string_view name) {
                          kMaxDatabases - 1, " databases"));
       }
       if (rc != 0) {
-        return ToAbsl(
-            txn.Fail(rc, absl::StrCat("creating database '", AV(name), "'")));
+        return StoreAccess::Fail(
+            txn, rc, absl::StrCat("creating database '", AV(name), "'"));
       }
       return absl::OkStatus();
     });

@@ -1,5 +1,7 @@
 // Transaction, ReadTransaction, WriteTransaction and Cursor: thin, checked
 // wrappers over LMDB calls. Every error names the key or database involved.
+// The checked calls are StoreAccess's (store_internal.h), which lib/ uses;
+// the public methods convert their status and nothing else.
 
 #include <lmdb.h>
 
@@ -10,13 +12,16 @@
 #include "absl/strings/str_cat.h"
 #include "ctxkit/store.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "lib/store/lmdb_status.h"
 #include "lib/store/store_impl.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit {
 namespace {
 
 using internal::LmdbStatus;
+using internal::ToAbsl;
 using internal::ToPublic;
 
 MDB_val Val(std::string_view s) {
@@ -38,16 +43,14 @@ std::string Quote(std::string_view key) {
   return out;
 }
 
-Status CheckKey(std::string_view key) {
-  if (key.empty()) {
-    return Status(StatusCode::kInvalidArgument, "key must not be empty");
-  }
+absl::Status CheckKey(std::string_view key) {
+  if (key.empty()) return absl::InvalidArgumentError("key must not be empty");
   if (key.size() > Transaction::kMaxKeySize) {
-    return Status(StatusCode::kInvalidArgument,
-                  absl::StrCat("key of ", key.size(), " bytes exceeds the ",
-                               Transaction::kMaxKeySize, "-byte limit"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("key of ", key.size(), " bytes exceeds the ",
+                     Transaction::kMaxKeySize, "-byte limit"));
   }
-  return Status();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -128,51 +131,134 @@ Transaction& Transaction::operator=(Transaction&& other) noexcept {
   return *this;
 }
 
-Status Transaction::CheckUsable(Database db) const {
-  if (txn_ == nullptr) {
-    return Status(StatusCode::kFailedPrecondition, "the transaction has ended");
+namespace internal {
+namespace {
+
+absl::Status CheckUsable(const StoreImpl* store, MDB_txn* txn, Database db) {
+  if (txn == nullptr) {
+    return absl::FailedPreconditionError("the transaction has ended");
   }
-  if (!db.valid() || !store_->Owns(db)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "invalid database handle, or one from another store");
+  if (!db.valid() || !store->Owns(db)) {
+    return absl::InvalidArgumentError(
+        "invalid database handle, or one from another store");
   }
-  return Status();
+  return absl::OkStatus();
 }
 
-StatusOr<std::string_view> Transaction::Get(Database db,
-                                            std::string_view key) const {
-  if (Status s = CheckUsable(db); !s.ok()) return s;
-  if (Status s = CheckKey(key); !s.ok()) return s;
+}  // namespace
+
+absl::StatusOr<std::string_view> StoreAccess::Get(const Transaction& txn,
+                                                  Database db,
+                                                  std::string_view key) {
+  CTXKIT_RETURN_IF_ERROR(CheckUsable(txn.store_, txn.txn_, db));
+  CTXKIT_RETURN_IF_ERROR(CheckKey(key));
   MDB_val k = Val(key);
   MDB_val v;
-  const int rc = mdb_get(txn_, internal::StoreImpl::Dbi(db), &k, &v);
+  const int rc = mdb_get(txn.txn_, StoreImpl::Dbi(db), &k, &v);
   if (rc == 0) return View(v);
   if (rc == MDB_NOTFOUND) {
-    return Status(StatusCode::kNotFound,
-                  absl::StrCat("no value for key ", Quote(key)));
+    return absl::NotFoundError(absl::StrCat("no value for key ", Quote(key)));
   }
-  return ToPublic(LmdbStatus(rc, absl::StrCat("reading key ", Quote(key))));
+  return LmdbStatus(rc, absl::StrCat("reading key ", Quote(key)));
 }
 
-StatusOr<uint64_t> Transaction::Count(Database db) const {
-  if (Status s = CheckUsable(db); !s.ok()) return s;
+absl::StatusOr<uint64_t> StoreAccess::Count(const Transaction& txn,
+                                            Database db) {
+  CTXKIT_RETURN_IF_ERROR(CheckUsable(txn.store_, txn.txn_, db));
   MDB_stat st;
-  const int rc = mdb_stat(txn_, internal::StoreImpl::Dbi(db), &st);
-  if (rc != 0) return ToPublic(LmdbStatus(rc, "counting entries"));
+  const int rc = mdb_stat(txn.txn_, StoreImpl::Dbi(db), &st);
+  if (rc != 0) return LmdbStatus(rc, "counting entries");
   return uint64_t{st.ms_entries};
 }
 
-StatusOr<Cursor> Transaction::NewCursor(Database db) const {
-  if (Status s = CheckUsable(db); !s.ok()) return s;
+absl::StatusOr<Cursor> StoreAccess::NewCursor(const Transaction& txn,
+                                              Database db) {
+  CTXKIT_RETURN_IF_ERROR(CheckUsable(txn.store_, txn.txn_, db));
   MDB_cursor* cursor = nullptr;
-  const int rc = mdb_cursor_open(txn_, internal::StoreImpl::Dbi(db), &cursor);
-  if (rc != 0) return ToPublic(LmdbStatus(rc, "opening a cursor"));
+  const int rc = mdb_cursor_open(txn.txn_, StoreImpl::Dbi(db), &cursor);
+  if (rc != 0) return LmdbStatus(rc, "opening a cursor");
   // Every cursor is closed when destroyed, write-transaction ones too (LMDB
   // allows it before the transaction ends, which the Cursor contract
   // requires anyway): LMDB adjusts every open cursor of a transaction on each
   // write, so leaving them open until commit made a transaction that opens
   // many cursors quadratic.
   return Cursor(cursor, /*owned=*/true);
+}
+
+absl::Status StoreAccess::CursorStatus(const Cursor& cursor) {
+  // The cursor is a public object and keeps its status in public form; this
+  // is where lib/ reads it back.
+  return ToAbsl(cursor.status_);
+}
+
+absl::Status StoreAccess::Fail(WriteTransaction& txn, int mdb_rc,
+                               std::string_view what) {
+  switch (mdb_rc) {
+    case MDB_MAP_FULL:
+      txn.map_full_ = true;
+      break;
+    // Refused before LMDB touched anything: the transaction is still good.
+    case MDB_NOTFOUND:
+    case MDB_KEYEXIST:
+    case MDB_BAD_VALSIZE:
+    case MDB_BAD_DBI:
+    case MDB_INCOMPATIBLE:
+    case EINVAL:
+      break;
+    default:
+      // LMDB has marked the transaction failed; it must not commit even if
+      // the caller carries on.
+      if (txn.fatal_rc_ == 0) txn.fatal_rc_ = mdb_rc;
+  }
+  return LmdbStatus(mdb_rc, what);
+}
+
+absl::Status StoreAccess::Put(WriteTransaction& txn, Database db,
+                              std::string_view key, std::string_view value) {
+  CTXKIT_RETURN_IF_ERROR(CheckUsable(txn.store_, txn.txn_, db));
+  CTXKIT_RETURN_IF_ERROR(CheckKey(key));
+  if (value.size() > 0xffffffffu) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "value of ", value.size(), " bytes exceeds the 4 GiB limit"));
+  }
+  MDB_val k = Val(key);
+  MDB_val v = Val(value);
+  const int rc = mdb_put(txn.txn_, StoreImpl::Dbi(db), &k, &v, 0);
+  if (rc == 0) return absl::OkStatus();
+  return Fail(txn, rc, absl::StrCat("writing key ", Quote(key)));
+}
+
+absl::StatusOr<bool> StoreAccess::Delete(WriteTransaction& txn, Database db,
+                                         std::string_view key) {
+  CTXKIT_RETURN_IF_ERROR(CheckUsable(txn.store_, txn.txn_, db));
+  CTXKIT_RETURN_IF_ERROR(CheckKey(key));
+  MDB_val k = Val(key);
+  const int rc = mdb_del(txn.txn_, StoreImpl::Dbi(db), &k, nullptr);
+  if (rc == 0) return true;
+  if (rc == MDB_NOTFOUND) return false;
+  return Fail(txn, rc, absl::StrCat("deleting key ", Quote(key)));
+}
+
+absl::Status StoreAccess::Clear(WriteTransaction& txn, Database db) {
+  CTXKIT_RETURN_IF_ERROR(CheckUsable(txn.store_, txn.txn_, db));
+  const int rc = mdb_drop(txn.txn_, StoreImpl::Dbi(db), 0);
+  if (rc == 0) return absl::OkStatus();
+  return Fail(txn, rc, "clearing a database");
+}
+
+}  // namespace internal
+
+StatusOr<std::string_view> Transaction::Get(Database db,
+                                            std::string_view key) const {
+  return ToPublic(internal::TxnGet(*this, db, key));
+}
+
+StatusOr<uint64_t> Transaction::Count(Database db) const {
+  return ToPublic(internal::TxnCount(*this, db));
+}
+
+StatusOr<Cursor> Transaction::NewCursor(Database db) const {
+  return ToPublic(internal::TxnNewCursor(*this, db));
 }
 
 // ------------------------------------------------------- ReadTransaction
@@ -200,58 +286,17 @@ void ReadTransaction::End() {
 
 // ------------------------------------------------------ WriteTransaction
 
-Status WriteTransaction::Fail(int mdb_rc, std::string_view what) {
-  switch (mdb_rc) {
-    case MDB_MAP_FULL:
-      map_full_ = true;
-      break;
-    // Refused before LMDB touched anything: the transaction is still good.
-    case MDB_NOTFOUND:
-    case MDB_KEYEXIST:
-    case MDB_BAD_VALSIZE:
-    case MDB_BAD_DBI:
-    case MDB_INCOMPATIBLE:
-    case EINVAL:
-      break;
-    default:
-      // LMDB has marked the transaction failed; it must not commit even if
-      // the caller carries on.
-      if (fatal_rc_ == 0) fatal_rc_ = mdb_rc;
-  }
-  return ToPublic(LmdbStatus(mdb_rc, what));
-}
-
 Status WriteTransaction::Put(Database db, std::string_view key,
                              std::string_view value) {
-  if (Status s = CheckUsable(db); !s.ok()) return s;
-  if (Status s = CheckKey(key); !s.ok()) return s;
-  if (value.size() > 0xffffffffu) {
-    return Status(StatusCode::kInvalidArgument,
-                  absl::StrCat("value of ", value.size(),
-                               " bytes exceeds the 4 GiB limit"));
-  }
-  MDB_val k = Val(key);
-  MDB_val v = Val(value);
-  const int rc = mdb_put(txn_, internal::StoreImpl::Dbi(db), &k, &v, 0);
-  if (rc == 0) return Status();
-  return Fail(rc, absl::StrCat("writing key ", Quote(key)));
+  return ToPublic(internal::TxnPut(*this, db, key, value));
 }
 
 StatusOr<bool> WriteTransaction::Delete(Database db, std::string_view key) {
-  if (Status s = CheckUsable(db); !s.ok()) return s;
-  if (Status s = CheckKey(key); !s.ok()) return s;
-  MDB_val k = Val(key);
-  const int rc = mdb_del(txn_, internal::StoreImpl::Dbi(db), &k, nullptr);
-  if (rc == 0) return true;
-  if (rc == MDB_NOTFOUND) return false;
-  return Fail(rc, absl::StrCat("deleting key ", Quote(key)));
+  return ToPublic(internal::TxnDelete(*this, db, key));
 }
 
 Status WriteTransaction::Clear(Database db) {
-  if (Status s = CheckUsable(db); !s.ok()) return s;
-  const int rc = mdb_drop(txn_, internal::StoreImpl::Dbi(db), 0);
-  if (rc == 0) return Status();
-  return Fail(rc, "clearing a database");
+  return ToPublic(internal::TxnClear(*this, db));
 }
 
 }  // namespace ctxkit

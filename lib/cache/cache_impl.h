@@ -1,5 +1,7 @@
 // The implementation behind ctxkit::Cache, and a test seam to replace the
-// content hash (so tests can force XXH3 collisions).
+// content hash (so tests can force XXH3 collisions). Its methods are in
+// cache.cc (opening, hashes), cache_put.cc, cache_get.cc, cache_hits.cc
+// (pending hits and their flush), cache_removal.cc and cache_stats.cc.
 
 #ifndef CTXKIT_LIB_CACHE_CACHE_IMPL_H_
 #define CTXKIT_LIB_CACHE_CACHE_IMPL_H_
@@ -77,6 +79,13 @@ class CacheImpl {
   Hash128 HashOf(std::string_view content) const;
   // HashOf(lookup) XORed with a constant mask: keyed entries' hashes.
   Hash128 KeyedHashOf(std::string_view lookup) const;
+  // Put's and PutKeyed's one path, once each has checked its arguments:
+  // stores `content` as a content-addressed entry or, with `lookup`, as the
+  // value of a keyed entry; an equal entry already there is refreshed
+  // instead, and a keyed entry with another value is replaced.
+  absl::StatusOr<CachePutResult> PutEntry(
+      std::string_view content, std::optional<std::string_view> lookup,
+      const CachePutOptions& options);
   // The start of every put's transaction: removes expired entries, then
   // NOT_FOUND naming a non-empty `conversation_id` that names no
   // conversation in `txn`.

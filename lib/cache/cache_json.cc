@@ -1,5 +1,5 @@
 // The public writers of a single cache operation's result (cache.h, "JSON
-// documents"); CacheStatsToJson is beside the statistics in cache.cc.
+// documents"); CacheStatsToJson is beside the statistics, in cache_stats.cc.
 
 #include <string>
 #include <string_view>

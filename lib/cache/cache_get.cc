@@ -1,0 +1,264 @@
+// Reading entries: Get by key (served from the memo of recent reads while
+// no commit has happened since), GetKeyed by lookup, and Check by content.
+// Reads never write: their hits and misses go to the pending batch
+// (cache_hits.cc).
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
+#include "lib/base/absl_string_view.h"
+#include "lib/base/field_check.h"
+#include "lib/cache/cache_impl.h"
+#include "lib/cache/cache_keys.h"
+#include "lib/cache/cache_rows.h"
+#include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
+
+namespace ctxkit::internal {
+
+absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
+                                               std::string_view prefix) {
+  CTXKIT_RETURN_IF_ERROR(CheckLookup(lookup));
+  CTXKIT_RETURN_IF_ERROR(CheckPrefix(prefix));
+  const std::string base = KeyFor(prefix, KeyedHashOf(lookup), 0);
+  const int64_t now = Now();
+  std::string expired_key;
+  {
+    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    CTXKIT_RETURN_IF_ERROR(txn.status());
+    std::vector<bool> used(kMaxCollisions + 1, false);
+    std::optional<std::string> key;
+    MetaView meta{};
+    CTXKIT_RETURN_IF_ERROR(WalkChain(
+        *txn, dbs_.entries, base, &used, &key,
+        [&](std::string_view k) -> absl::StatusOr<bool> {
+          StatusOr<std::string_view> value = txn->Get(dbs_.entries, k);
+          CTXKIT_RETURN_IF_ERROR(value.status());
+          if (!DecodeView(*value, &meta)) {
+            return absl::DataLossError(
+                absl::StrFormat("cache entry '%s' has a malformed record", k));
+          }
+          absl::StatusOr<std::optional<std::string_view>> keyed =
+              KeyedLookupOf(*txn, dbs_, k, meta.serial);
+          if (!keyed.ok()) return keyed.status();
+          return keyed->has_value() && **keyed == lookup;
+        }));
+    if (key) {
+      // One entry per lookup and prefix: PutKeyed replaces, never adds.
+      if (Expired(meta.expires_at, now)) {
+        expired_key = *key;
+      } else {
+        StatusOr<std::string_view> content = txn->Get(dbs_.content, *key);
+        CTXKIT_RETURN_IF_ERROR(content.status());
+        CacheEntry entry;
+        entry.key = *key;
+        entry.content.assign(content->data(), content->size());
+        entry.model.assign(meta.model.data(), meta.model.size());
+        entry.conversation_id.assign(meta.conversation_id.data(),
+                                     meta.conversation_id.size());
+        uint64_t pending = 0;
+        RecordHit(*key, meta.serial, meta.tokens, meta.model, now, &pending);
+        entry.tokens = meta.tokens;
+        entry.hit_count = meta.hit_count + pending;
+        entry.created_at = meta.created_at;
+        entry.last_accessed = std::max(now, meta.last_accessed);
+        entry.expires_at = meta.expires_at;
+        return entry;
+      }
+    }
+  }
+  RecordMiss(expired_key);
+  return absl::NotFoundError(
+      expired_key.empty()
+          ? absl::StrFormat("lookup is not in the cache under prefix '%s'",
+                            prefix)
+          : absl::StrFormat("lookup under prefix '%s' has expired (key '%s')",
+                            prefix, expired_key));
+}
+
+void CacheImpl::Remember(std::string_view key, MemoEntry entry) {
+  const size_t bytes = key.size() + entry.content.size() + entry.model.size() +
+                       entry.conversation_id.size();
+  if (bytes > kMemoMaxBytes / 16) return;  // large entries are not kept
+  std::lock_guard lock(memo_mu_);
+  const auto old = memo_.find(AV(key));
+  if (old != memo_.end()) {
+    memo_bytes_ -= key.size() + old->second.content.size() +
+                   old->second.model.size() +
+                   old->second.conversation_id.size();
+    memo_.erase(old);
+  }
+  if (memo_.size() >= kMemoMaxEntries || memo_bytes_ + bytes > kMemoMaxBytes) {
+    memo_.clear();
+    memo_bytes_ = 0;
+  }
+  memo_.emplace(std::string(key), std::move(entry));
+  memo_bytes_ += bytes;
+}
+
+absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
+  std::string_view prefix;
+  Hash128 hash{};
+  if (key.size() > 200 || !ParseKey(key, &prefix, &hash)) {
+    // The key is not echoed: it may be any bytes, and messages must stay
+    // valid UTF-8.
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "key is malformed (%d bytes); expected <prefix>:<32 lowercase hex "
+        "digits>, optionally followed by -<1..99>",
+        key.size()));
+  }
+  const int64_t now = Now();
+  CacheEntry entry;
+  {
+    const uint64_t current = store_.LastCommittedTransactionId();
+    MemoEntry hot;
+    bool found = false;
+    {
+      std::lock_guard lock(memo_mu_);
+      const auto it = memo_.find(AV(key));
+      if (it != memo_.end() && it->second.snapshot == current &&
+          !Expired(it->second.expires_at, now)) {
+        found = true;
+        hot.serial = it->second.serial;
+        hot.tokens = it->second.tokens;
+        hot.hit_count = it->second.hit_count;
+        hot.created_at = it->second.created_at;
+        hot.expires_at = it->second.expires_at;
+        hot.last_accessed = it->second.last_accessed;
+        entry.content = it->second.content;
+        entry.model = it->second.model;
+        entry.conversation_id = it->second.conversation_id;
+      }
+    }
+    if (found) {
+      entry.key.assign(key.data(), key.size());
+      uint64_t pending = 0;
+      RecordHit(key, hot.serial, hot.tokens, entry.model, now, &pending);
+      entry.tokens = hot.tokens;
+      entry.hit_count = hot.hit_count + pending;
+      entry.created_at = hot.created_at;
+      entry.last_accessed = std::max(now, hot.last_accessed);
+      entry.expires_at = hot.expires_at;
+      return entry;
+    }
+  }
+  MetaView meta{};
+  bool expired = false;
+  {
+    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    CTXKIT_RETURN_IF_ERROR(txn.status());
+    StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
+    if (!value.ok()) {
+      if (value.status().code() != StatusCode::kNotFound) {
+        return ToAbsl(value.status());
+      }
+    } else {
+      if (!DecodeView(*value, &meta)) {
+        return absl::DataLossError(
+            absl::StrFormat("cache entry '%s' has a malformed record", key));
+      }
+      if (Expired(meta.expires_at, now)) {
+        expired = true;
+      } else {
+        StatusOr<std::string_view> content = txn->Get(dbs_.content, key);
+        CTXKIT_RETURN_IF_ERROR(content.status());
+        entry.content.assign(content->data(), content->size());
+        entry.model.assign(meta.model.data(), meta.model.size());
+        entry.conversation_id.assign(meta.conversation_id.data(),
+                                     meta.conversation_id.size());
+        entry.key.assign(key.data(), key.size());
+        MemoEntry keep;
+        keep.snapshot = txn->snapshot_id();
+        keep.serial = meta.serial;
+        keep.tokens = meta.tokens;
+        keep.hit_count = meta.hit_count;
+        keep.created_at = meta.created_at;
+        keep.expires_at = meta.expires_at;
+        keep.last_accessed = meta.last_accessed;
+        keep.model = entry.model;
+        keep.conversation_id = entry.conversation_id;
+        keep.content = entry.content;
+        Remember(key, std::move(keep));
+        uint64_t pending = 0;
+        RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
+        entry.tokens = meta.tokens;
+        entry.hit_count = meta.hit_count + pending;
+        entry.created_at = meta.created_at;
+        entry.last_accessed = std::max(now, meta.last_accessed);
+        entry.expires_at = meta.expires_at;
+        return entry;
+      }
+    }
+  }
+  RecordMiss(expired ? key : std::string_view());
+  return absl::NotFoundError(
+      expired ? absl::StrFormat("key '%s' has expired", key)
+              : absl::StrFormat("key '%s' is not in the cache", key));
+}
+
+absl::StatusOr<CacheCheckResult> CacheImpl::Check(
+    std::string_view content, std::optional<std::string_view> prefix) {
+  CTXKIT_RETURN_IF_ERROR(CheckText("content", content, kCacheMaxContentBytes));
+  if (prefix) CTXKIT_RETURN_IF_ERROR(CheckPrefix(*prefix));
+  const Hash128 hash = HashOf(content);
+  const int64_t now = Now();
+  std::string expired_key;
+  {
+    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    CTXKIT_RETURN_IF_ERROR(txn.status());
+    StatusOr<Cursor> cursor = txn->NewCursor(dbs_.hash);
+    CTXKIT_RETURN_IF_ERROR(cursor.status());
+    const std::string_view hash_bytes(
+        reinterpret_cast<const char*>(hash.data()), hash.size());
+    for (cursor->Seek(hash_bytes);
+         cursor->Valid() && cursor->key().starts_with(hash_bytes);
+         cursor->Next()) {
+      const std::string_view key = cursor->key().substr(hash.size());
+      if (prefix && !(key.size() > prefix->size() && key.starts_with(*prefix) &&
+                      key[prefix->size()] == ':')) {
+        continue;
+      }
+      StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
+      CTXKIT_RETURN_IF_ERROR(value.status());
+      MetaView meta{};
+      if (!DecodeView(*value, &meta)) {
+        return absl::DataLossError(
+            absl::StrFormat("cache entry '%s' has a malformed record", key));
+      }
+      StatusOr<std::string_view> stored = txn->Get(dbs_.content, key);
+      CTXKIT_RETURN_IF_ERROR(stored.status());
+      if (*stored != content) continue;  // a hash collision
+      // A keyed entry whose value has these bytes is not "this content
+      // stored": PutKeyed may replace its value.
+      absl::StatusOr<std::optional<std::string_view>> keyed =
+          KeyedLookupOf(*txn, dbs_, key, meta.serial);
+      if (!keyed.ok()) return keyed.status();
+      if (keyed->has_value()) continue;
+      if (Expired(meta.expires_at, now)) {
+        if (expired_key.empty()) expired_key = std::string(key);
+        continue;
+      }
+      CacheCheckResult result;
+      result.exists = true;
+      result.key = std::string(key);
+      result.tokens_saved = meta.tokens;
+      uint64_t pending = 0;
+      RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
+      return result;
+    }
+    CTXKIT_RETURN_IF_ERROR(cursor->status());
+  }
+  RecordMiss(expired_key);
+  return CacheCheckResult{};
+}
+
+}  // namespace ctxkit::internal

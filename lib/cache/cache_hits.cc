@@ -1,0 +1,213 @@
+// Hits and misses: recorded in memory by the reads, written in batches by
+// the flusher thread, by Flush(), and at the start of every write
+// (UpdateWithBatch), so that a read costs no write transaction.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lib/base/absl_string_view.h"
+#include "lib/cache/cache_impl.h"
+#include "lib/cache/cache_rows.h"
+#include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
+
+namespace ctxkit::internal {
+
+void HitBatch::MergeFrom(HitBatch&& other) {
+  for (auto& [key, p] : other.entries) {
+    auto [it, inserted] = entries.try_emplace(key, p);
+    if (inserted) continue;
+    if (it->second.serial == p.serial) {
+      it->second.hits += p.hits;
+      it->second.last_accessed =
+          std::max(it->second.last_accessed, p.last_accessed);
+    } else {
+      orphans.push_back(std::move(p));
+    }
+  }
+  for (auto& p : other.orphans) orphans.push_back(std::move(p));
+  for (const auto& k : other.expired) expired.insert(k);
+  misses += other.misses;
+}
+
+void CacheImpl::FlusherLoop() {
+  std::unique_lock lock(flusher_mu_);
+  while (!stop_) {
+    flusher_cv_.wait_for(lock,
+                         std::chrono::milliseconds(options_.flush_interval_ms),
+                         [this] { return stop_ || flush_wanted_; });
+    if (stop_) break;
+    flush_wanted_ = false;
+    lock.unlock();
+    // A failed flush keeps its batch (RestoreBatch); the next one retries.
+    (void)Flush();
+    lock.lock();
+  }
+}
+
+void CacheImpl::RecordHit(std::string_view key, uint64_t serial,
+                          uint64_t tokens, std::string_view model, int64_t now,
+                          uint64_t* pending_hits) {
+  bool wake = false;
+  {
+    std::lock_guard lock(pending_mu_);
+    auto it = pending_.entries.find(AV(key));
+    if (it == pending_.entries.end()) {
+      HitBatch::Pending p;
+      p.serial = serial;
+      p.tokens = tokens;
+      p.model = std::string(model);
+      it = pending_.entries.emplace(std::string(key), std::move(p)).first;
+      wake = pending_.entries.size() ==
+             static_cast<size_t>(options_.flush_max_pending);
+    } else if (it->second.serial != serial) {
+      pending_.orphans.push_back(std::move(it->second));
+      it->second = HitBatch::Pending{};
+      it->second.serial = serial;
+      it->second.tokens = tokens;
+      it->second.model = std::string(model);
+    }
+    it->second.hits += 1;
+    it->second.last_accessed = std::max(it->second.last_accessed, now);
+    *pending_hits = it->second.hits;
+  }
+  if (wake) {
+    {
+      std::lock_guard lock(flusher_mu_);
+      flush_wanted_ = true;
+    }
+    flusher_cv_.notify_one();
+  }
+}
+
+void CacheImpl::RecordMiss(std::string_view expired_key) {
+  std::lock_guard lock(pending_mu_);
+  pending_.misses += 1;
+  if (!expired_key.empty()) pending_.expired.insert(std::string(expired_key));
+}
+
+HitBatch CacheImpl::TakeBatch() {
+  std::lock_guard lock(pending_mu_);
+  HitBatch out = std::move(pending_);
+  pending_ = HitBatch{};
+  return out;
+}
+
+void CacheImpl::RestoreBatch(HitBatch&& batch) {
+  std::lock_guard lock(pending_mu_);
+  // Hits recorded meanwhile are newer: merge the old batch into them.
+  HitBatch newer = std::move(pending_);
+  pending_ = std::move(batch);
+  pending_.MergeFrom(std::move(newer));
+}
+
+absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
+                                   int64_t now) {
+  Deltas totals(kTotFieldCount);
+  std::map<std::string, Deltas> groups;  // stats key -> deltas
+  auto group = [&](const std::string& k) -> std::vector<int64_t>& {
+    return groups.try_emplace(k, kGrpFieldCount).first->second.v;
+  };
+  totals.v[kTotLifetimeMisses] += static_cast<int64_t>(batch.misses);
+  auto lifetime = [&](const HitBatch::Pending& p) {
+    const auto saved = static_cast<int64_t>(p.hits * p.tokens);
+    totals.v[kTotLifetimeHits] += static_cast<int64_t>(p.hits);
+    totals.v[kTotLifetimeTokensSaved] += saved;
+    std::vector<int64_t>& m = group(ModelStatsKey(p.model));
+    m[kGrpLifetimeHits] += static_cast<int64_t>(p.hits);
+    m[kGrpLifetimeTokensSaved] += saved;
+  };
+  for (const HitBatch::Pending& p : batch.orphans) lifetime(p);
+  for (const auto& [key, p] : batch.entries) {
+    lifetime(p);
+    StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+    if (!value.ok()) {
+      if (value.status().code() == StatusCode::kNotFound) continue;
+      return ToAbsl(value.status());
+    }
+    absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
+    if (!meta.ok()) return meta.status();
+    if (meta->serial != p.serial) continue;  // removed and stored again
+    std::string_view prefix;
+    Hash128 hash{};
+    ParseKey(key, &prefix, &hash);
+    const int64_t new_last = std::max(meta->last_accessed, p.last_accessed);
+    const uint64_t new_hits = meta->hit_count + p.hits;
+    CTXKIT_RETURN_IF_ERROR(
+        Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.lru, TimeIndexKey(new_last, key), std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(
+        Del(txn, dbs_.hits, HitsIndexKey(meta->hit_count, key)));
+    CTXKIT_RETURN_IF_ERROR(
+        txn.Put(dbs_.hits, HitsIndexKey(new_hits, key), std::string_view()));
+    const auto hits = static_cast<int64_t>(p.hits);
+    const auto saved = static_cast<int64_t>(p.hits * meta->tokens);
+    totals.v[kTotHits] += hits;
+    totals.v[kTotTokensSaved] += saved;
+    if (meta->hit_count == 0) totals.v[kTotZeroHitEntries] -= 1;
+    for (const std::string& gk :
+         {PrefixStatsKey(prefix), ModelStatsKey(meta->model)}) {
+      std::vector<int64_t>& g = group(gk);
+      g[kGrpHits] += hits;
+      g[kGrpTokensSaved] += saved;
+    }
+    meta->hit_count = new_hits;
+    meta->last_accessed = new_last;
+    CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(*meta)));
+  }
+  CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, kTotalsKey, totals.v));
+  for (const auto& [k, d] : groups) {
+    CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, k, d.v));
+  }
+  for (const std::string& key : batch.expired) {
+    StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+    if (!value.ok()) {
+      if (value.status().code() == StatusCode::kNotFound) continue;
+      return ToAbsl(value.status());
+    }
+    absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
+    if (!meta.ok()) return meta.status();
+    if (!Expired(meta->expires_at, now)) continue;  // refreshed since
+    CTXKIT_RETURN_IF_ERROR(
+        RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExpired));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CacheImpl::UpdateWithBatch(
+    const std::function<absl::Status(WriteTransaction&, int64_t)>& fn,
+    bool skip_if_empty) {
+  // Held from taking the batch until it is committed (or restored), so that
+  // a Flush() or Stats() returning after this one has begun sees its hits.
+  std::lock_guard flush_lock(flush_mu_);
+  HitBatch batch = TakeBatch();
+  if (skip_if_empty && batch.empty()) return absl::OkStatus();
+  const int64_t now = Now();
+  absl::Status status = ToAbsl(store_.Update([&](WriteTransaction& txn) {
+    if (absl::Status s = ApplyBatch(txn, batch, now); !s.ok()) {
+      return ToPublic(s);
+    }
+    return ToPublic(fn(txn, now));
+  }));
+  if (!status.ok()) RestoreBatch(std::move(batch));
+  return status;
+}
+
+absl::Status CacheImpl::Flush() {
+  return UpdateWithBatch(
+      [](WriteTransaction&, int64_t) { return absl::OkStatus(); },
+      /*skip_if_empty=*/true);
+}
+
+}  // namespace ctxkit::internal

@@ -1,0 +1,52 @@
+// Row-level helpers shared by the cache's operations (cache_put.cc,
+// cache_get.cc, cache_hits.cc, cache_removal.cc, cache_stats.cc): a view of
+// an entry's meta record that the read paths decode without allocating, the
+// expiry test, a delete, and signed adjustments of counter records. The
+// layout of the records is in cache_format.cc.
+//
+// Thread safety: pure functions, or writes through the transaction given.
+
+#ifndef CTXKIT_LIB_CACHE_CACHE_ROWS_H_
+#define CTXKIT_LIB_CACHE_CACHE_ROWS_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::internal {
+
+// The fixed fields of a meta record and views of its strings, for the read
+// path (no allocation). Layout in cache_format.cc.
+struct MetaView {
+  uint64_t serial, tokens, hit_count, size_bytes;
+  int64_t created_at, expires_at, last_accessed;
+  std::string_view model, conversation_id;
+};
+
+// Decodes the meta record `v` into *m, whose strings then point into `v`.
+// False when `v` is malformed.
+bool DecodeView(std::string_view v, MetaView* m);
+
+// Whether an entry expiring at `expires_at` (0: never) has expired at `now`.
+bool Expired(int64_t expires_at, int64_t now);
+
+// Deletes `key` from `db`; a key that is absent is not an error.
+absl::Status Del(WriteTransaction& txn, Database db, std::string_view key);
+
+// Signed adjustments to a counter record, applied once per transaction.
+struct Deltas {
+  std::vector<int64_t> v;
+  explicit Deltas(int n) : v(static_cast<size_t>(n), 0) {}
+};
+
+// Adds `d` (one signed delta a field) to the counter record `key`; writes
+// nothing when every delta is 0.
+absl::Status ApplyDeltas(WriteTransaction& txn, Database db,
+                         std::string_view key, const std::vector<int64_t>& d);
+
+}  // namespace ctxkit::internal
+
+#endif  // CTXKIT_LIB_CACHE_CACHE_ROWS_H_

@@ -1,7 +1,9 @@
 // Extractive span digests: one pass over each message's text (bounded
 // windows), split into lines, whitespace-separated chunks and ASCII words,
 // with every rule a constant-time check on a line, chunk or word. No regular
-// expressions: a span of 1.5 MB digests in a few milliseconds.
+// expressions: a span of 1.5 MB digests in a few milliseconds. The word
+// lists are in summary_keywords.cc, the reading of call arguments in
+// call_arguments.cc.
 
 #include "lib/compactor/summary.h"
 
@@ -14,8 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "lib/compactor/ascii.h"
+#include "lib/compactor/call_arguments.h"
 #include "lib/compactor/error_lines.h"
 #include "lib/compactor/next_turn.h"
+#include "lib/compactor/summary_keywords.h"
+#include "lib/compactor/summary_text.h"
 #include "lib/json/utf8.h"
 
 namespace ctxkit::internal {
@@ -23,102 +29,12 @@ namespace {
 
 constexpr size_t kHeadScanBytes = 32 * 1024;
 constexpr size_t kTailScanBytes = 8 * 1024;
-constexpr size_t kArgumentsScanBytes = 32 * 1024;
-// Names, paths, URLs and identifiers are shorter than free text; the short
-// form of a call's arguments shorter still, so a call stays one glance.
+// Names, paths, URLs and identifiers are shorter than free text.
 constexpr size_t kMaxNameBytes = 80;
-constexpr size_t kMaxShortArgsBytes = 60;
 constexpr size_t kMaxWordBytes = 64;
 
 // ---------------------------------------------------------------------------
-// Text helpers
-
-enum CharClass : uint8_t { kOther = 0, kSpace = 1, kWord = 2 };
-constexpr std::array<uint8_t, 256> MakeCharClasses() {
-  std::array<uint8_t, 256> classes{};
-  for (int c = 0; c < 256; ++c) {
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-      classes[c] = kSpace;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               (c >= '0' && c <= '9') || c == '_') {
-      classes[c] = kWord;
-    }
-  }
-  return classes;
-}
-constexpr std::array<uint8_t, 256> kCharClasses = MakeCharClasses();
-
-bool IsAsciiSpace(char c) {
-  return kCharClasses[static_cast<unsigned char>(c)] == kSpace;
-}
-bool IsWordChar(char c) {
-  return kCharClasses[static_cast<unsigned char>(c)] == kWord;
-}
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlpha(char c) { return IsLower(c) || IsUpper(c); }
-char ToLower(char c) { return IsUpper(c) ? static_cast<char>(c + 32) : c; }
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
-}
-// ASCII case-insensitive; `lower_prefix` is lowercase.
-bool StartsWithNoCase(std::string_view s, std::string_view lower_prefix) {
-  if (s.size() < lower_prefix.size()) return false;
-  for (size_t i = 0; i < lower_prefix.size(); ++i) {
-    if (ToLower(s[i]) != lower_prefix[i]) return false;
-  }
-  return true;
-}
-bool EqualsNoCase(std::string_view s, std::string_view lower) {
-  return s.size() == lower.size() && StartsWithNoCase(s, lower);
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (IsAsciiSpace(s.front()) || s.front() == '\n')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (IsAsciiSpace(s.back()) || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-// The longest prefix of `s` of at most `max` bytes that does not split a
-// UTF-8 sequence (for valid UTF-8 input).
-std::string_view CutUtf8(std::string_view s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
-}
-
-// `raw` as one display item: control characters and runs of whitespace
-// become one space, trimmed, at most `max` bytes (cut at a UTF-8 boundary,
-// then "..." so the reader sees the cut).
-std::string MakeItem(std::string_view raw, size_t max) {
-  std::string out;
-  out.reserve(std::min(raw.size(), max + 4));
-  bool pending_space = false;
-  for (char c : raw) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7F || c == ' ') {
-      pending_space = !out.empty();
-      continue;
-    }
-    if (pending_space) out.push_back(' ');
-    pending_space = false;
-    out.push_back(c);
-    if (out.size() > max + 4) break;  // enough to know it must be cut
-  }
-  if (out.size() > max) {
-    out.resize(CutUtf8(out, max - 3).size());
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += "...";
-  }
-  return out;
-}
+// Digest lists
 
 bool Contains(const std::vector<std::string>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -175,37 +91,6 @@ void AddName(std::vector<std::pair<std::string, size_t>>& names,
 // ---------------------------------------------------------------------------
 // Names: paths, URLs, identifiers
 
-constexpr std::string_view kFileExtensions[] = {
-    "c",    "cc",    "cfg",   "cpp",  "cs",  "css",  "go",  "h",    "hpp",
-    "html", "ini",   "ipynb", "java", "js",  "json", "jsx", "kt",   "lock",
-    "md",   "php",   "proto", "py",   "rb",  "rs",   "rst", "scss", "sh",
-    "sql",  "swift", "toml",  "ts",   "tsx", "txt",  "xml", "yaml", "yml",
-};
-
-bool HasKnownExtension(std::string_view name) {
-  const size_t slash = name.rfind('/');
-  const std::string_view base =
-      slash == std::string_view::npos ? name : name.substr(slash + 1);
-  const size_t dot = base.rfind('.');
-  if (dot == std::string_view::npos || dot == 0) return false;
-  const std::string_view stem = base.substr(0, dot);
-  if (std::none_of(stem.begin(), stem.end(), IsAlpha) &&
-      stem.find('_') == std::string_view::npos) {
-    return false;
-  }
-  const std::string_view extension = base.substr(dot + 1);
-  for (std::string_view known : kFileExtensions) {
-    if (extension == known) return true;
-  }
-  return false;
-}
-
-bool IsPathChar(char c) {
-  return IsWordChar(c) || c == '.' || c == '/' || c == '-' || c == '~' ||
-         c == '+' || c == '@';
-}
-
-// Whether `s` (already stripped of surrounding punctuation) names a file or
 // directory: only path characters, a letter, and a '/' that is clearly a
 // path separator (a leading "/", "./", "~/", two of them, or a file
 // extension), or a bare file name with a known extension.
@@ -248,299 +133,6 @@ bool IsPlainIdentifier(std::string_view s) {
   return s.back() != '.';
 }
 
-// ---------------------------------------------------------------------------
-// SQL
-
-constexpr std::string_view kNotTables[] = {
-    "a",     "all",     "an",     "and",   "any",   "as",     "by",    "each",
-    "every", "false",   "for",    "here",  "in",    "is",     "it",    "its",
-    "my",    "not",     "now",    "null",  "of",    "on",     "one",   "or",
-    "our",   "scratch", "select", "set",   "some",  "source", "that",  "the",
-    "their", "them",    "then",   "there", "these", "this",   "those", "to",
-    "true",  "values",  "what",   "where", "which", "with",   "your",
-};
-// Words between a keyword and its table: CREATE TABLE IF NOT EXISTS t,
-// UPDATE ONLY t, JOIN LATERAL f.
-constexpr std::string_view kTableModifiers[] = {"if", "not", "exists", "only",
-                                                "lateral"};
-// Statements that make a message SQL when written in capitals, as SQL is
-// written; in lower case these are English words.
-constexpr std::string_view kSqlVerbs[] = {"SELECT", "INSERT",   "UPDATE",
-                                          "DELETE", "CREATE",   "ALTER",
-                                          "DROP",   "TRUNCATE", "EXPLAIN"};
-// A table name follows these (any case, once the message is SQL).
-constexpr std::string_view kTableKeywords[] = {"from", "join", "into", "update",
-                                               "table"};
-
-bool IsTableKeyword(std::string_view w) {
-  for (std::string_view k : kTableKeywords) {
-    if (EqualsNoCase(w, k)) return true;
-  }
-  return false;
-}
-
-bool IsSqlVerb(std::string_view w) {
-  for (std::string_view v : kSqlVerbs) {
-    if (w == v) return true;
-  }
-  return false;
-}
-
-// A tool whose calls are SQL: its name says so.
-bool IsSqlTool(std::string_view name) {
-  std::string lower;
-  for (char c : name) lower.push_back(ToLower(c));
-  for (std::string_view part : {"sql", "query", "explain", "schema"}) {
-    if (lower.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
-
-// ---------------------------------------------------------------------------
-// Call arguments
-
-// Decodes the JSON string starting at json[*pos] == '"' into *out (escapes
-// resolved; bad \u escapes become U+FFFD) and moves *pos past it. Tolerates
-// malformed input: an unterminated string ends at the end of `json`.
-void DecodeJsonString(std::string_view json, size_t* pos, std::string* out) {
-  out->clear();
-  size_t i = *pos + 1;
-  auto hex4 = [json](size_t at, uint32_t* value) {
-    if (at + 4 > json.size()) return false;
-    uint32_t v = 0;
-    for (size_t k = 0; k < 4; ++k) {
-      const char c = json[at + k];
-      v <<= 4;
-      if (IsDigit(c)) {
-        v |= static_cast<uint32_t>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        v |= static_cast<uint32_t>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        v |= static_cast<uint32_t>(c - 'A' + 10);
-      } else {
-        return false;
-      }
-    }
-    *value = v;
-    return true;
-  };
-  while (i < json.size() && json[i] != '"') {
-    const char c = json[i];
-    if (c != '\\') {
-      out->push_back(c);
-      ++i;
-      continue;
-    }
-    if (i + 1 >= json.size()) {
-      ++i;
-      break;
-    }
-    const char e = json[i + 1];
-    i += 2;
-    switch (e) {
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 'b':
-      case 'f':
-        out->push_back(' ');
-        break;
-      case 'u': {
-        uint32_t cp = 0;
-        if (!hex4(i, &cp)) {
-          AppendUtf8(0xFFFD, out);
-          break;
-        }
-        i += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          uint32_t low = 0;
-          if (i + 1 < json.size() && json[i] == '\\' && json[i + 1] == 'u' &&
-              hex4(i + 2, &low) && low >= 0xDC00 && low <= 0xDFFF) {
-            i += 6;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          } else {
-            cp = 0xFFFD;
-          }
-        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          cp = 0xFFFD;
-        }
-        AppendUtf8(static_cast<char32_t>(cp), out);
-        break;
-      }
-      default:
-        out->push_back(e);
-        break;  // \" \\ \/ and anything else
-    }
-  }
-  *pos = i < json.size() ? i + 1 : json.size();
-}
-
-bool IsPathKey(std::string_view key) {
-  return key == "path" || key == "file_path" || key == "filename" ||
-         key == "file_name" || key == "file" || key == "target_file" ||
-         key == "notebook_path";
-}
-
-bool IsEditTool(std::string_view name) {
-  constexpr std::string_view kEditTools[] = {
-      "edit",         "edit_file",   "str_replace",     "str_replace_editor",
-      "write",        "write_file",  "create",          "create_file",
-      "insert",       "apply_patch", "patch",           "multiedit",
-      "notebookedit", "replace",     "replace_in_file", "write_to_file",
-  };
-  for (std::string_view tool : kEditTools) {
-    if (EqualsNoCase(name, tool)) return true;
-  }
-  return false;
-}
-
-// What one call's arguments say, read from its JSON without a parser (the
-// arguments of an OpenAI call need not be valid JSON).
-struct CallArguments {
-  std::string short_form;  // top-level values, ", "-joined, short
-  std::string path;        // the first top-level path-like member
-  std::string command;     // the "command" member (editor or shell)
-};
-
-// Walks `json`: appends every string value (not member names), decoded,
-// one per line, to *text, and fills *call from top-level members.
-void ReadArguments(std::string_view json, std::string* text, std::string* value,
-                   CallArguments* call) {
-  json = CutUtf8(json, kArgumentsScanBytes);
-  size_t i = 0;
-  while (i < json.size() && (IsAsciiSpace(json[i]) || json[i] == '\n')) ++i;
-  if (i == json.size() || (json[i] != '{' && json[i] != '[')) {
-    // Not JSON: the text itself.
-    text->append(json);
-    text->push_back('\n');
-    call->short_form = MakeItem(json, kMaxShortArgsBytes);
-    return;
-  }
-  int depth = 0;
-  std::string key;
-  std::string short_form;
-  auto add_short = [&short_form](std::string_view v) {
-    if (short_form.size() > kMaxShortArgsBytes) return;
-    const size_t newline = v.find('\n');
-    if (!short_form.empty()) short_form += ", ";
-    short_form.append(CutUtf8(v.substr(0, newline), kMaxShortArgsBytes + 4));
-    if (newline != std::string_view::npos) short_form += " ...";
-  };
-  while (i < json.size()) {
-    const char c = json[i];
-    if (c == '{' || c == '[') {
-      if (depth == 1) add_short("...");
-      ++depth;
-      ++i;
-    } else if (c == '}' || c == ']') {
-      --depth;
-      ++i;
-    } else if (c == '"') {
-      DecodeJsonString(json, &i, value);
-      size_t next = i;
-      while (next < json.size() &&
-             (IsAsciiSpace(json[next]) || json[next] == '\n')) {
-        ++next;
-      }
-      if (next < json.size() && json[next] == ':') {
-        if (depth == 1) key = *value;
-        i = next + 1;
-        continue;
-      }
-      text->append(*value);
-      text->push_back('\n');
-      if (depth == 1) {
-        if (call->path.empty() && IsPathKey(key)) {
-          call->path = MakeItem(*value, kMaxDigestItemBytes);
-        }
-        if (key == "command" && call->command.empty()) {
-          call->command = CutUtf8(*value, 4096);
-        }
-        add_short(*value);
-      }
-    } else if (IsWordChar(c) || c == '-') {
-      const size_t begin = i;
-      while (i < json.size() && (IsWordChar(json[i]) || json[i] == '.' ||
-                                 json[i] == '-' || json[i] == '+')) {
-        ++i;
-      }
-      if (depth == 1) add_short(json.substr(begin, i - begin));
-    } else {
-      ++i;
-    }
-  }
-  call->short_form = MakeItem(short_form, kMaxShortArgsBytes);
-}
-
-// Whether `word`, the target of a shell write, names a file: path
-// characters and a letter, not an option, variable or descriptor. (Unlike
-// LooksLikePath, any name counts here: the shell is writing to it.)
-bool IsWrittenName(std::string_view word) {
-  if (word.empty() || word.size() > 255 || word[0] == '-' || word[0] == '$' ||
-      word[0] == '&' || StartsWith(word, "/dev/")) {
-    return false;
-  }
-  bool letter = false;
-  for (char c : word) {
-    if (!IsPathChar(c)) return false;
-    letter = letter || IsAlpha(c);
-  }
-  return letter;
-}
-
-// The file a shell command line writes: "cat > p", "cat <<EOF > p",
-// "echo x >> p", "tee p", "sed -i ... p", SWE-agent's "create p". Empty when
-// it writes none (2>&1, > /dev/null and redirections to non-names do not
-// count).
-std::string_view ShellWrittenFile(std::string_view line) {
-  line = TrimSpace(line);
-  auto word_after = [](std::string_view s, size_t at) {
-    while (at < s.size() && s[at] == ' ') ++at;
-    size_t end = at;
-    while (end < s.size() && s[end] != ' ' && s[end] != ';' && s[end] != '|' &&
-           s[end] != '&' && s[end] != ')' && s[end] != '\'' && s[end] != '"') {
-      ++end;
-    }
-    return s.substr(at, end - at);
-  };
-  if (StartsWith(line, "create ")) {
-    const std::string_view p = word_after(line, 7);
-    return IsWrittenName(p) ? p : std::string_view();
-  }
-  if (StartsWith(line, "sed -i")) {
-    const size_t space = line.rfind(' ');
-    const std::string_view p = line.substr(space + 1);
-    return IsWrittenName(p) ? p : std::string_view();
-  }
-  const size_t tee = line.find("tee ");
-  if (tee != std::string_view::npos && (tee == 0 || line[tee - 1] == ' ')) {
-    size_t at = tee + 4;
-    if (StartsWith(line.substr(at), "-a ")) at += 3;
-    const std::string_view p = word_after(line, at);
-    if (IsWrittenName(p)) return p;
-  }
-  for (size_t pos = line.find('>'); pos != std::string_view::npos;
-       pos = line.find('>', pos + 1)) {
-    if (pos > 0 && (line[pos - 1] == '2' || line[pos - 1] == '&' ||
-                    line[pos - 1] == '-' || line[pos - 1] == '=')) {
-      continue;
-    }
-    size_t at = pos + 1;
-    if (at < line.size() && line[at] == '>') ++at;
-    if (at < line.size() && line[at] == '&') continue;
-    const std::string_view p = word_after(line, at);
-    if (IsWrittenName(p)) return p;
-  }
-  return {};
-}
-
-// ---------------------------------------------------------------------------
 // The scanner
 
 // Which rules apply to a piece of text.
@@ -734,7 +326,7 @@ class MessageScanner {
 
   static bool IsDecision(std::string_view s) {
     if (s.empty()) return false;
-    switch (ToLower(s[0])) {
+    switch (AsciiLower(s[0])) {
       case 'd':
         return StartsWithNoCase(s, "decision:") ||
                (StartsWithNoCase(s, "decided") &&
@@ -795,14 +387,8 @@ class MessageScanner {
         ++pos;
       }
       if (name.empty() || name.size() > kMaxWordBytes) return;
-      bool modifier = false;
-      for (std::string_view m : kTableModifiers) {
-        modifier = modifier || EqualsNoCase(name, m);
-      }
-      if (modifier && !quoted) continue;
-      for (std::string_view stop : kNotTables) {
-        if (EqualsNoCase(name, stop)) return;
-      }
+      if (IsTableModifier(name) && !quoted) continue;
+      if (IsNotTable(name)) return;
       if (IsTableKeyword(name) || HasKnownExtension(name)) return;
       // Python's "from package import name".
       size_t after = pos;

@@ -109,6 +109,8 @@ absl::StatusOr<ChatHistory> ParseChatHistory(simdjson::dom::array messages,
 absl::StatusOr<ChatHistory> ParseChatHistoryJson(std::string_view history_json,
                                                  ChatFormat format);
 
+// ---- Rewrites of a kept message (message_rewrite.cc) ----
+
 // {"role":role,"content":text} as minified JSON (valid in every format).
 // Invalid UTF-8 in either argument is replaced by U+FFFD.
 std::string TextMessageJson(std::string_view role, std::string_view text);

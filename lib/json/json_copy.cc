@@ -5,7 +5,6 @@
 #include "simdjson.h"
 
 namespace ctxkit::internal {
-namespace {
 
 void Replay(JsonWriter& writer, simdjson::dom::element value) {
   using Type = simdjson::dom::element_type;
@@ -49,8 +48,6 @@ void Replay(JsonWriter& writer, simdjson::dom::element value) {
       return;
   }
 }
-
-}  // namespace
 
 absl::Status WriteJsonValue(JsonWriter& writer, std::string_view json_text,
                             std::string_view what) {

@@ -8,8 +8,17 @@
 
 #include "absl/status/status.h"
 #include "lib/json/json_writer.h"
+#include "simdjson.h"
 
 namespace ctxkit::internal {
+
+// Writes `value`, an element of a document already parsed, to `writer` as
+// the next value: members in their order, duplicates kept, numbers as in
+// WriteJsonValue(). For callers that hold the DOM anyway, such as those that
+// rewrite one part of it and replay the rest. A failure (a string that is
+// not valid UTF-8) is recorded in the writer, as for any of its calls. Reads
+// `value` during the call only.
+void Replay(JsonWriter& writer, simdjson::dom::element value);
 
 // Parses `json_text` (one JSON value) and writes it to `writer` as the next
 // value, through the writer's own calls, so the output keeps the writer's

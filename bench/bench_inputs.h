@@ -1,7 +1,8 @@
-// Deterministic inputs the benchmarks share: a seeded generator, English-like
-// words, the 1 KB English text and the 100-message chat history of the MCP
-// benchmarks, and the small helpers their reports use. The same on every
-// machine and in every run, so figures from different runs compare.
+// Deterministic inputs the benchmarks share: a seeded generator (also the
+// compactor's property test's), English-like words, the 1 KB English text and
+// the 100-message chat history of the MCP benchmarks, and the small helpers
+// their reports use. The same on every machine and in every run, so figures
+// from different runs compare.
 
 #ifndef CTXKIT_BENCH_BENCH_INPUTS_H_
 #define CTXKIT_BENCH_BENCH_INPUTS_H_
@@ -29,6 +30,11 @@ class SplitMix64 {
   }
   // True `p` times in 100.
   bool Percent(int p) { return static_cast<int>(Next() % 100) < p; }
+  // One of `items`, each as likely.
+  template <typename T, size_t N>
+  const T& Pick(const T (&items)[N]) {
+    return items[Next() % N];
+  }
 
  private:
   uint64_t state_;

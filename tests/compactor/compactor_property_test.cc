@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "ctxkit/compactor.h"
 #include "ctxkit/message_count.h"
 #include "simdjson.h"
@@ -46,29 +47,8 @@ namespace {
 
 constexpr int kHistoriesPerFormat = 350;
 
-// SplitMix64: small, fast and the same on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [lo, hi].
-  uint64_t Range(uint64_t lo, uint64_t hi) {
-    return lo + Next() % (hi - lo + 1);
-  }
-  bool Percent(int p) { return static_cast<int>(Next() % 100) < p; }
-  template <typename T, size_t N>
-  const T& Pick(const T (&items)[N]) {
-    return items[Next() % N];
-  }
-
- private:
-  uint64_t state_;
-};
+// The benchmarks' generator: the same histories on every platform.
+using Rng = bench::SplitMix64;
 
 // Words, already escaped as JSON string content: plain English, code, and
 // non-ASCII text both raw and as \u escapes (with a surrogate pair), which

@@ -45,8 +45,26 @@ class SplitMix64 {
 std::string Words(SplitMix64& rng, size_t bytes);
 
 // `text` as a JSON string literal (quotes, backslashes and control
-// characters escaped; other bytes as they are).
-std::string JsonString(std::string_view text);
+// characters escaped; other bytes as they are). Invalid UTF-8 stays invalid,
+// so that the MCP fuzzer's requests can still carry it to the server.
+inline std::string JsonString(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (const unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  out.push_back('"');
+  return out;
+}
 
 // The 1-, 5- and 15-minute load averages ("0.52 0.61 0.70"), for reports.
 std::string LoadAverage();

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "ctxkit/classifier.h"
 #include "ctxkit/compactor.h"
 
@@ -160,19 +161,11 @@ const std::vector<SeedCase>& Cases() {
 }
 // clang-format on
 
-// A JSON string literal; the cases hold printable ASCII only.
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
+using bench::JsonString;
 
 std::string TextMessage(std::string_view role, std::string_view content) {
-  return "{\"role\":" + Quote(role) + ",\"content\":" + Quote(content) + "}";
+  return "{\"role\":" + JsonString(role) +
+         ",\"content\":" + JsonString(content) + "}";
 }
 
 struct CaseHistory {
@@ -193,9 +186,10 @@ CaseHistory HistoryFor(const SeedCase& c) {
   const std::string_view role = c.role;
   if (c.tool != nullptr) {
     const std::string call =
-        "{\"role\":" + Quote(role) +
+        "{\"role\":" + JsonString(role) +
         ",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":" +
-        Quote(c.tool) + ",\"input\":{\"query\":" + Quote(c.content) + "}}]}";
+        JsonString(c.tool) + ",\"input\":{\"query\":" + JsonString(c.content) +
+        "}}]}";
     const std::string result =
         "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
         "\"tool_use_id\":\"toolu_01\",\"content\":\"3 rows\"}]}";

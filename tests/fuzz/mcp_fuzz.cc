@@ -68,6 +68,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "ctxkit/store.h"
 #include "programs/ctxkit/host/config.h"
 #include "programs/ctxkit/host/services.h"
@@ -78,6 +79,7 @@
 
 namespace {
 
+using ctxkit::bench::JsonString;
 using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
@@ -163,25 +165,6 @@ OutputSchemas() {
 }
 
 // ---- JSON helpers -----------------------------------------------------------
-
-std::string Quote(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
-  return out;
-}
 
 std::optional<element> Member(object o, std::string_view key) {
   element value;
@@ -684,9 +667,9 @@ Built BuildEnvelope(std::string_view line, uint64_t serial,
   // other JSON value, or the text quoted, fills the method's usual params.
   const bool json_object = json && parsed.is_object();
   const std::string filled =
-      json_object
-          ? std::string(rest)
-          : Format(e.params_format, json ? std::string(rest) : Quote(rest));
+      json_object ? std::string(rest)
+                  : Format(e.params_format,
+                           json ? std::string(rest) : JsonString(rest));
   std::string params;
   if (e.method == "tools/call") {
     built.tool = std::string(e.tool);
@@ -700,13 +683,13 @@ Built BuildEnvelope(std::string_view line, uint64_t serial,
       built.id_json = std::to_string(serial);
       break;
     case 1:
-      built.id_json = Quote("r" + std::to_string(serial));
+      built.id_json = JsonString("r" + std::to_string(serial));
       break;
     case 2:
       break;  // no id: a notification
     case 3:
       built.id_json = std::to_string(serial);
-      built.progress_token = Quote("p" + std::to_string(serial));
+      built.progress_token = JsonString("p" + std::to_string(serial));
       break;
   }
   if (notification && (control & 8) == 0) built.id_json.clear();
@@ -726,7 +709,7 @@ Built BuildEnvelope(std::string_view line, uint64_t serial,
   built.message = R"({"jsonrpc":"2.0",)";
   if (!built.id_json.empty()) built.message += R"("id":)" + built.id_json + ",";
   built.message +=
-      R"("method":)" + Quote(e.method) + R"(,"params":)" + params + "}";
+      R"("method":)" + JsonString(e.method) + R"(,"params":)" + params + "}";
   return built;
 }
 

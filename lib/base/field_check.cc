@@ -6,7 +6,9 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "lib/json/json_reader.h"
 #include "lib/json/utf8.h"
+#include "simdjson.h"
 
 namespace ctxkit::internal {
 
@@ -21,6 +23,15 @@ absl::Status CheckText(std::string_view field, std::string_view value,
         "%s is %d bytes; the limit is %d", field, value.size(), max_bytes));
   }
   return ValidateUtf8(value, field);
+}
+
+absl::Status CheckJsonObject(std::string_view field, std::string_view value,
+                             size_t max_bytes) {
+  if (absl::Status s = CheckText(field, value, max_bytes); !s.ok()) return s;
+  simdjson::dom::parser parser;
+  absl::StatusOr<simdjson::dom::element> root = ParseJson(parser, value, field);
+  if (!root.ok()) return root.status();
+  return AsObject(*root, field).status();
 }
 
 absl::Status CheckRange(std::string_view field, int64_t value, int64_t min,

@@ -22,6 +22,13 @@ namespace ctxkit::internal {
 absl::Status CheckText(std::string_view field, std::string_view value,
                        size_t max_bytes, bool allow_empty = false);
 
+// OK when `value` passes CheckText (so it is not empty) and is one JSON
+// object, as the stores' metadata must be. Otherwise INVALID_ARGUMENT naming
+// `field`, e.g. "metadata is not valid JSON: ..." or
+// "metadata: expected an object, got array".
+absl::Status CheckJsonObject(std::string_view field, std::string_view value,
+                             size_t max_bytes);
+
 // OK when min <= value <= max; otherwise INVALID_ARGUMENT naming `field` and
 // the range: "limit is -1; it must be between 1 and 1000".
 absl::Status CheckRange(std::string_view field, int64_t value, int64_t min,

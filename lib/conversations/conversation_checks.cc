@@ -55,12 +55,8 @@ absl::StatusOr<uint64_t> ModelCounter::Count(std::string_view text) const {
 }
 
 absl::Status CheckMetadata(std::string_view metadata) {
-  CTXKIT_RETURN_IF_ERROR(
-      CheckText("metadata", metadata, ConversationLimits::kMaxMetadataBytes));
-  simdjson::dom::parser parser;
-  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::element root,
-                          ParseJson(parser, metadata, "metadata"));
-  return AsObject(root, "metadata").status();
+  return CheckJsonObject("metadata", metadata,
+                         ConversationLimits::kMaxMetadataBytes);
 }
 
 absl::Status CheckTitle(std::string_view title) {

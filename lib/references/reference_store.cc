@@ -16,12 +16,10 @@
 #include "lib/base/field_check.h"
 #include "lib/base/ids.h"
 #include "lib/base/key_codec.h"
-#include "lib/json/json_reader.h"
 #include "lib/references/index.h"
 #include "lib/references/search.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
-#include "simdjson.h"
 
 namespace ctxkit {
 
@@ -55,19 +53,6 @@ absl::StatusOr<std::string> CheckId(std::string_view field,
         field, id.size()));
   }
   return Lower(id);
-}
-
-absl::Status CheckMetadata(std::string_view metadata) {
-  if (metadata.empty()) return absl::OkStatus();
-  CTXKIT_RETURN_IF_ERROR(internal::CheckText(
-      "metadata", metadata, ReferenceLimits::kMaxMetadataBytes));
-  simdjson::dom::parser parser;
-  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::element root,
-                          internal::ParseJson(parser, metadata, "metadata"));
-  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::object object,
-                          internal::AsObject(root, "metadata"));
-  (void)object;
-  return absl::OkStatus();
 }
 
 absl::Status ConversationExists(const Transaction& txn, const ReferenceDbs& dbs,
@@ -158,7 +143,10 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
       internal::CheckText("title", in.title, ReferenceLimits::kMaxTitleBytes));
   CTXKIT_RETURN_IF_ERROR(internal::CheckText(
       "content", in.content, ReferenceLimits::kMaxContentBytes));
-  CTXKIT_RETURN_IF_ERROR(CheckMetadata(in.metadata));
+  if (!in.metadata.empty()) {  // empty stands for "{}"
+    CTXKIT_RETURN_IF_ERROR(internal::CheckJsonObject(
+        "metadata", in.metadata, ReferenceLimits::kMaxMetadataBytes));
+  }
 
   StatusOr<TokenCount> count =
       ModelRegistry::Default().CountTokens(options.model, in.content);

@@ -4,7 +4,6 @@
 #define _DEFAULT_SOURCE /* setgroups */
 #define _XOPEN_SOURCE 700
 
-#include <ftw.h>
 #include <grp.h>
 #include <lmdb.h>
 #include <stdio.h>
@@ -16,14 +15,7 @@
 
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
+#include "tests/capi/capi_temp_dir.h"
 
 static char temp_root[256];
 
@@ -332,6 +324,6 @@ int main(void) {
   test_store();
   test_permission_denied();
   test_newer_format();
-  nftw(temp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(temp_root);
   return capi_report();
 }

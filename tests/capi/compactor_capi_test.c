@@ -9,18 +9,17 @@
  * Prints "N passed, M failed" and exits non-zero on any failure. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 
-#include <ftw.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ctxkit_compactor_add_rules is in c.h's experimental section. */
 #define CTXKIT_EXPERIMENTAL_API
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
+#include "tests/capi/capi_temp_dir.h"
 
 #define L(s) (s), strlen(s)
 
@@ -489,14 +488,6 @@ static void test_null_args(void) {
 
 /* ---- a stored conversation, with a cache and analytics ---------------- */
 
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 static void test_conversation(void) {
   char dir_template[] = "/tmp/ctxkit-compactor-capi.XXXXXX";
   char* dir = mkdtemp(dir_template);
@@ -591,7 +582,7 @@ static void test_conversation(void) {
   ctxkit_cache_close(cache);
   ctxkit_conversations_close(convs);
   ctxkit_store_close(store);
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(dir);
 }
 
 /* ---- threads: compactions while the summarizer is swapped ------------- */

@@ -6,7 +6,6 @@
 
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
+#include "tests/capi/capi_temp_dir.h"
 
 #define L(s) (s), strlen(s)
 
@@ -25,14 +25,6 @@ static const char kMessages[] =
     "{\"role\":\"user\",\"content\":\"And day two?\"}]";
 
 static const char kViewHead[] = "{\"schema_version\":1,\"conversation_id\":\"";
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 /* ctxkit_compactor_compact of `request`; returns its status, and checks that a
  * failed call leaves out_json NULL and names `needle` (when not NULL). */
@@ -211,6 +203,6 @@ int main(void) {
   test_store_in_a_non_empty_directory(dir);
   test_store_not_created(dir);
   ctxkit_compactor_free(c);
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(dir);
   return capi_report();
 }

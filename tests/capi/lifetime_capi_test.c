@@ -6,25 +6,16 @@
  * free here fails loudly. */
 #define _XOPEN_SOURCE 700
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
+#include "tests/capi/capi_temp_dir.h"
 
 #define L(s) (s), strlen(s)
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 static char dir[64];
 
@@ -243,6 +234,6 @@ int main(void) {
   test_parts_outlive_store();
   test_same_directory_twice();
   test_compactor_keeps_its_parts();
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(dir);
   return capi_report();
 }

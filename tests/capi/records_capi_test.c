@@ -8,23 +8,14 @@
  * Prints "N passed, M failed" and exits non-zero on any failure. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
+#include "tests/capi/capi_temp_dir.h"
 
 static ctxkit_store* store = NULL;
 static ctxkit_conversations* convs = NULL;
@@ -1072,6 +1063,6 @@ int main(void) {
   ctxkit_references_close(refs);
   ctxkit_conversations_close(convs);
   ctxkit_store_close(store);
-  nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(root);
   return capi_report();
 }

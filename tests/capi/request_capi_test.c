@@ -4,25 +4,16 @@
  * members named with the closest known one, required members, types). */
 #define _XOPEN_SOURCE 700
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ctxkit/c.h"
 #include "tests/capi/capi_check.h"
+#include "tests/capi/capi_temp_dir.h"
 
 #define L(s) (s), strlen(s)
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 /* The string value of "key":"..." in json, copied into out (36 bytes of an
  * id), or "" when absent. */
@@ -219,6 +210,6 @@ int main(void) {
   ctxkit_references_close(refs);
   ctxkit_conversations_close(convs);
   ctxkit_store_close(store);
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(dir);
   return capi_report();
 }

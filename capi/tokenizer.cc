@@ -63,6 +63,19 @@ ctxkit::Status OptionsFromFlags(uint32_t flags, ctxkit::EncodeOptions* out) {
   return ctxkit::Status();
 }
 
+// The checks ctxkit_tokenizer_count and ctxkit_tokenizer_encode share:
+// clears *out_count, then INVALID_ARGUMENT (returned) unless `tokenizer` and
+// `out_count` are set and `text` is set or empty; -1 means "go on".
+int StartCount(const ctxkit_tokenizer* tokenizer, const char* text, size_t len,
+               size_t* out_count, char** out_error) {
+  if (out_count != nullptr) *out_count = 0;
+  if (tokenizer == nullptr || out_count == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                "tokenizer and out_count must not be NULL");
+  }
+  return CheckArgs({{"text", text, len}}, out_error);
+}
+
 // Hands a finished JSON document (or the writer's error) to the caller.
 int ReturnJson(ctxkit::internal::JsonWriter writer, char** out_json,
                size_t* out_json_len, char** out_error) {
@@ -129,9 +142,8 @@ int ctxkit_tokenizer_create_for_encoding(const char* name, size_t name_len,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
   }
   *out = nullptr;
-  if (name == nullptr && name_len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "name is NULL with a non-zero length");
+  if (int rc = CheckArgs({{"name", name, name_len}}, out_error); rc >= 0) {
+    return rc;
   }
   return Guard(out_error, [&] {
     auto tokenizer = ctxkit::Tokenizer::ForEncoding(View(name, name_len));
@@ -149,9 +161,8 @@ int ctxkit_tokenizer_create_for_model(const char* model, size_t model_len,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
   }
   *out = nullptr;
-  if (model == nullptr && model_len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "model is NULL with a non-zero length");
+  if (int rc = CheckArgs({{"model", model, model_len}}, out_error); rc >= 0) {
+    return rc;
   }
   return Guard(out_error, [&] {
     const ctxkit::ModelRegistry& registry = ctxkit::ModelRegistry::Default();
@@ -218,9 +229,8 @@ int ctxkit_tokenizer_create_llama3(const char* path, size_t path_len,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out is NULL");
   }
   *out = nullptr;
-  if (path == nullptr && path_len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "path is NULL with a non-zero length");
+  if (int rc = CheckArgs({{"path", path, path_len}}, out_error); rc >= 0) {
+    return rc;
   }
   return Guard(out_error, [&] {
     auto tokenizer =
@@ -264,14 +274,9 @@ int ctxkit_tokenizer_encodings_json(char** out_json, size_t* out_json_len,
 int ctxkit_tokenizer_count(const ctxkit_tokenizer* tokenizer, const char* text,
                            size_t len, uint32_t flags, size_t* out_count,
                            char** out_error) {
-  if (out_count != nullptr) *out_count = 0;
-  if (tokenizer == nullptr || out_count == nullptr) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "tokenizer and out_count must not be NULL");
-  }
-  if (text == nullptr && len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "text is NULL with a non-zero length");
+  if (int rc = StartCount(tokenizer, text, len, out_count, out_error);
+      rc >= 0) {
+    return rc;
   }
   return Guard(out_error, [&] {
     ctxkit::EncodeOptions options;
@@ -289,14 +294,9 @@ int ctxkit_tokenizer_encode(const ctxkit_tokenizer* tokenizer, const char* text,
                             size_t len, uint32_t flags, uint32_t* ids,
                             size_t capacity, size_t* out_count,
                             char** out_error) {
-  if (out_count != nullptr) *out_count = 0;
-  if (tokenizer == nullptr || out_count == nullptr) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "tokenizer and out_count must not be NULL");
-  }
-  if (text == nullptr && len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "text is NULL with a non-zero length");
+  if (int rc = StartCount(tokenizer, text, len, out_count, out_error);
+      rc >= 0) {
+    return rc;
   }
   if (ids == nullptr && capacity != 0) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
@@ -373,9 +373,8 @@ int ctxkit_tokenizer_truncate(const ctxkit_tokenizer* tokenizer,
   if (tokenizer == nullptr) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "tokenizer is NULL");
   }
-  if (text == nullptr && len != 0) {
-    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
-                "text is NULL with a non-zero length");
+  if (int rc = CheckArgs({{"text", text, len}}, out_error); rc >= 0) {
+    return rc;
   }
   return Guard(out_error, [&] {
     ctxkit::EncodeOptions options;

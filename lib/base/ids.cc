@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
+
 namespace ctxkit::internal {
 namespace {
 
@@ -49,8 +51,7 @@ bool IsUuid(std::string_view id) {
     const char c = id[i];
     if (i == 8 || i == 13 || i == 18 || i == 23) {
       if (c != '-') return false;
-    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-                 (c >= 'A' && c <= 'F'))) {
+    } else if (!absl::ascii_isxdigit(c)) {
       return false;
     }
   }

@@ -38,6 +38,7 @@
 
 #include "lib/cache/cache_format.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
 #include "lib/status/status_internal.h"
@@ -269,9 +270,8 @@ bool ParseKey(std::string_view key, std::string_view* prefix, Hash128* hash) {
   }
   for (size_t i = 0; i < colon; ++i) {
     const char c = key[i];
-    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-                         c == '-';
+    const bool allowed =
+        absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-';
     if (!allowed) return false;
   }
   std::string_view rest = key.substr(colon + 1);

@@ -1,6 +1,7 @@
 // ASCII case and white-space helpers shared by the compactor's text rules
-// (markers, plans, commands, protected lines): one definition each. They
-// compare bytes; non-ASCII bytes only ever equal themselves.
+// (markers, plans, commands, protected lines), over absl/strings/ascii.h's
+// per-byte ones. They compare bytes; non-ASCII bytes only ever equal
+// themselves.
 //
 // Thread safety: pure functions.
 
@@ -10,11 +11,9 @@
 #include <cstddef>
 #include <string_view>
 
-namespace ctxkit::internal {
+#include "absl/strings/ascii.h"
 
-inline char AsciiLower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
+namespace ctxkit::internal {
 
 // Whether `s` starts with `lower_prefix` (given in lower case), ASCII case
 // ignored.
@@ -22,7 +21,7 @@ inline bool StartsWithNoCase(std::string_view s,
                              std::string_view lower_prefix) {
   if (s.size() < lower_prefix.size()) return false;
   for (size_t i = 0; i < lower_prefix.size(); ++i) {
-    if (AsciiLower(s[i]) != lower_prefix[i]) return false;
+    if (absl::ascii_tolower(s[i]) != lower_prefix[i]) return false;
   }
   return true;
 }

@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/field_check.h"
 #include "lib/compactor/builtin_rules.h"
@@ -55,26 +56,17 @@ constexpr size_t kMaxTotalPhraseBytes = 65536;
 constexpr size_t kMaxRules = 1024;
 constexpr uint32_t kNoSlot = UINT32_MAX;
 
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-         c == '\v';
-}
-
-char AsciiLower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = AsciiLower(c);
+  absl::AsciiStrToLower(&out);
   return out;
 }
 
 int CompareIgnoreCase(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(AsciiLower(a[i]));
-    const auto y = static_cast<unsigned char>(AsciiLower(b[i]));
+    const auto x = static_cast<unsigned char>(absl::ascii_tolower(a[i]));
+    const auto y = static_cast<unsigned char>(absl::ascii_tolower(b[i]));
     if (x != y) return x < y ? -1 : 1;
   }
   if (a.size() == b.size()) return 0;
@@ -83,7 +75,7 @@ int CompareIgnoreCase(std::string_view a, std::string_view b) {
 
 std::string_view TrimLeading(std::string_view s) {
   size_t i = 0;
-  while (i < s.size() && IsSpace(s[i])) ++i;
+  while (i < s.size() && absl::ascii_isspace(s[i])) ++i;
   return s.substr(i);
 }
 
@@ -92,7 +84,8 @@ std::string_view TrimLeading(std::string_view s) {
 std::string_view TrimForEquals(std::string_view s) {
   s = TrimLeading(s);
   size_t n = s.size();
-  while (n > 0 && (IsSpace(s[n - 1]) || s[n - 1] == '.' || s[n - 1] == '!')) {
+  while (n > 0 && (absl::ascii_isspace(s[n - 1]) || s[n - 1] == '.' ||
+                   s[n - 1] == '!')) {
     --n;
   }
   return s.substr(0, n);

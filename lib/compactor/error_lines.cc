@@ -2,14 +2,12 @@
 
 #include <string_view>
 
+#include "absl/strings/ascii.h"
+
 namespace ctxkit::internal {
 namespace {
 
-bool IsWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_';
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsWordChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 
 bool StartsWith(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
@@ -50,7 +48,7 @@ bool IsErrorLine(std::string_view line) {
   if (s.size() < 4) return false;
   // "123:" / "123 |": a line of a file being shown, whatever it says.
   size_t digits = 0;
-  while (digits < s.size() && IsDigit(s[digits])) ++digits;
+  while (digits < s.size() && absl::ascii_isdigit(s[digits])) ++digits;
   if (digits > 0 && digits < s.size() &&
       (s[digits] == ':' || StartsWith(TrimLeft(s.substr(digits)), "|"))) {
     return false;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "lib/compactor/ascii.h"
 #include "simdjson.h"
 
@@ -27,7 +28,8 @@ constexpr size_t kSearchMessages = 1000;
 // `s` lowercased into `buffer` (ASCII only): each phrase is then one find.
 std::string_view Lowered(std::string_view s, std::string* buffer) {
   buffer->resize(s.size());
-  for (size_t i = 0; i < s.size(); ++i) (*buffer)[i] = AsciiLower(s[i]);
+  for (size_t i = 0; i < s.size(); ++i)
+    (*buffer)[i] = absl::ascii_tolower(s[i]);
   return *buffer;
 }
 

@@ -8,15 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+
 namespace ctxkit::internal {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-
-unsigned char AsciiLower(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + ('a' - 'A'))
-                                : c;
-}
 
 }  // namespace
 
@@ -39,11 +36,12 @@ void PhraseMatcher::Build(std::span<const std::string_view> phrases) {
   uint32_t classes = 1;
   for (std::string_view phrase : phrases) {
     for (char ch : phrase) {
-      const unsigned char lower = AsciiLower(static_cast<unsigned char>(ch));
+      const unsigned char lower = absl::ascii_tolower(ch);
       if (class_of_[lower] != 0) continue;
       class_of_[lower] = static_cast<uint8_t>(classes++);
-      if (lower >= 'a' && lower <= 'z') {
-        class_of_[lower - ('a' - 'A')] = class_of_[lower];
+      if (absl::ascii_islower(lower)) {
+        class_of_[static_cast<unsigned char>(absl::ascii_toupper(lower))] =
+            class_of_[lower];
       }
     }
   }

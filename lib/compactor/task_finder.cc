@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "lib/compactor/ascii.h"
 
@@ -55,7 +56,7 @@ Found FindMarker(std::string_view window) {
   Found weak;
   for (size_t i = 0; i < window.size(); ++i) {
     const bool line_start = i == 0 || window[i - 1] == '\n';
-    const char c = AsciiLower(window[i]);
+    const char c = absl::ascii_tolower(window[i]);
     if (c != '-' && c != 'e' && c != 'h' && c != '<' && c != 'f' && c != 'd' &&
         c != 's' && c != 'w') {
       continue;

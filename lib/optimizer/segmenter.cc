@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "absl/strings/ascii.h"
+
 namespace ctxkit::internal {
 namespace {
 
@@ -11,14 +13,6 @@ constexpr std::string_view kLeftSingleQuote = "\xE2\x80\x98";   // U+2018
 constexpr std::string_view kRightSingleQuote = "\xE2\x80\x99";  // U+2019
 constexpr std::string_view kEllipsis = "\xE2\x80\xA6";          // U+2026
 
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-         c == '\v';
-}
-bool IsAsciiAlpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsOpener(char c) { return c == '(' || c == '[' || c == '{' || c == '<'; }
 bool IsTrailingPunct(char c) {
   switch (c) {
@@ -46,10 +40,10 @@ bool At(std::string_view s, size_t i, std::string_view what) {
 bool ContinuesWord(std::string_view s, size_t i) {
   if (i >= s.size()) return false;
   const unsigned char c = static_cast<unsigned char>(s[i]);
-  return IsAsciiAlpha(s[i]) || IsAsciiDigit(s[i]) || s[i] == '_' || c >= 0x80;
+  return absl::ascii_isalnum(c) || c == '_' || c >= 0x80;
 }
 bool AtWordStart(std::string_view s, size_t i) {
-  return i == 0 || IsSpace(s[i - 1]) || IsOpener(s[i - 1]);
+  return i == 0 || absl::ascii_isspace(s[i - 1]) || IsOpener(s[i - 1]);
 }
 
 // Length of a URL's scheme part ("https://", "www.", "mailto:") at i, or 0.
@@ -57,18 +51,16 @@ size_t UrlPrefix(std::string_view s, size_t i) {
   auto lower_at = [&](size_t k, std::string_view what) {
     if (k + what.size() > s.size()) return false;
     for (size_t m = 0; m < what.size(); ++m) {
-      char c = s[k + m];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != what[m]) return false;
+      if (absl::ascii_tolower(s[k + m]) != what[m]) return false;
     }
     return true;
   };
   if (lower_at(i, "www.")) return 4;
   if (lower_at(i, "mailto:")) return 7;
-  if (i >= s.size() || !IsAsciiAlpha(s[i])) return 0;
+  if (i >= s.size() || !absl::ascii_isalpha(s[i])) return 0;
   size_t k = i + 1;
-  while (k < s.size() && (IsAsciiAlpha(s[k]) || IsAsciiDigit(s[k]) ||
-                          s[k] == '+' || s[k] == '.' || s[k] == '-')) {
+  while (k < s.size() && (absl::ascii_isalnum(s[k]) || s[k] == '+' ||
+                          s[k] == '.' || s[k] == '-')) {
     ++k;
   }
   if (At(s, k, "://")) return k + 3 - i;
@@ -83,7 +75,7 @@ size_t SingleQuoteEnd(std::string_view s, size_t i, size_t open_len,
   while (true) {
     const size_t j = s.find(close, from);
     if (j == std::string_view::npos) return j;
-    if (j > i + open_len && !IsSpace(s[j - 1]) &&
+    if (j > i + open_len && !absl::ascii_isspace(s[j - 1]) &&
         !ContinuesWord(s, j + close.size())) {
       return j + close.size();
     }
@@ -98,9 +90,8 @@ std::string WordKey(std::string_view word) {
   key.reserve(word.size());
   for (size_t i = 0; i < word.size();) {
     const char c = word[i];
-    if (IsAsciiAlpha(c)) {
-      key.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a')
-                                         : c);
+    if (absl::ascii_isalpha(c)) {
+      key.push_back(absl::ascii_tolower(c));
       ++i;
     } else if (c == '\'') {
       key.push_back('\'');
@@ -164,9 +155,9 @@ std::vector<TextToken> Segment(std::string_view s) {
   size_t i = 0;
   while (i < n) {
     const char c = s[i];
-    if (IsSpace(c)) {
+    if (absl::ascii_isspace(c)) {
       size_t j = i;
-      while (j < n && IsSpace(s[j])) ++j;
+      while (j < n && absl::ascii_isspace(s[j])) ++j;
       emit(TextTokenKind::kSpace, i, j);
       i = j;
       continue;
@@ -235,7 +226,7 @@ std::vector<TextToken> Segment(std::string_view s) {
       }
       if (UrlPrefix(s, i) > 0) {
         size_t j = i;
-        while (j < n && !IsSpace(s[j])) ++j;
+        while (j < n && !absl::ascii_isspace(s[j])) ++j;
         emit_peeled(TextTokenKind::kProtected, i, j);
         i = j;
         continue;
@@ -243,7 +234,7 @@ std::vector<TextToken> Segment(std::string_view s) {
     }
     // A word: up to whitespace or the start of a code span or double quote.
     size_t j = i;
-    while (j < n && !IsSpace(s[j]) && s[j] != '`' && s[j] != '"' &&
+    while (j < n && !absl::ascii_isspace(s[j]) && s[j] != '`' && s[j] != '"' &&
            !At(s, j, kLeftDoubleQuote)) {
       ++j;
     }

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "lib/unicode/unicode.h"
 
 namespace ctxkit::internal {
@@ -49,9 +50,7 @@ void AppendTerm(std::string_view text, size_t begin, size_t end,
     end = cut;
   }
   std::string term(text.substr(begin, end - begin));
-  for (char& c : term) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  absl::AsciiStrToLower(&term);
   terms->push_back(std::move(term));
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/references.h"
@@ -30,14 +31,6 @@ namespace {
 
 constexpr size_t kMaxModelBytes = 256;
 
-std::string Lower(std::string_view id) {
-  std::string out(id);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // A UUID-shaped id, lower-cased; INVALID_ARGUMENT naming `field` otherwise.
 absl::StatusOr<std::string> CheckId(std::string_view field,
                                     std::string_view id) {
@@ -52,7 +45,9 @@ absl::StatusOr<std::string> CheckId(std::string_view field,
         "bytes that are not one)",
         field, id.size()));
   }
-  return Lower(id);
+  std::string lower(id);
+  absl::AsciiStrToLower(&lower);
+  return lower;
 }
 
 absl::Status ConversationExists(const Transaction& txn, const ReferenceDbs& dbs,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +11,7 @@
 #include <system_error>
 #include <variant>
 
+#include "absl/strings/ascii.h"
 #include "programs/ctxkit/cli/pretty_json.h"
 #include "programs/ctxkit/host/text.h"
 
@@ -62,9 +62,9 @@ bool LooksLikeFlag(std::string_view arg) {
 // "-5", "-0.5": no flag starts with a digit, and `--max-tokens -5` is
 // better answered with "must be positive" than with "missing value".
 bool LooksLikeNegativeNumber(std::string_view arg) {
-  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
   return arg.size() > 1 && arg[0] == '-' &&
-         (digit(arg[1]) || (arg.size() > 2 && arg[1] == '.' && digit(arg[2])));
+         (absl::ascii_isdigit(arg[1]) ||
+          (arg.size() > 2 && arg[1] == '.' && absl::ascii_isdigit(arg[2])));
 }
 
 std::string Quoted(std::string_view text) {
@@ -101,7 +101,7 @@ std::string NumberProblem(const Flag& flag, std::string_view value) {
   const bool digits =
       !value.empty() && value.size() <= 19 &&
       std::all_of(value.begin(), value.end(),
-                  [](char c) { return c >= '0' && c <= '9'; }) &&
+                  [](char c) { return absl::ascii_isdigit(c); }) &&
       std::from_chars(value.data(), value.data() + value.size(), n).ec ==
           std::errc();
   if (digits && n >= flag.min_value && n <= flag.max_value) return "";
@@ -224,8 +224,7 @@ void PrintCommandHelp(const Program& program, const Command& command,
   os << UsageLine(program, command) << "\n\n";
   std::string summary(command.summary);
   if (!summary.empty()) {
-    summary[0] =
-        static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+    summary[0] = absl::ascii_toupper(summary[0]);
   }
   os << summary << ".\n";
   if (!command.description.empty()) {

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/tokenizer.h"
@@ -227,19 +228,6 @@ class Input {
   uint64_t bytes_read_ = 0;
 };
 
-bool IsAsciiLetter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
-
-bool IsAsciiAlnum(char c) { return IsAsciiLetter(c) || IsAsciiDigit(c); }
-
-bool IsAsciiSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-         c == '\f';
-}
-
 // Whether the three bytes before `b` are a CJK letter of a block whose
 // every code point is a letter (Lo) that NFKC leaves alone: hiragana
 // U+3041..3096, katakana U+30A1..30FA, ideographs U+3400..4DBF and
@@ -318,13 +306,14 @@ bool SafeBoundary(std::string_view text, size_t b, bool special_tokens) {
   if (b == 0 || b >= text.size()) return false;
   const char before = text[b - 1];
   const char at = text[b];
-  if (IsAsciiAlnum(before)) {
-    if (IsAsciiSpace(at)) return true;
+  if (absl::ascii_isalnum(before)) {
+    if (absl::ascii_isspace(at)) return true;
     if (special_tokens || (static_cast<unsigned char>(at) & 0x80) != 0 ||
         at == '\'') {
       return false;
     }
-    return IsAsciiLetter(before) ? !IsAsciiLetter(at) : !IsAsciiDigit(at);
+    return absl::ascii_isalpha(before) ? !absl::ascii_isalpha(at)
+                                       : !absl::ascii_isdigit(at);
   }
   return CjkPunctuationAt(text, b) && CjkLetterEndsAt(text, b);
 }
@@ -778,7 +767,7 @@ Status RunTokenize(const Args& args, std::ostream& out) {
 namespace {
 
 bool IsIdSeparator(char c) {
-  return IsAsciiSpace(c) || c == ',' || c == '[' || c == ']';
+  return absl::ascii_isspace(c) || c == ',' || c == '[' || c == ']';
 }
 
 // Appends the bytes of the ids in `text` (whole ids only: the last one is

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/ascii.h"
+
 namespace ctxkit::host {
 
 bool IsLoopbackHost(std::string_view host) {
@@ -57,9 +59,8 @@ StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
     }
     if (host.empty()) return invalid("no host");
     for (char c : host) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                      c == '_';
+      const bool ok =
+          absl::ascii_isalnum(c) || c == '.' || c == '-' || c == '_';
       if (!ok) return invalid("bad character in the host");
     }
     address.host = std::string(host);

@@ -1,15 +1,15 @@
 #include "programs/ctxkit/http/headers.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "absl/strings/ascii.h"
 
 namespace ctxkit::http {
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
+           return absl::ascii_tolower(x) == absl::ascii_tolower(y);
          });
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "ctxkit/conversations.h"
 #include "programs/ctxkit/mcp/catalog.h"
 #include "programs/ctxkit/tools/adapters.h"
@@ -19,9 +20,7 @@ namespace {
 // Ids are lower-case UUIDs; a client may type upper-case hex.
 std::string LowerAscii(std::string_view text) {
   std::string lower(text);
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  absl::AsciiStrToLower(&lower);
   return lower;
 }
 

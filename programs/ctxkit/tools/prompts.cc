@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/model_registry.h"
 #include "programs/ctxkit/mcp/catalog.h"
@@ -75,8 +76,9 @@ StatusOr<uint64_t> ParseWhole(std::string_view name, std::string_view value,
                               uint64_t min, uint64_t max) {
   uint64_t number = 0;
   const char* end = value.data() + value.size();
-  const bool digits = std::all_of(value.begin(), value.end(),
-                                  [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits = std::all_of(value.begin(), value.end(), [](char c) {
+    return absl::ascii_isdigit(c);
+  });
   const auto parsed = std::from_chars(value.data(), end, number);
   if (!digits || parsed.ec != std::errc() || parsed.ptr != end ||
       number < min || number > max) {

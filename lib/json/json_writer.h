@@ -1,5 +1,5 @@
 // JsonWriter: the one writer ctxkit uses for every JSON document it emits
-// (compaction results, graph query results, statistics, ...).
+// (compaction results, records, statistics, ...).
 //
 // It streams compact JSON into a single string. Misuse never produces
 // malformed output: the first failing call records an error, every later call

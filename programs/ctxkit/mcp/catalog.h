@@ -6,8 +6,7 @@
 // library and writes the seed's response document.
 //
 // The table itself is in programs/ctxkit/tools/catalog.cc, in one place, so
-// that the graph and recall tools of seeds 002 and 003 are added there as
-// rows.
+// that a new tool is one more row there.
 
 #ifndef CTXKIT_PROGRAMS_CTXKIT_MCP_CATALOG_H_
 #define CTXKIT_PROGRAMS_CTXKIT_MCP_CATALOG_H_

@@ -1,6 +1,5 @@
 // The catalog: every tool, resource and prompt the host offers, in the order
-// clients list them. Seeds 002 (recall) and 003 (context graph) add their
-// rows here.
+// clients list them.
 
 #include "programs/ctxkit/mcp/catalog.h"
 

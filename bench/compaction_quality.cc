@@ -1,6 +1,6 @@
 // compaction_quality: how well ctxkit's compaction keeps what the next agent
 // turn needs, measured by rules that do not share the compactor's notion of
-// what matters (issue 5, item 14; issue 12, item 8).
+// what matters.
 //
 //   compaction_quality [--sets LIST] [--verbose] [--data DIR]
 //

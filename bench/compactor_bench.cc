@@ -1,4 +1,4 @@
-// compactor_bench: the speed of ctxkit::Compactor (issue 5, item 15), single
+// compactor_bench: the speed of ctxkit::Compactor, single
 // thread, exact token counting included.
 //
 //   compactor_bench [--benchmark_filter=...] [Google Benchmark flags]
@@ -19,7 +19,7 @@
 // Counters: bytes_per_second, messages, input_bytes, tokens (before),
 // compacted (after), budget_met, time_per_message (seconds).
 //
-// After the table it prints the figures against issue 5's targets
+// After the table it prints the figures against the compactor's targets
 // (1,000 messages < 5 ms, 10,000 messages < 40 ms, linear cost) and the load
 // average at the start and the end.
 

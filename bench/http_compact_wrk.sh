@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # POST /api/chat/compact (seed 001) with a 100-message history under load
-# from wrk on loopback (issue 6 item 9): requests per second and latency
+# from wrk on loopback: requests per second and latency
 # percentiles of `ctxkit serve`.
 #
 #   bench/http_compact_wrk.sh [CTXKIT] [DURATION] [THREADS] [CONNECTIONS]

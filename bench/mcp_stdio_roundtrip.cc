@@ -1,5 +1,5 @@
 // mcp_stdio_roundtrip: the round-trip latency of `count_tokens` over the MCP
-// stdio transport, as an MCP client sees it (issue 6 item 9).
+// stdio transport, as an MCP client sees it.
 //
 //   mcp_stdio_roundtrip [--ctxkit PATH] [--calls N] [--warmup N]
 //

@@ -1,4 +1,4 @@
-// Issue 4, item 11: the speed of the conversations, references and cache
+// The speed of the conversations, references and cache
 // parts, and the same inserts and lookups on a plain SQLite table in the
 // same run (the seed system keeps its records in SQLite through
 // better-sqlite3).

@@ -1,6 +1,6 @@
 /* The compactor's C API, tested from C against the real library: a small
  * history compacted within its budget, an infeasible budget (OUT_OF_RANGE
- * with the best-effort result), issue 5 item 13's bad inputs (each
+ * with the best-effort result), bad inputs (each
  * INVALID_ARGUMENT naming the message index and field), the summarizer
  * callback and its fallback, added rules, validation, compaction of a
  * stored conversation, NULL arguments, and compactions on several threads

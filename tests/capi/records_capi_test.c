@@ -1,6 +1,6 @@
 /* The record parts' C API (conversations, references, cache, query
  * optimizer, analytics), tested from C against the real library: every
- * operation's happy path, then issue 4 item 8 as a table of bad inputs,
+ * operation's happy path, then a table of bad inputs,
  * each checked for its status code, a message naming the field, and that
  * nothing was written (the store's last transaction id and the records'
  * documents unchanged).
@@ -457,7 +457,7 @@ static void test_analytics(void) {
   ctxkit_free(json);
 }
 
-/* ---- The failure table (issue 4, item 8) ------------------------------- */
+/* ---- The failure table ------------------------------------------------- */
 
 enum Op {
   CONV_CREATE,

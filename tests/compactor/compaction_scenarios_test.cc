@@ -1,4 +1,4 @@
-// The behaviours issue 12 asks of ctxkit::Compactor, each on a realistic
+// The behaviours asked of ctxkit::Compactor, each on a realistic
 // history built here and checked through the public API only: a large
 // system prompt under a small budget is cut gracefully and the budget is
 // used; an impossible budget is reported as infeasible; a SWE-agent
@@ -262,7 +262,7 @@ TEST_CASE("a 3,000-token system prompt under a 2,000-token budget") {
 }
 
 TEST_CASE("the final answer stays whole while the system prompt is cut") {
-  // Issue 12: under a budget the must-keep messages cannot meet, the
+  // Under a budget the must-keep messages cannot meet, the
   // system prompt is cut but the final assistant answer is kept whole
   // (compactor.h, "Budget": the largest first, in proportion to the square
   // of what each holds above its floor).

@@ -1,4 +1,4 @@
-// Property test of ctxkit::Compactor (issues 5 and 12): a seeded,
+// Property test of ctxkit::Compactor: a seeded,
 // deterministic generator of valid chat histories in the OpenAI, Anthropic
 // and plain formats, each compacted at random budgets with random options.
 // Every result must

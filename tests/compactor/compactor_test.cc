@@ -1,4 +1,4 @@
-// ctxkit::Compactor: the guarantees of issue 5 on hand-built histories —
+// ctxkit::Compactor: its guarantees on hand-built histories —
 // budget, structure, determinism, summaries, strategies, explanations,
 // bad input, the summarizer callback, caching, analytics and stored
 // conversations. compactor_property_test.cc checks the same guarantees on

@@ -1,4 +1,4 @@
-// libFuzzer target over the compactor's entry points (issue 5 item 13).
+// libFuzzer target over the compactor's entry points.
 //
 // Each input is given, as it is, to Compactor::CompactJson (seed 001's
 // request) and ValidateChatHistory. When it is a history the compactor

@@ -1,4 +1,4 @@
-// libFuzzer target over the MCP server loop (issue 6 item 8): mcp::Session,
+// libFuzzer target over the MCP server loop: mcp::Session,
 // the transport-independent JSON-RPC/MCP server that `ctxkit mcp` and
 // `ctxkit serve` drive, over host::Services opened once per process on a
 // temporary store.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of the tokenizer commands of the ctxkit program (count, tokenize,
-# decode) that issue 13 added or changed.
+# decode).
 #
 # Usage: tokenizer_cli_test.sh CTXKIT CASE
 #   CASE  count_text | decode | jsonl_blank_lines | error_offsets |

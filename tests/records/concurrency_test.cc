@@ -1,4 +1,4 @@
-// Issue 4, item 10: 8 threads mix reads and writes over the conversations,
+// Concurrency: 8 threads mix reads and writes over the conversations,
 // references and cache parts of one Store while a second process
 // (records_peer write) writes the same store. Readers check that every
 // snapshot they see is whole; at the end nothing acknowledged is lost and

@@ -1,4 +1,4 @@
-// Issue 4, item 9: a writer process is SIGKILLed at random moments in the
+// Crash safety: a writer process is SIGKILLed at random moments in the
 // middle of mixed conversation, reference and cache writes, round after
 // round on the same store; after every kill the store is reopened and
 //   - every acknowledged write is there and every acknowledged delete is

@@ -655,16 +655,12 @@ static void test_failures(void) {
   static const char unknown[] = "00000000-0000-4000-8000-000000000000";
   static const char bad_key[] = "default:00000000000000000000000000000000";
   const int64_t neg_ts = -5;
-  Str c1, c2, rid, big_s, kib_s, name_s, query_s, prefix_s, meta_s;
+  Str c1, big_s, kib_s, name_s, query_s, prefix_s, meta_s;
   size_t i;
   meta[0] = '{';
   meta[65537 + 7] = '}';
   c1.p = conv_id;
   c1.n = strlen(conv_id);
-  c2.p = conv2_id;
-  c2.n = strlen(conv2_id);
-  rid.p = ref_id;
-  rid.n = strlen(ref_id);
   big_s.p = big;
   big_s.n = k16m + 1;
   kib_s.p = kib;
@@ -945,8 +941,6 @@ static void test_failures(void) {
          CTXKIT_INVALID_ARGUMENT,
          "content"},
     };
-    (void)c2;
-    (void)rid;
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
       Snapshot before, after;
       char* error = NULL;

@@ -674,7 +674,6 @@ TEST_CASE("delete cascades through the hooks in the same transaction") {
   auto store = Must(Store::Open(dir.Sub("s")));
   Database side = Must(store->OpenDatabase("test.side"));
   std::vector<std::string> calls;
-  bool fail = false;
   auto open = [&](bool failing) {
     std::vector<std::unique_ptr<internal::ConversationDeleteHook>> hooks;
     hooks.push_back(std::make_unique<FakeHook>(side, &calls, failing));
@@ -683,7 +682,6 @@ TEST_CASE("delete cascades through the hooks in the same transaction") {
     REQUIRE(s.ok());
     return std::move(s).value();
   };
-  (void)fail;
   auto convs = open(false);
   Conversation c = Must(convs->Create({.title = "t"}));
   Must(convs->AddMessage(c.id, Msg(MessageRole::kUser, "x")));

@@ -363,7 +363,7 @@ TEST_CASE("search can be restricted to a conversation") {
   const std::string a = f.NewConversation();
   const std::string b = f.NewConversation();
   const Reference ra = f.Add("alpha shared", "x", "note", a);
-  const Reference rb = f.Add("beta shared", "y", "note", b);
+  f.Add("beta shared", "y", "note", b);
   f.Add("gamma shared", "z");
   SearchReferencesOptions o;
   o.query = "shared";
@@ -386,7 +386,6 @@ TEST_CASE("search can be restricted to a conversation") {
   only = f.refs->Search(o);
   REQUIRE(only.ok());
   CHECK(only->results.empty());
-  (void)rb;
 }
 
 // A plain BM25 from the raw documents, independent of the index code (it

@@ -7,24 +7,14 @@
 
 #include "ctxkit/cache.h"
 #include "lib/json/json_writer.h"
-#include "lib/status/status_internal.h"
+#include "lib/json/record_document.h"
 
 namespace ctxkit {
 namespace {
 
+using internal::BeginRecordDocument;
+using internal::EndRecordDocument;
 using internal::JsonWriter;
-using internal::ToPublic;
-
-JsonWriter Begin() {
-  JsonWriter writer;
-  writer.BeginObject().Key("schema_version").Int(1);
-  return writer;
-}
-
-StatusOr<std::string> End(JsonWriter writer) {
-  writer.EndObject();
-  return ToPublic(std::move(writer).Finish());
-}
 
 // 0 means "never expires": null says so without a magic number.
 void WriteExpiry(JsonWriter& w, int64_t expires_at) {
@@ -43,7 +33,7 @@ StatusOr<std::string> CachePutResultToJson(const CachePutResult& put) {
   // the key's own: no second copy of it can disagree.
   const std::string_view key = put.key;
   const size_t colon = key.find(':');
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   w.Key("key")
       .String(key)
       .Key("prefix")
@@ -54,11 +44,11 @@ StatusOr<std::string> CachePutResultToJson(const CachePutResult& put) {
       .Int(put.created_at);
   WriteExpiry(w, put.expires_at);
   w.Key("already_cached").Bool(put.already_cached);
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 StatusOr<std::string> CacheEntryToJson(const CacheEntry& entry) {
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   w.Key("key")
       .String(entry.key)
       .Key("content")
@@ -78,11 +68,11 @@ StatusOr<std::string> CacheEntryToJson(const CacheEntry& entry) {
   } else {
     w.String(entry.conversation_id);
   }
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 StatusOr<std::string> CacheCheckResultToJson(const CacheCheckResult& check) {
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   w.Key("exists").Bool(check.exists).Key("key");
   if (check.exists) {
     w.String(check.key);
@@ -90,7 +80,7 @@ StatusOr<std::string> CacheCheckResultToJson(const CacheCheckResult& check) {
     w.Null();
   }
   w.Key("tokens_saved").Uint(check.tokens_saved);
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 }  // namespace ctxkit

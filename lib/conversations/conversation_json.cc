@@ -16,6 +16,7 @@
 #include "lib/base/field_check.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"
+#include "lib/json/record_document.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "simdjson.h"
@@ -23,17 +24,6 @@
 namespace ctxkit {
 namespace internal {
 namespace {
-
-JsonWriter Begin() {
-  JsonWriter writer;
-  writer.BeginObject().Key("schema_version").Int(1);
-  return writer;
-}
-
-StatusOr<std::string> End(JsonWriter writer) {
-  writer.EndObject();
-  return ToPublic(std::move(writer).Finish());
-}
 
 void WriteTips(JsonWriter& writer, const std::vector<OptimizationTip>& tips) {
   writer.Key("tips").BeginArray();
@@ -172,25 +162,25 @@ absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
 
 }  // namespace internal
 
-using internal::Begin;
-using internal::End;
+using internal::BeginRecordDocument;
+using internal::EndRecordDocument;
 using internal::JsonWriter;
 using internal::ToPublic;
 using internal::WriteConversationJson;
 using internal::WriteMessageJson;
 
 StatusOr<std::string> ConversationToJson(const Conversation& conversation) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("conversation");
   if (auto s = WriteConversationJson(writer, conversation); !s.ok()) {
     return ToPublic(s);
   }
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> ConversationDetailToJson(const ConversationDetail& detail,
                                                bool include_messages) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("conversation");
   if (auto s = WriteConversationJson(writer, detail.conversation); !s.ok()) {
     return ToPublic(s);
@@ -208,11 +198,11 @@ StatusOr<std::string> ConversationDetailToJson(const ConversationDetail& detail,
       .Uint(detail.actual_tokens)
       .Key("actual_tokens_exact")
       .Bool(detail.actual_tokens_exact);
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> ConversationPageToJson(const ConversationPage& page) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("conversations").BeginArray();
   for (const Conversation& c : page.conversations) {
     if (auto s = WriteConversationJson(writer, c); !s.ok()) return ToPublic(s);
@@ -228,11 +218,11 @@ StatusOr<std::string> ConversationPageToJson(const ConversationPage& page) {
   } else {
     writer.String(page.next_cursor);
   }
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> AddMessageResultToJson(const AddMessageResult& result) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("message");
   if (auto s = WriteMessageJson(writer, result.message, false); !s.ok()) {
     return ToPublic(s);
@@ -241,11 +231,11 @@ StatusOr<std::string> AddMessageResultToJson(const AddMessageResult& result) {
   if (auto s = WriteConversationJson(writer, result.conversation); !s.ok()) {
     return ToPublic(s);
   }
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> AddMessagesResultToJson(const AddMessagesResult& result) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("messages").BeginArray();
   for (const Message& m : result.messages) {
     if (auto s = WriteMessageJson(writer, m, false); !s.ok()) {
@@ -256,12 +246,12 @@ StatusOr<std::string> AddMessagesResultToJson(const AddMessagesResult& result) {
   if (auto s = WriteConversationJson(writer, result.conversation); !s.ok()) {
     return ToPublic(s);
   }
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> DeletedConversationToJson(
     const DeletedConversation& deleted) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("deleted").Bool(true).Key("conversation");
   if (auto s = WriteConversationJson(writer, deleted.conversation); !s.ok()) {
     return ToPublic(s);
@@ -270,7 +260,7 @@ StatusOr<std::string> DeletedConversationToJson(
       .Uint(deleted.messages_deleted)
       .Key("dependent_records_deleted")
       .Uint(deleted.dependent_records_deleted);
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
@@ -282,7 +272,7 @@ StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
       cached_by_model[m.model] = m.lifetime_tokens_saved;
     }
   }
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("overview")
       .BeginObject()
       .Key("total_conversations")
@@ -384,11 +374,11 @@ StatusOr<std::string> AggregateStatsToJson(const AggregateStats& stats,
   }
   writer.EndArray();
   internal::WriteTips(writer, GeneralTips(stats, internal::UsedHitRate(cache)));
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> ConversationStatsToJson(const ConversationStats& stats) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("conversation_id")
       .String(stats.conversation.id)
       .Key("title")
@@ -428,12 +418,12 @@ StatusOr<std::string> ConversationStatsToJson(const ConversationStats& stats) {
   writer.EndArray();
   internal::WriteTokenLimit(writer, stats.token_limit);
   internal::WriteTips(writer, ConversationTips(stats));
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> GeneralTipsToJson(const AggregateStats& stats,
                                         std::optional<double> cache_hit_rate) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("overview")
       .BeginObject()
       .Key("total_conversations")
@@ -450,11 +440,11 @@ StatusOr<std::string> GeneralTipsToJson(const AggregateStats& stats,
   }
   writer.EndObject();
   internal::WriteTips(writer, GeneralTips(stats, cache_hit_rate));
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 StatusOr<std::string> ConversationTipsToJson(const ConversationStats& stats) {
-  JsonWriter writer = Begin();
+  JsonWriter writer = BeginRecordDocument();
   writer.Key("conversation")
       .BeginObject()
       .Key("id")
@@ -470,7 +460,7 @@ StatusOr<std::string> ConversationTipsToJson(const ConversationStats& stats) {
       .EndObject();
   internal::WriteTips(writer, ConversationTips(stats));
   internal::WriteTokenLimit(writer, stats.token_limit);
-  return End(std::move(writer));
+  return EndRecordDocument(std::move(writer));
 }
 
 namespace internal {

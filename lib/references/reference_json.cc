@@ -8,24 +8,16 @@
 #include "ctxkit/references.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_writer.h"
+#include "lib/json/record_document.h"
 #include "lib/status/status_internal.h"
 
 namespace ctxkit {
 namespace {
 
+using internal::BeginRecordDocument;
+using internal::EndRecordDocument;
 using internal::JsonWriter;
 using internal::ToPublic;
-
-JsonWriter Begin() {
-  JsonWriter writer;
-  writer.BeginObject().Key("schema_version").Int(1);
-  return writer;
-}
-
-StatusOr<std::string> End(JsonWriter writer) {
-  writer.EndObject();
-  return ToPublic(std::move(writer).Finish());
-}
 
 absl::Status WriteReference(JsonWriter& w, const Reference& reference,
                             bool include_content) {
@@ -77,17 +69,17 @@ void WriteStats(JsonWriter& w, const ReferenceStats& stats) {
 
 StatusOr<std::string> ReferenceToJson(const Reference& reference,
                                       bool include_content) {
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   w.Key("reference");
   if (auto s = WriteReference(w, reference, include_content); !s.ok()) {
     return ToPublic(s);
   }
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 StatusOr<std::string> ReferenceListToJson(const ReferenceList& list,
                                           bool include_content) {
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   w.Key("references").BeginArray();
   for (const Reference& reference : list.references) {
     if (auto s = WriteReference(w, reference, include_content); !s.ok()) {
@@ -98,18 +90,18 @@ StatusOr<std::string> ReferenceListToJson(const ReferenceList& list,
   w.Key("statistics").BeginObject();
   WriteStats(w, list.stats);
   w.EndObject();
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 StatusOr<std::string> ReferenceStatsToJson(const ReferenceStats& stats) {
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   WriteStats(w, stats);
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 StatusOr<std::string> ReferenceSearchResultsToJson(
     const ReferenceSearchResults& results) {
-  JsonWriter w = Begin();
+  JsonWriter w = BeginRecordDocument();
   w.Key("results").BeginArray();
   for (const ReferenceSearchResult& r : results.results) {
     w.BeginObject()
@@ -132,7 +124,7 @@ StatusOr<std::string> ReferenceSearchResultsToJson(
       .Uint(results.results.size())
       .Key("total_matches")
       .Uint(results.total_matches);
-  return End(std::move(w));
+  return EndRecordDocument(std::move(w));
 }
 
 }  // namespace ctxkit

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "lib/json/utf8.h"
 #include "simdjson.h"
 
 namespace ctxkit::internal {
@@ -52,24 +53,6 @@ std::string WriteString(std::string_view value, bool ascii_only = false) {
   JsonWriter writer(JsonWriter::Options{.ascii_only = ascii_only});
   writer.String(value);
   return Finished(writer);
-}
-
-void AppendUtf8(std::string& out, uint32_t code_point) {
-  if (code_point < 0x80) {
-    out.push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
 }
 
 // The specified escaping, one code point at a time, as the writer's bulk
@@ -110,7 +93,7 @@ void AppendReferenceEscape(std::string& out, uint32_t code_point,
       code_point == 0x2029) {
     u_escape(code_point);
   } else if (code_point < 0x80 || !ascii_only) {
-    AppendUtf8(out, code_point);
+    AppendUtf8(code_point, &out);
   } else if (code_point < 0x10000) {
     u_escape(code_point);
   } else {
@@ -187,7 +170,7 @@ RandomText MakeRandomText(std::mt19937_64& rng) {
     }
   }
   for (uint32_t code_point : text.code_points) {
-    AppendUtf8(text.utf8, code_point);
+    AppendUtf8(code_point, &text.utf8);
   }
   return text;
 }

@@ -40,6 +40,7 @@ namespace {
 
 constexpr char kModel[] = "gpt-4o";
 
+using ctxkit::bench::LoadAverage;
 using ctxkit::bench::SplitMix64;
 using ctxkit::bench::Words;
 
@@ -226,14 +227,6 @@ class Recorder : public benchmark::ConsoleReporter {
  private:
   std::map<std::string, std::pair<double, double>> seconds_;
 };
-
-std::string LoadAverage() {
-  double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) != 3) return "unknown";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", load[0], load[1], load[2]);
-  return buf;
-}
 
 void PrintSummary(const Recorder& rec) {
   std::printf("\n== Targets (issue 5, item 15): wall clock (cpu) ==\n");

@@ -76,6 +76,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/model_registry.h"
@@ -90,6 +91,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ctxkit::Status;
+using ctxkit::bench::LoadAverage;
 
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "records_bench: %s\n", what.c_str());
@@ -100,14 +102,6 @@ template <typename T>
 T Must(ctxkit::StatusOr<T> v, const char* what) {
   if (!v.ok()) Fail(std::string(what) + ": " + v.status().ToString());
   return std::move(v).value();
-}
-
-std::string LoadAverage() {
-  double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) != 3) return "unknown";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", load[0], load[1], load[2]);
-  return buf;
 }
 
 std::string BenchBase() {

@@ -11,15 +11,6 @@
 namespace ctxkit::bench {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool IsAsciiLetter(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
@@ -53,7 +44,7 @@ bool IsExceptionLine(std::string_view line) {
   std::string_view name = line.substr(0, n);
   name = name.substr(
       name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
-  if (!EndsWith(name, "Error") && !EndsWith(name, "Exception")) return false;
+  if (!name.ends_with("Error") && !name.ends_with("Exception")) return false;
   return n == line.size() || line[n] == ':';
 }
 
@@ -143,8 +134,8 @@ bool IsErrorLine(std::string_view line, std::string* excerpt) {
   }
   if (IsExceptionLine(after_code)) {
     found = after_code;
-  } else if (StartsWith(line, "error:") || StartsWith(line, "Error:") ||
-             StartsWith(line, "ERROR:") || StartsWith(line, "fatal:")) {
+  } else if (line.starts_with("error:") || line.starts_with("Error:") ||
+             line.starts_with("ERROR:") || line.starts_with("fatal:")) {
     found = line;
   } else {
     for (std::string_view marker :
@@ -156,7 +147,7 @@ bool IsErrorLine(std::string_view line, std::string* excerpt) {
       }
     }
     if (found.empty() &&
-        (StartsWith(line, "FAILED ") || StartsWith(line, "ERROR ")) &&
+        (line.starts_with("FAILED ") || line.starts_with("ERROR ")) &&
         line.find("::") != std::string_view::npos) {
       found = line;
     }

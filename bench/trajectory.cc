@@ -28,10 +28,6 @@ namespace {
 
 constexpr std::string_view kTaskMarkers[] = {"ISSUE:", "The description is:"};
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 bool Contains(std::string_view hay, std::string_view needle) {
   return hay.find(needle) != std::string_view::npos;
 }
@@ -80,7 +76,7 @@ bool ContentText(simdjson::dom::element e, std::string* out) {
 // The first whitespace-separated word after `prefix` at the start of `s`,
 // without the quotes around it.
 std::string_view ArgumentAfter(std::string_view s, std::string_view prefix) {
-  if (!StartsWith(s, prefix)) return {};
+  if (!s.starts_with(prefix)) return {};
   s.remove_prefix(prefix.size());
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   size_t end = 0;
@@ -119,7 +115,7 @@ void RedirectionTargets(std::string_view line, std::vector<std::string>* out) {
     }
     // A bare word without '.' or '/' is more likely a comparison than a
     // file.
-    if (p.empty() || StartsWith(p, "/dev/") ||
+    if (p.empty() || p.starts_with("/dev/") ||
         (!Contains(p, ".") && !Contains(p, "/"))) {
       continue;
     }
@@ -142,7 +138,7 @@ std::string_view OpenFileOf(std::string_view observation) {
 bool RunsAProgram(std::string_view command) {
   for (std::string_view word : {"python ", "python3 ", "pytest", "tox",
                                 "nosetests", "bash ", "sh ", "node ", "./"}) {
-    if (StartsWith(command, word)) return true;
+    if (command.starts_with(word)) return true;
   }
   for (std::string_view phrase :
        {"make test", "go test", "cargo test", "npm test"}) {
@@ -153,8 +149,8 @@ bool RunsAProgram(std::string_view command) {
 
 // SWE-agent's status lines after each observation.
 bool IsStatusLine(std::string_view line) {
-  return line.empty() || StartsWith(line, "(Open file:") ||
-         StartsWith(line, "(Current directory:") || StartsWith(line, "bash-$");
+  return line.empty() || line.starts_with("(Open file:") ||
+         line.starts_with("(Current directory:") || line.starts_with("bash-$");
 }
 
 // True when `a` and `b` name one file: equal, or one ends with '/' and the
@@ -338,9 +334,9 @@ void FindNeedles(const std::vector<Entry>& entries, Trajectory* out) {
       } else if (std::string_view o = ArgumentAfter(first_line, "open ");
                  !o.empty()) {
         open_file.assign(o);
-      } else if (first_line == "edit" || StartsWith(first_line, "edit ") ||
-                 StartsWith(first_line, "insert ") ||
-                 StartsWith(first_line, "append ")) {
+      } else if (first_line == "edit" || first_line.starts_with("edit ") ||
+                 first_line.starts_with("insert ") ||
+                 first_line.starts_with("append ")) {
         edited.push_back(!open_file.empty() ? open_file : observed_file);
       } else {
         bool editor = false;
@@ -472,7 +468,7 @@ History WithDemonstration(const Trajectory& run, const Trajectory& demo,
   }
   size_t at = 0;
   while (at < out.messages.size() &&
-         StartsWith(out.messages[at], R"({"role":"system")")) {
+         out.messages[at].starts_with(R"({"role":"system")")) {
     ++at;
   }
   out.messages.insert(out.messages.begin() + static_cast<ptrdiff_t>(at),

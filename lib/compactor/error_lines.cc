@@ -9,12 +9,6 @@ namespace {
 
 bool IsWordChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 
-bool StartsWith(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 bool Contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
 }
@@ -32,16 +26,16 @@ bool IsErrorWord(std::string_view w) {
       w == "FATAL" || w == "panic") {
     return true;
   }
-  return (w.size() > 5 && EndsWith(w, "Error")) ||
-         (w.size() > 9 && EndsWith(w, "Exception")) ||
-         (w.size() > 5 && EndsWith(w, "Fault"));
+  return (w.size() > 5 && w.ends_with("Error")) ||
+         (w.size() > 9 && w.ends_with("Exception")) ||
+         (w.size() > 5 && w.ends_with("Fault"));
 }
 
 }  // namespace
 
 bool IsErrorLine(std::string_view line) {
   std::string_view s = TrimLeft(line);
-  while (StartsWith(s, "- ") || StartsWith(s, "* ")) s = TrimLeft(s.substr(2));
+  while (s.starts_with("- ") || s.starts_with("* ")) s = TrimLeft(s.substr(2));
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) {
     s.remove_suffix(1);
   }
@@ -50,16 +44,16 @@ bool IsErrorLine(std::string_view line) {
   size_t digits = 0;
   while (digits < s.size() && absl::ascii_isdigit(s[digits])) ++digits;
   if (digits > 0 && digits < s.size() &&
-      (s[digits] == ':' || StartsWith(TrimLeft(s.substr(digits)), "|"))) {
+      (s[digits] == ':' || TrimLeft(s.substr(digits)).starts_with("|"))) {
     return false;
   }
   for (std::string_view code :
        {"except ", "except:", "raise ", "catch ", "catch(", "throw ", "} catch",
         "if err", "return err"}) {
-    if (StartsWith(s, code)) return false;
+    if (s.starts_with(code)) return false;
   }
-  if (StartsWith(s, "FAILED ") || StartsWith(s, "ERROR ") ||
-      EndsWith(s, " FAILED") || StartsWith(s, "error[E")) {
+  if (s.starts_with("FAILED ") || s.starts_with("ERROR ") ||
+      s.ends_with(" FAILED") || s.starts_with("error[E")) {
     return true;
   }
   for (std::string_view phrase :

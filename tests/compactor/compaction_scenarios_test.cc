@@ -24,6 +24,7 @@
 #include "lib/json/json_writer.h"
 #include "simdjson.h"
 #include "tests/compactor/history_builders.h"
+#include "tests/unit/test_util.h"
 
 namespace ctxkit {
 namespace {
@@ -45,9 +46,7 @@ std::string Minified(std::string_view json) {
   return simdjson::minify(e);
 }
 
-bool Contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
+using testing::Contains;
 
 // A cut's marker line, "[... ctxkit cut N lines (M tokens) ...]" or the
 // shorter form for the rest of a split line.

@@ -28,16 +28,6 @@ struct ManualClock {
   void Advance(int64_t ms) { *now += ms; }
 };
 
-template <typename T>
-T Must(StatusOr<T> v) {
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return std::move(v).value();
-}
-
-inline bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 // A store and a conversation store in a fresh directory.
 struct Fixture {
   TempDir dir;

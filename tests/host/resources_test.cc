@@ -30,6 +30,7 @@
 #include "programs/ctxkit/tools/adapters.h"
 #include "simdjson.h"
 #include "tests/host/host_fixture.h"
+#include "tests/unit/test_util.h"
 
 namespace ctxkit::tools {
 namespace {
@@ -151,9 +152,7 @@ std::string PromptText(std::string_view name,
   return output->messages[0].text;
 }
 
-bool Contains(std::string_view text, std::string_view needle) {
-  return text.find(needle) != std::string_view::npos;
-}
+using testing::Contains;
 
 // Lets the millisecond clock of the stores move on.
 void Tick() { std::this_thread::sleep_for(std::chrono::milliseconds(3)); }

@@ -39,12 +39,6 @@ uint64_t EnvOr(const char* name, uint64_t fallback) {
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-template <typename T>
-T Must(StatusOr<T> v) {
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return std::move(v).value();
-}
-
 // What the workers share. Failures are collected here and reported by the
 // test's thread, so no assertion runs on a worker.
 struct Shared {

@@ -40,12 +40,6 @@ uint64_t EnvOr(const char* name, uint64_t fallback) {
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-template <typename T>
-T Must(StatusOr<T> v) {
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return std::move(v).value();
-}
-
 void ApplyAll(AckModel& model, const std::vector<std::string>& lines) {
   for (const std::string& line : lines) {
     REQUIRE_MESSAGE(line.rfind("ERR", 0) != 0, "records_peer failed: ", line);

@@ -16,6 +16,7 @@
 #include "lib/cache/cache_format.h"
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/references/index_check.h"
+#include "tests/unit/test_util.h"
 
 extern char** environ;
 
@@ -33,12 +34,6 @@ std::vector<std::string> Split(std::string_view line) {
 
 std::string OrEmpty(const std::string& s) {
   return s == "-" ? std::string() : s;
-}
-
-template <typename T>
-T Must(StatusOr<T> v) {
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return std::move(v).value();
 }
 
 }  // namespace

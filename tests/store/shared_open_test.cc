@@ -18,9 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 TEST_CASE("a second OpenShared of one directory shares the Store") {
   testing::TempDir dir;

@@ -16,9 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 size_t Entries(const std::string& dir) {
   size_t n = 0;

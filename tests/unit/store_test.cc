@@ -23,9 +23,7 @@ namespace {
 
 using testing::TempDir;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 std::unique_ptr<Store> MustOpen(const std::string& path,
                                 const StoreOptions& options = {}) {

@@ -3,10 +3,15 @@
 #ifndef CTXKIT_TESTS_UNIT_TEST_UTIL_H_
 #define CTXKIT_TESTS_UNIT_TEST_UTIL_H_
 
+#include <doctest/doctest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include "ctxkit/status.h"
 
 namespace ctxkit::testing {
 
@@ -36,6 +41,19 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// The value of `v`; the test stops (REQUIRE) with its status when it holds
+// none.
+template <typename T>
+T Must(StatusOr<T> v) {
+  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
+  return std::move(v).value();
+}
+
+// Whether `part` occurs in `text` (std::string_view::contains is C++23).
+inline bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
 
 }  // namespace ctxkit::testing
 

@@ -102,7 +102,7 @@ absl::StatusOr<const Vocabulary*> EmbeddedVocabulary(std::string_view name) {
     Cached& c = cache[i];
     std::call_once(c.once, [&c, name] {
       c.vocabulary = new absl::StatusOr<Vocabulary>(
-          Vocabulary::FromCompact(EmbeddedVocabularyData(name)));
+          Vocabulary::FromStaticCompact(EmbeddedVocabularyData(name)));
     });
     if (!c.vocabulary->ok()) return c.vocabulary->status();
     return &**c.vocabulary;

@@ -1,21 +1,25 @@
-// The open-addressing index a Vocabulary finds tokens by their bytes with:
+// The open-addressing indexes a Vocabulary finds tokens by their bytes with:
 // one for tokens of 3 or 4 bytes, one for longer tokens (1 and 2 bytes have
 // direct tables in Vocabulary).
 //
-// Each slot is one word: the rank in the low 24 bits (Vocabulary::kMaxRank
-// fits) and a 40-bit key above it. A token of 3 or 4 bytes is its own key
-// (its length and bytes), so finding one never touches the token bytes; and
-// there are few enough of them (27k in cl100k_base, 44k in o200k_base) that
-// their index stays in cache. Most of the merge loop's lookups are of such
-// strings: a pair of one- or two-byte parts. A longer token's key is 39 bits
-// of its hash with the top bit set, which the Vocabulary checks against the
-// token bytes on a match. A zero word is an empty slot: every key is
+// A slot of the short index is one word: the rank in the low 24 bits
+// (Vocabulary::kMaxRank fits) and a 40-bit key above it, the token's length
+// and bytes, so finding one never touches the token bytes; and there are few
+// enough of them (27k in cl100k_base, 44k in o200k_base) that their index
+// stays in cache. Most of the merge loop's lookups are of such strings: a
+// pair of one- or two-byte parts. A zero word is an empty slot: every key is
 // non-zero.
 //
+// A slot of the long index is the rank alone (4 bytes, not 8: the long
+// tokens are three quarters of a vocabulary, and their index was the largest
+// part of its memory). A candidate is checked against the token bytes, which
+// a hit has to compare anyway; the control bytes below make a candidate that
+// is not the token rare (1 in 128 per occupied slot probed).
+//
 // Each slot also has a control byte in a separate array: 0 when empty, else
-// 0x80 | 7 bits of the hash. The control array is an eighth of the slots'
-// size and stays in cache, so a lookup that misses (most of the merge loop's
-// lookups do) usually ends there without loading a slot at all.
+// 0x80 | 7 bits of the hash. The control array is an eighth of the short
+// slots' size and stays in cache, so a lookup that misses (most of the merge
+// loop's lookups do) usually ends there without loading a slot at all.
 //
 // The short lookup is inline because the merge loop calls it for nearly
 // every pair it considers.
@@ -33,18 +37,28 @@ namespace ctxkit::internal::token_index {
 inline constexpr int kRankBits = 24;
 inline constexpr uint64_t kRankMask = (uint64_t{1} << kRankBits) - 1;
 inline constexpr size_t kMaxInlineToken = 4;
-inline constexpr uint64_t kHashedKeyFlag = uint64_t{1} << 39;
 inline constexpr uint32_t kMiss = 0xFFFFFFFFu;
+
+// Control bytes are read kGroup at a time; the control array has kGroup
+// bytes past its end that repeat its first ones.
+inline constexpr size_t kGroup = 8;
 
 // Linear probing over a power-of-two capacity (load <= 1/2 for the short
 // index, <= 3/4 for the long one: see Vocabulary::BuildIndex). Immutable once
-// built, so any number of threads may read it.
-struct Index {
+// built, so any number of threads may read them.
+struct Index {  // the short index
   std::unique_ptr<uint64_t[]> slots;
   std::unique_ptr<uint8_t[]> control;
   uint64_t mask = 0;  // capacity - 1
 
-  size_t MemoryUsage() const { return slots ? (mask + 1) * 9 + 8 : 0; }
+  size_t MemoryUsage() const { return slots ? (mask + 1) * 9 + kGroup : 0; }
+};
+struct LongIndex {
+  std::unique_ptr<uint32_t[]> ranks;  // meaningful where control is not 0
+  std::unique_ptr<uint8_t[]> control;
+  uint64_t mask = 0;  // capacity - 1
+
+  size_t MemoryUsage() const { return ranks ? (mask + 1) * 5 + kGroup : 0; }
 };
 
 // A full slot's control byte: the hash's top 7 bits (the low bits pick the
@@ -82,26 +96,22 @@ inline SlotKey ShortKey(const char* data, size_t size) {
   return {key, h};
 }
 
-// Control bytes are read kGroup at a time; the control array has kGroup
-// bytes past its end that repeat its first ones.
-inline constexpr size_t kGroup = 8;
-
 // The slots of the group at `start` whose control byte is `control`, as the
 // high bit of their byte in `candidates`, up to the first empty slot (the
 // key cannot lie beyond it); `has_empty` when the group has one. SWAR: a
 // byte-wise compare with the fingerprint and with 0 by the classic
 // has-zero-byte trick, whose lowest flagged byte is always a true one (a
-// higher flag may be false: callers check the slot's key).
+// higher flag may be false: callers check the slot).
 struct GroupMatch {
   uint64_t candidates;
   bool has_empty;
 };
-inline GroupMatch MatchGroup(const Index& index, uint64_t start,
+inline GroupMatch MatchGroup(const uint8_t* control_bytes, uint64_t start,
                              uint8_t control) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   constexpr uint64_t kHighs = 0x8080808080808080ull;
   uint64_t group;
-  std::memcpy(&group, index.control.get() + start, kGroup);
+  std::memcpy(&group, control_bytes + start, kGroup);
   const uint64_t diff = group ^ (kOnes * control);
   const uint64_t match = (diff - kOnes) & ~diff & kHighs;
   const uint64_t empty = (group - kOnes) & ~group & kHighs;
@@ -121,7 +131,7 @@ inline uint32_t FindShort(const Index& index, const char* data, size_t size) {
   const SlotKey k = ShortKey(data, size);
   const uint8_t control = ControlByte(k.hash);
   const uint64_t start = k.hash & index.mask;
-  const GroupMatch g = MatchGroup(index, start, control);
+  const GroupMatch g = MatchGroup(index.control.get(), start, control);
   const uint64_t candidates = g.candidates;
   const int offset = candidates == 0 ? 0 : __builtin_ctzll(candidates) / 8;
   const uint64_t word = index.slots[(start + offset) & index.mask];

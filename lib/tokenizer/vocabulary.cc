@@ -42,7 +42,6 @@ constexpr std::string_view kMagic = "CTXVOCAB";
 constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kHeaderSize = 20;
 using token_index::ControlByte;
-using token_index::kHashedKeyFlag;
 using token_index::kMaxInlineToken;
 using token_index::kRankBits;
 using token_index::kRankMask;
@@ -50,10 +49,10 @@ using token_index::ShortKey;
 using token_index::SlotKey;
 static_assert(Vocabulary::kMaxRank <= kRankMask);
 
-// For 5 bytes or more: the key is 39 bits of the hash, flagged.
-inline SlotKey LongKey(const char* data, size_t size) {
-  const uint64_t h = XXH3_64bits(data, size);
-  return {kHashedKeyFlag | (h >> 25), h};
+// For 5 bytes or more; its low bits pick the slot, its top 7 are the
+// control byte's.
+inline uint64_t LongHash(const char* data, size_t size) {
+  return XXH3_64bits(data, size);
 }
 
 constexpr char kBase64Alphabet[] =
@@ -280,7 +279,8 @@ Vocabulary::Vocabulary(Vocabulary&& other) noexcept
 
 Vocabulary& Vocabulary::operator=(Vocabulary&& other) noexcept {
   if (this == &other) return *this;
-  blob_ = std::move(other.blob_);
+  blob_ = std::exchange(other.blob_, nullptr);
+  owned_blob_ = std::move(other.owned_blob_);
   blob_size_ = std::exchange(other.blob_size_, 0);
   offsets_ = std::exchange(other.offsets_, {});
   short_ranks_ = std::move(other.short_ranks_);
@@ -323,20 +323,26 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
   // Load at most 1/2 for the short index, whose group probe wants an empty
   // slot among any 8; at most 3/4 for the long one, where the control bytes
   // make a long probe cheap and the slots are most of the memory.
-  auto allocate = [](token_index::Index& index, uint64_t count,
-                     uint64_t load_num, uint64_t load_den) {
+  auto capacity_for = [](uint64_t count, uint64_t load_num, uint64_t load_den) {
     uint64_t capacity = 16;
     while (capacity * load_num < count * load_den) capacity *= 2;
-    index.slots = std::make_unique<uint64_t[]>(capacity);  // zeroed: empty
-    // kGroup extra control bytes mirror the first ones, so a group load
-    // at the last slots needs no wrap-around (see token_index.h).
-    index.control = std::make_unique<uint8_t[]>(capacity + token_index::kGroup);
-    index.mask = capacity - 1;
+    return capacity;
   };
-  allocate(short_index_, short_count, 1, 2);
-  allocate(long_index_, long_count, 3, 4);
+  // kGroup extra control bytes mirror the first ones, so a group load at the
+  // last slots needs no wrap-around (see token_index.h).
+  const uint64_t short_capacity = capacity_for(short_count, 1, 2);
+  short_index_.slots = std::make_unique<uint64_t[]>(short_capacity);  // empty
+  short_index_.control =
+      std::make_unique<uint8_t[]>(short_capacity + token_index::kGroup);
+  short_index_.mask = short_capacity - 1;
+  const uint64_t long_capacity = capacity_for(long_count, 3, 4);
+  // Only the control bytes say which slots are empty.
+  long_index_.ranks = std::make_unique_for_overwrite<uint32_t[]>(long_capacity);
+  long_index_.control =
+      std::make_unique<uint8_t[]>(long_capacity + token_index::kGroup);
+  long_index_.mask = long_capacity - 1;
 
-  const char* blob = blob_.get();
+  const char* blob = blob_;
   for (uint32_t rank = 0; rank < size_; ++rank) {
     const uint32_t begin = offsets_[rank];
     const uint32_t length = offsets_[rank + 1] - begin;
@@ -350,50 +356,65 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
       entry = rank;
       continue;
     }
-    const bool is_short = length <= kMaxInlineToken;
-    token_index::Index& index = is_short ? short_index_ : long_index_;
-    const SlotKey k = is_short ? ShortKey(blob + begin, length)
-                               : LongKey(blob + begin, length);
-    for (uint64_t i = k.hash & index.mask;; i = (i + 1) & index.mask) {
-      uint64_t& slot = index.slots[i];
-      if (slot == 0) {
-        slot = k.key << kRankBits | rank;
-        index.control[i] = ControlByte(k.hash);
+    if (length <= kMaxInlineToken) {
+      token_index::Index& index = short_index_;
+      const SlotKey k = ShortKey(blob + begin, length);
+      for (uint64_t i = k.hash & index.mask;; i = (i + 1) & index.mask) {
+        uint64_t& slot = index.slots[i];
+        if (slot == 0) {
+          slot = k.key << kRankBits | rank;
+          index.control[i] = ControlByte(k.hash);
+          break;
+        }
+        if (slot >> kRankBits == k.key) {
+          return std::make_pair(static_cast<uint32_t>(slot & kRankMask), rank);
+        }
+      }
+      continue;
+    }
+    token_index::LongIndex& index = long_index_;
+    const uint64_t hash = LongHash(blob + begin, length);
+    const uint8_t control = ControlByte(hash);
+    for (uint64_t i = hash & index.mask;; i = (i + 1) & index.mask) {
+      if (index.control[i] == 0) {
+        index.ranks[i] = rank;
+        index.control[i] = control;
         break;
       }
-      if (slot >> kRankBits != k.key) continue;
-      const auto other = static_cast<uint32_t>(slot & kRankMask);
-      if (is_short ||
-          (offsets_[other + 1] - offsets_[other] == length &&
-           std::memcmp(blob + offsets_[other], blob + begin, length) == 0)) {
+      if (index.control[i] != control) continue;
+      const uint32_t other = index.ranks[i];
+      if (offsets_[other + 1] - offsets_[other] == length &&
+          std::memcmp(blob + offsets_[other], blob + begin, length) == 0) {
         return std::make_pair(other, rank);
       }
     }
   }
-  for (token_index::Index* index : {&short_index_, &long_index_}) {
-    std::copy_n(index->control.get(), token_index::kGroup,
-                index->control.get() + index->mask + 1);
-  }
+  std::copy_n(short_index_.control.get(), token_index::kGroup,
+              short_index_.control.get() + short_index_.mask + 1);
+  std::copy_n(long_index_.control.get(), token_index::kGroup,
+              long_index_.control.get() + long_index_.mask + 1);
   return std::nullopt;
 }
 
 uint32_t Vocabulary::FindLong(const char* data, size_t size) const {
-  const SlotKey k = LongKey(data, size);
-  const token_index::Index& index = long_index_;
+  const uint64_t hash = LongHash(data, size);
+  const uint8_t control = ControlByte(hash);
+  const token_index::LongIndex& index = long_index_;
   // kGroup control bytes at a time (see token_index::FindShort): at the long
   // index's higher load a miss still ends after one group load, usually.
-  for (uint64_t start = k.hash & index.mask;;
+  for (uint64_t start = hash & index.mask;;
        start = (start + token_index::kGroup) & index.mask) {
     const token_index::GroupMatch g =
-        token_index::MatchGroup(index, start, ControlByte(k.hash));
+        token_index::MatchGroup(index.control.get(), start, control);
     for (uint64_t c = g.candidates; c != 0; c &= c - 1) {
+      // A fingerprint match, or a false flag of MatchGroup's above the first
+      // true one: either way the token's bytes decide.
       const uint64_t slot = (start + __builtin_ctzll(c) / 8) & index.mask;
-      const uint64_t word = index.slots[slot];
-      if (word >> kRankBits != k.key) continue;
-      const auto rank = static_cast<uint32_t>(word & kRankMask);
+      if (index.control[slot] != control) continue;
+      const uint32_t rank = index.ranks[slot];
       const uint32_t begin = offsets_[rank];
       if (offsets_[rank + 1] - begin == size &&
-          std::memcmp(blob_.get() + begin, data, size) == 0) {
+          std::memcmp(blob_ + begin, data, size) == 0) {
         return rank;
       }
     }
@@ -404,15 +425,16 @@ uint32_t Vocabulary::FindLong(const char* data, size_t size) const {
 std::string_view Vocabulary::Bytes(uint32_t rank) const {
   if (rank >= size_) return {};
   const uint32_t begin = offsets_[rank];
-  return std::string_view(blob_.get() + begin, offsets_[rank + 1] - begin);
+  return std::string_view(blob_ + begin, offsets_[rank + 1] - begin);
 }
 
 size_t Vocabulary::MemoryUsage() const {
-  size_t total =
-      sizeof(*this) + blob_size_ + offsets_.capacity() * sizeof(uint32_t) +
-      (short_ranks_ ? (256 + 65536) * sizeof(uint32_t) : 0) +
-      short_index_.MemoryUsage() + long_index_.MemoryUsage() +
-      pattern_.capacity() + special_tokens_.capacity() * sizeof(SpecialToken);
+  size_t total = sizeof(*this) + (owned_blob_ ? blob_size_ : 0) +
+                 offsets_.capacity() * sizeof(uint32_t) +
+                 (short_ranks_ ? (256 + 65536) * sizeof(uint32_t) : 0) +
+                 short_index_.MemoryUsage() + long_index_.MemoryUsage() +
+                 pattern_.capacity() +
+                 special_tokens_.capacity() * sizeof(SpecialToken);
   for (const SpecialToken& s : special_tokens_) total += s.text.capacity();
   if (symbol_trie_ != nullptr) {
     total += sizeof(LazySymbolTrie);
@@ -424,6 +446,16 @@ size_t Vocabulary::MemoryUsage() const {
 }
 
 absl::StatusOr<Vocabulary> Vocabulary::FromCompact(std::string_view data) {
+  return ParseCompact(data, /*borrow=*/false);
+}
+
+absl::StatusOr<Vocabulary> Vocabulary::FromStaticCompact(
+    std::string_view data) {
+  return ParseCompact(data, /*borrow=*/true);
+}
+
+absl::StatusOr<Vocabulary> Vocabulary::ParseCompact(std::string_view data,
+                                                    bool borrow) {
   if (data.empty()) {
     return absl::InvalidArgumentError("compact vocabulary is empty");
   }
@@ -585,8 +617,13 @@ absl::StatusOr<Vocabulary> Vocabulary::FromCompact(std::string_view data) {
     return s;
   }
   v.blob_size_ = bytes.size();
-  v.blob_ = std::make_unique_for_overwrite<char[]>(bytes.size());
-  std::memcpy(v.blob_.get(), bytes.data(), bytes.size());
+  if (borrow) {
+    v.blob_ = bytes.data();
+  } else {
+    v.owned_blob_ = std::make_unique_for_overwrite<char[]>(bytes.size());
+    std::memcpy(v.owned_blob_.get(), bytes.data(), bytes.size());
+    v.blob_ = v.owned_blob_.get();
+  }
 
   for (const SpecialToken& special : v.special_tokens_) {
     if (!v.Bytes(special.rank).empty()) {
@@ -681,13 +718,15 @@ absl::StatusOr<Vocabulary> Vocabulary::FromTiktoken(std::string_view text) {
   v.token_count_ = static_cast<uint32_t>(entries.size());
   v.size_ = entries.back().rank + 1;
   v.blob_size_ = decoded.size();
-  v.blob_ = std::make_unique_for_overwrite<char[]>(decoded.size());
+  v.owned_blob_ = std::make_unique_for_overwrite<char[]>(decoded.size());
+  v.blob_ = v.owned_blob_.get();
   v.offsets_.resize(static_cast<size_t>(v.size_) + 1);
   uint32_t offset = 0;
   uint32_t rank = 0;
   for (const Entry& e : entries) {
     for (; rank <= e.rank; ++rank) v.offsets_[rank] = offset;
-    std::memcpy(v.blob_.get() + offset, decoded.data() + e.offset, e.length);
+    std::memcpy(v.owned_blob_.get() + offset, decoded.data() + e.offset,
+                e.length);
     offset += e.length;
   }
   v.offsets_[v.size_] = offset;
@@ -766,7 +805,7 @@ std::string Vocabulary::ToCompact() const {
     const size_t length = Bytes(rank).size();
     if (length != 0) AppendVarint(payload, static_cast<uint32_t>(length));
   }
-  payload.append(blob_.get(), blob_size_);
+  payload.append(blob_, blob_size_);
 
   std::string out(kMagic);
   AppendLe32(out, kFormatVersion);

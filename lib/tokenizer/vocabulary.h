@@ -4,7 +4,8 @@
 // A Vocabulary comes from one of two forms:
 //   - the compact binary form that ctxkit builds into the library for its
 //     built-in vocabularies (lib/tokenizer/data/*.ctxvocab, see
-//     embedded_vocabularies.h), read by FromCompact;
+//     embedded_vocabularies.h), read by FromCompact (FromStaticCompact for
+//     the built-in ones, whose token bytes it then uses in place);
 //   - the tiktoken text form, one "<base64 of the token bytes> <rank>" line
 //     per token, as in OpenAI's *.tiktoken files, read by FromTiktoken.
 //
@@ -62,6 +63,13 @@ class Vocabulary {
   //                     duplicate token bytes, a rank above kMaxRank, ...).
   // `data` is copied; it need not outlive the call.
   static absl::StatusOr<Vocabulary> FromCompact(std::string_view data);
+
+  // FromCompact for data that outlives the Vocabulary, such as the
+  // library's embedded vocabularies (embedded_vocabularies.h): the token
+  // bytes, most of the data, are used where they are instead of copied, so
+  // they cost no heap and their pages, read-only and file-backed, can be
+  // shared and reclaimed. Same validation and errors as FromCompact.
+  static absl::StatusOr<Vocabulary> FromStaticCompact(std::string_view data);
 
   // Parses the tiktoken text form: lines "<base64> <rank>" separated by "\n"
   // ("\r\n" is accepted; empty lines are skipped, as tiktoken does). The
@@ -180,6 +188,10 @@ class Vocabulary {
  private:
   Vocabulary();
 
+  // FromCompact, with the token bytes copied or (`borrow`) used in place.
+  static absl::StatusOr<Vocabulary> ParseCompact(std::string_view data,
+                                                 bool borrow);
+
   // Builds the lookup tables over the tokens in blob_/offsets_. On duplicate
   // token bytes returns the two ranks that share them and leaves the index
   // incomplete; the caller then discards the object.
@@ -188,8 +200,10 @@ class Vocabulary {
   // The rank of `size` (5 or more) bytes at `data`, or kNoToken.
   uint32_t FindLong(const char* data, size_t size) const;
 
-  // Token bytes of all ranks, concatenated in rank order.
-  std::unique_ptr<char[]> blob_;
+  // Token bytes of all ranks, concatenated in rank order: owned_blob_, or
+  // the caller's data after FromStaticCompact (owned_blob_ then null).
+  const char* blob_ = nullptr;
+  std::unique_ptr<char[]> owned_blob_;
   size_t blob_size_ = 0;
   // offsets_[r]..offsets_[r+1] delimit rank r's bytes in blob_; size_+1
   // entries, equal neighbours for unused ranks.
@@ -201,8 +215,8 @@ class Vocabulary {
   // Ranks of the one-byte tokens (256 entries) then of the two-byte tokens
   // (65,536 entries, indexed by first byte << 8 | second byte): 257 KiB.
   std::unique_ptr<uint32_t[]> short_ranks_;
-  token_index::Index short_index_;  // tokens of 3 or 4 bytes
-  token_index::Index long_index_;   // tokens of 5 bytes or more
+  token_index::Index short_index_;     // tokens of 3 or 4 bytes
+  token_index::LongIndex long_index_;  // tokens of 5 bytes or more
   uint32_t size_ = 0;
   uint32_t token_count_ = 0;
   uint32_t cache_tag_;

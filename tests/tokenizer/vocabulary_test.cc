@@ -177,6 +177,50 @@ TEST_CASE("Rank agrees with a plain map on hits and near misses") {
   }
 }
 
+// The built-in vocabularies are read in place: the same tokens as a copy,
+// with their bytes in the embedded data and not on the heap.
+TEST_CASE("FromStaticCompact uses the token bytes where they are") {
+  for (const std::string_view name : EmbeddedVocabularyNames()) {
+    CAPTURE(name);
+    const std::string_view data = EmbeddedVocabularyData(name);
+    absl::StatusOr<Vocabulary> copied = Vocabulary::FromCompact(data);
+    absl::StatusOr<Vocabulary> in_place = Vocabulary::FromStaticCompact(data);
+    REQUIRE(copied.ok());
+    REQUIRE(in_place.ok());
+    CHECK(in_place->size() == copied->size());
+    CHECK(in_place->token_count() == copied->token_count());
+    CHECK(in_place->pattern() == copied->pattern());
+    CHECK(in_place->special_tokens() == copied->special_tokens());
+    CHECK(in_place->explicit_n_vocab() == copied->explicit_n_vocab());
+    bool same = true;
+    bool inside = true;
+    size_t token_bytes = 0;
+    for (uint32_t rank = 0; rank < copied->size(); ++rank) {
+      const std::string_view bytes = in_place->Bytes(rank);
+      token_bytes += bytes.size();
+      same = same && bytes == copied->Bytes(rank);
+      inside = inside && (bytes.empty() || (bytes.data() >= data.data() &&
+                                            bytes.data() + bytes.size() <=
+                                                data.data() + data.size()));
+    }
+    CHECK(same);
+    CHECK(inside);
+    CHECK(in_place->MemoryUsage() + token_bytes == copied->MemoryUsage());
+    CHECK(in_place->ToCompact() == data);
+    // A move keeps the views valid: the bytes stay where they are.
+    const std::string_view first = in_place->Bytes(0);
+    const Vocabulary moved = *std::move(in_place);
+    CHECK(moved.Bytes(0).data() == first.data());
+    CheckRankBytesAgree(moved);
+    // The shared built-in one is read in place too.
+    absl::StatusOr<const Vocabulary*> shared = EmbeddedVocabulary(name);
+    REQUIRE(shared.ok());
+    CHECK((*shared)->Bytes(0).data() == first.data());
+  }
+  CHECK(Vocabulary::FromStaticCompact("XTXVOCAB").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("the built-in names are listed and unknown names have no data") {
   const auto names = EmbeddedVocabularyNames();
   REQUIRE(names.size() == 5);

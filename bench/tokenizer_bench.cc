@@ -7,31 +7,31 @@
 // cl100k_base, o200k_base and r50k_base; the counter `tokens` is the count.
 //
 // FirstUse/<encoding>: the one-time cost of the first ForEncoding in a
-// process. Each iteration starts this program afresh (exec of
-// /proc/self/exe), which times its first ForEncoding and reads its resident
-// memory before and after from /proc/self/status; the time reported is the
-// child's (manual time). Counters: rss_anon_kb (heap the encoding built),
-// rss_file_kb (pages of the embedded vocabulary it touched), rss_kb (both),
-// tiktoken_file_kb (the size of OpenAI's .tiktoken file for the encoding,
-// for comparison) and rss_per_tiktoken (rss_kb / tiktoken_file_kb).
+// process, for those three and p50k_base. Each iteration starts this program
+// afresh (exec of /proc/self/exe), which times its first ForEncoding and reads
+// its resident memory before and after from /proc/self/status; the time
+// reported is the child's (manual time). Counters: rss_anon_kb (heap the
+// encoding built), rss_file_kb (pages of the embedded vocabulary it touched),
+// rss_kb (both), tiktoken_file_kb (the size of OpenAI's .tiktoken file for the
+// encoding, for comparison) and rss_per_tiktoken (rss_kb / tiktoken_file_kb).
 //
 // Truncate/<encoding>/100_of_16MiB: Tokenizer::Truncate of 16 MiB of text
 // (the english input repeated) to 100 tokens, which must cost the 100
 // tokens and a pass over the bytes (UTF-8 and special-token checks), not
 // the tokenizing of all of it.
 //
-// Each of these runs 5 times unless --benchmark_repetitions says otherwise,
-// and shows only the statistics over the runs (--benchmark_display_
-// aggregates_only=false shows every run): _mean, _median, _stddev, _cv, and
-// _min and _max. The best run is _min's time and _max's bytes_per_second;
-// the median is the figure to compare, since a shared machine makes the
-// best run a matter of luck.
+// Each of these (and those below) runs 5 times unless --benchmark_
+// repetitions says otherwise, and shows only the statistics over the runs
+// (--benchmark_display_aggregates_only=false shows every run): _mean,
+// _median, _stddev, _cv, and _min and _max. The best run is _min's time and
+// _max's bytes_per_second; the median is the figure to compare, since a
+// shared machine makes the best run a matter of luck.
 //
 // When linked with ctxkit_testing (built with CTXKIT_BUILD_TESTS), the two
 // parts of that first use, in a loop in this process (the vocabulary's pages
 // already resident):
-//   ParseVocabulary/<encoding>: internal::Vocabulary::FromCompact over the
-//     embedded data, which ForEncoding does once per vocabulary;
+//   ParseVocabulary/<encoding>: internal::Vocabulary::FromStaticCompact over
+//     the embedded data, which ForEncoding does once per vocabulary;
 //   BuildEncoding/<encoding>: internal::BuildBuiltinEncoding, which builds a
 //     fresh Encoding over the vocabulary already parsed and shared.
 
@@ -66,6 +66,10 @@ using ctxkit::bench::BenchInput;
 using ctxkit::bench::InputSet;
 
 constexpr const char* kEncodings[] = {"cl100k_base", "o200k_base", "r50k_base"};
+// First use also for p50k_base, whose vocabulary is r50k_base's and 24
+// whitespace tokens more; its throughput is r50k_base's but on whitespace.
+constexpr const char* kFirstUseEncodings[] = {"cl100k_base", "o200k_base",
+                                              "r50k_base", "p50k_base"};
 constexpr std::string_view kChildFlag = "--first-use-child=";
 
 // Sizes of OpenAI's .tiktoken files ("base64 rank" per line), reconstructed
@@ -291,7 +295,7 @@ void BM_ParseVocabulary(benchmark::State& state, const char* encoding) {
       ctxkit::internal::EmbeddedVocabularyData(encoding);
   for (auto _ : state) {
     auto vocabulary = std::make_unique<absl::StatusOr<Vocabulary>>(
-        Vocabulary::FromCompact(data));
+        Vocabulary::FromStaticCompact(data));
     if (!vocabulary->ok()) {
       state.SkipWithError(std::string(vocabulary->status().message()).c_str());
       return;
@@ -348,7 +352,8 @@ double Max(const std::vector<double>& v) {
   return *std::max_element(v.begin(), v.end());
 }
 
-// The statistics every throughput benchmark reports over its runs.
+// The statistics every benchmark here reports over its runs beside Google
+// Benchmark's mean, median, stddev and cv: the best and the worst run.
 benchmark::internal::Benchmark* WithStatistics(
     benchmark::internal::Benchmark* b) {
   return b->ComputeStatistics("min", Min)->ComputeStatistics("max", Max);
@@ -370,28 +375,31 @@ void RegisterAll() {
   }
   // First use before anything else, although each child is a fresh process
   // and so does not depend on what this one has loaded.
-  for (const char* enc : kEncodings) {
-    benchmark::RegisterBenchmark((std::string("FirstUse/") + enc).c_str(),
-                                 BM_FirstUse, enc)
+  for (const char* enc : kFirstUseEncodings) {
+    WithStatistics(
+        benchmark::RegisterBenchmark((std::string("FirstUse/") + enc).c_str(),
+                                     BM_FirstUse, enc))
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   }
 #if CTXKIT_BENCH_HAVE_INTERNAL
-  for (const char* enc : kEncodings) {
-    benchmark::RegisterBenchmark(
-        (std::string("ParseVocabulary/") + enc).c_str(), BM_ParseVocabulary,
-        enc)
+  for (const char* enc : kFirstUseEncodings) {
+    WithStatistics(benchmark::RegisterBenchmark(
+                       (std::string("ParseVocabulary/") + enc).c_str(),
+                       BM_ParseVocabulary, enc))
         ->Unit(benchmark::kMillisecond);
   }
-  for (const char* enc : kEncodings) {
-    benchmark::RegisterBenchmark((std::string("BuildEncoding/") + enc).c_str(),
-                                 BM_BuildEncoding, enc)
+  for (const char* enc : kFirstUseEncodings) {
+    WithStatistics(benchmark::RegisterBenchmark(
+                       (std::string("BuildEncoding/") + enc).c_str(),
+                       BM_BuildEncoding, enc))
         ->Unit(benchmark::kMillisecond);
   }
 #endif
   for (const char* enc : {"cl100k_base", "o200k_base"}) {
-    benchmark::RegisterBenchmark((std::string("CountMany/") + enc).c_str(),
-                                 BM_CountMany, enc, &set)
+    WithStatistics(
+        benchmark::RegisterBenchmark((std::string("CountMany/") + enc).c_str(),
+                                     BM_CountMany, enc, &set))
         ->Arg(1)
         ->Arg(2)
         ->UseRealTime()

@@ -282,7 +282,9 @@ Vocabulary& Vocabulary::operator=(Vocabulary&& other) noexcept {
   blob_ = std::exchange(other.blob_, nullptr);
   owned_blob_ = std::move(other.owned_blob_);
   blob_size_ = std::exchange(other.blob_size_, 0);
-  offsets_ = std::exchange(other.offsets_, {});
+  block_offsets_ = std::exchange(other.block_offsets_, {});
+  offsets_in_block_ = std::exchange(other.offsets_in_block_, {});
+  block_shift_ = std::exchange(other.block_shift_, 0);
   short_ranks_ = std::move(other.short_ranks_);
   short_index_ = std::exchange(other.short_index_, {});
   long_index_ = std::exchange(other.long_index_, {});
@@ -317,7 +319,7 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
   uint64_t short_count = 0;
   uint64_t long_count = 0;
   for (uint32_t rank = 0; rank < size_; ++rank) {
-    const uint32_t length = offsets_[rank + 1] - offsets_[rank];
+    const uint32_t length = Offset(rank + 1) - Offset(rank);
     if (length >= 3) ++(length <= kMaxInlineToken ? short_count : long_count);
   }
   // Load at most 1/2 for the short index, whose group probe wants an empty
@@ -344,8 +346,8 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
 
   const char* blob = blob_;
   for (uint32_t rank = 0; rank < size_; ++rank) {
-    const uint32_t begin = offsets_[rank];
-    const uint32_t length = offsets_[rank + 1] - begin;
+    const uint32_t begin = Offset(rank);
+    const uint32_t length = Offset(rank + 1) - begin;
     if (length == 0) continue;
     const auto* bytes = reinterpret_cast<const unsigned char*>(blob + begin);
     if (length <= 2) {
@@ -383,8 +385,9 @@ std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
       }
       if (index.control[i] != control) continue;
       const uint32_t other = index.ranks[i];
-      if (offsets_[other + 1] - offsets_[other] == length &&
-          std::memcmp(blob + offsets_[other], blob + begin, length) == 0) {
+      const uint32_t other_begin = Offset(other);
+      if (Offset(other + 1) - other_begin == length &&
+          std::memcmp(blob + other_begin, blob + begin, length) == 0) {
         return std::make_pair(other, rank);
       }
     }
@@ -412,8 +415,8 @@ uint32_t Vocabulary::FindLong(const char* data, size_t size) const {
       const uint64_t slot = (start + __builtin_ctzll(c) / 8) & index.mask;
       if (index.control[slot] != control) continue;
       const uint32_t rank = index.ranks[slot];
-      const uint32_t begin = offsets_[rank];
-      if (offsets_[rank + 1] - begin == size &&
+      const uint32_t begin = Offset(rank);
+      if (Offset(rank + 1) - begin == size &&
           std::memcmp(blob_ + begin, data, size) == 0) {
         return rank;
       }
@@ -422,15 +425,39 @@ uint32_t Vocabulary::FindLong(const char* data, size_t size) const {
   }
 }
 
+void Vocabulary::SetOffsets(const std::vector<uint32_t>& offsets) {
+  // The largest block that fits: 256 ranks for the built-in vocabularies,
+  // whose blocks of 256 tokens hold at most 4 KB. A block of one rank always
+  // fits, so a tiktoken file, however long its tokens, has a layout.
+  const size_t count = offsets.size();
+  uint32_t shift = kMaxBlockShift;
+  for (;; --shift) {
+    bool fits = true;
+    for (size_t r = 0; r < count && fits; ++r) {
+      fits = offsets[r] - offsets[r >> shift << shift] <= 0xFFFF;
+    }
+    if (fits || shift == 0) break;
+  }
+  block_shift_ = shift;
+  block_offsets_.resize(((count - 1) >> shift) + 1);
+  offsets_in_block_.resize(count);
+  for (size_t r = 0; r < count; ++r) {
+    const uint32_t block_start = offsets[r >> shift << shift];
+    block_offsets_[r >> shift] = block_start;
+    offsets_in_block_[r] = static_cast<uint16_t>(offsets[r] - block_start);
+  }
+}
+
 std::string_view Vocabulary::Bytes(uint32_t rank) const {
   if (rank >= size_) return {};
-  const uint32_t begin = offsets_[rank];
-  return std::string_view(blob_ + begin, offsets_[rank + 1] - begin);
+  const uint32_t begin = Offset(rank);
+  return std::string_view(blob_ + begin, Offset(rank + 1) - begin);
 }
 
 size_t Vocabulary::MemoryUsage() const {
   size_t total = sizeof(*this) + (owned_blob_ ? blob_size_ : 0) +
-                 offsets_.capacity() * sizeof(uint32_t) +
+                 block_offsets_.capacity() * sizeof(uint32_t) +
+                 offsets_in_block_.capacity() * sizeof(uint16_t) +
                  (short_ranks_ ? (256 + 65536) * sizeof(uint32_t) : 0) +
                  short_index_.MemoryUsage() + long_index_.MemoryUsage() +
                  pattern_.capacity() +
@@ -586,14 +613,13 @@ absl::StatusOr<Vocabulary> Vocabulary::ParseCompact(std::string_view data,
   v.token_count_ = token_count;
 
   // Token lengths, turned directly into the offsets of every rank.
-  v.offsets_.resize(static_cast<size_t>(v.size_) + 1);
+  std::vector<uint32_t> offsets(static_cast<size_t>(v.size_) + 1);
   uint64_t offset = 0;
   uint32_t rank = 0;
   for (const auto& [first, count] : runs) {
-    for (; rank < first; ++rank)
-      v.offsets_[rank] = static_cast<uint32_t>(offset);
+    for (; rank < first; ++rank) offsets[rank] = static_cast<uint32_t>(offset);
     for (uint32_t k = 0; k < count; ++k, ++rank) {
-      v.offsets_[rank] = static_cast<uint32_t>(offset);
+      offsets[rank] = static_cast<uint32_t>(offset);
       if (auto s = in.Varint("token length", &length); !s.ok()) return s;
       if (length == 0) {
         return in.Corrupt(absl::StrFormat("token of rank %d is empty", rank));
@@ -605,7 +631,7 @@ absl::StatusOr<Vocabulary> Vocabulary::ParseCompact(std::string_view data,
       }
     }
   }
-  v.offsets_[v.size_] = static_cast<uint32_t>(offset);
+  offsets[v.size_] = static_cast<uint32_t>(offset);
   if (offset != in.remaining()) {
     return in.Corrupt(absl::StrFormat(
         "token lengths add up to %d bytes, %d bytes of token data remain",
@@ -624,6 +650,7 @@ absl::StatusOr<Vocabulary> Vocabulary::ParseCompact(std::string_view data,
     std::memcpy(v.owned_blob_.get(), bytes.data(), bytes.size());
     v.blob_ = v.owned_blob_.get();
   }
+  v.SetOffsets(offsets);
 
   for (const SpecialToken& special : v.special_tokens_) {
     if (!v.Bytes(special.rank).empty()) {
@@ -720,16 +747,17 @@ absl::StatusOr<Vocabulary> Vocabulary::FromTiktoken(std::string_view text) {
   v.blob_size_ = decoded.size();
   v.owned_blob_ = std::make_unique_for_overwrite<char[]>(decoded.size());
   v.blob_ = v.owned_blob_.get();
-  v.offsets_.resize(static_cast<size_t>(v.size_) + 1);
+  std::vector<uint32_t> offsets(static_cast<size_t>(v.size_) + 1);
   uint32_t offset = 0;
   uint32_t rank = 0;
   for (const Entry& e : entries) {
-    for (; rank <= e.rank; ++rank) v.offsets_[rank] = offset;
+    for (; rank <= e.rank; ++rank) offsets[rank] = offset;
     std::memcpy(v.owned_blob_.get() + offset, decoded.data() + e.offset,
                 e.length);
     offset += e.length;
   }
-  v.offsets_[v.size_] = offset;
+  offsets[v.size_] = offset;
+  v.SetOffsets(offsets);
   if (auto duplicate = v.BuildIndex()) {
     // Ranks map to entries through the sorted order.
     auto line_of = [&entries](uint32_t r) {

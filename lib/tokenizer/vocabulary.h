@@ -192,7 +192,16 @@ class Vocabulary {
   static absl::StatusOr<Vocabulary> ParseCompact(std::string_view data,
                                                  bool borrow);
 
-  // Builds the lookup tables over the tokens in blob_/offsets_. On duplicate
+  // Stores `offsets` (size_ + 1 of them: where each rank's bytes start in
+  // blob_, then the end) as block_offsets_ and offsets_in_block_.
+  void SetOffsets(const std::vector<uint32_t>& offsets);
+
+  // Where the bytes of `rank` (at most size_) start in blob_.
+  uint32_t Offset(uint32_t rank) const {
+    return block_offsets_[rank >> block_shift_] + offsets_in_block_[rank];
+  }
+
+  // Builds the lookup tables over the tokens in blob_ (Offset). On duplicate
   // token bytes returns the two ranks that share them and leaves the index
   // incomplete; the caller then discards the object.
   std::optional<std::pair<uint32_t, uint32_t>> BuildIndex();
@@ -205,9 +214,17 @@ class Vocabulary {
   const char* blob_ = nullptr;
   std::unique_ptr<char[]> owned_blob_;
   size_t blob_size_ = 0;
-  // offsets_[r]..offsets_[r+1] delimit rank r's bytes in blob_; size_+1
-  // entries, equal neighbours for unused ranks.
-  std::vector<uint32_t> offsets_;
+  // Offset(r)..Offset(r+1) delimit rank r's bytes in blob_, equal for an
+  // unused rank. Two bytes a rank rather than four (four were a fifth of a
+  // built-in vocabulary's heap): offsets_in_block_ (size_ + 1 entries) counts
+  // from the start of the rank's block of 2^block_shift_ ranks, which
+  // block_offsets_ holds, and SetOffsets picks the largest block (up to
+  // 2^kMaxBlockShift ranks) whose tokens all start within 64 KiB of its
+  // first.
+  static constexpr uint32_t kMaxBlockShift = 8;
+  std::vector<uint32_t> block_offsets_;
+  std::vector<uint16_t> offsets_in_block_;
+  uint32_t block_shift_ = 0;
   // Lookup by bytes, in three tiers by token length (see vocabulary.cc):
   // direct tables for 1 and 2 bytes, an index of 3- and 4-byte tokens small
   // enough to stay in cache, and an index of the longer ones.

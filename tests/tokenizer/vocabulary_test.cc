@@ -391,6 +391,48 @@ TEST_CASE("FromTiktoken reads small files, gaps, any order and CRLF") {
   CHECK(binary->Rank("\xFF") == 0u);
 }
 
+// Long tokens make blocks of ranks too long for the 16-bit offsets inside a
+// block, so smaller blocks are used, down to one rank (vocabulary.h).
+TEST_CASE("FromTiktoken keeps any token length addressable") {
+  // "abc" repeated k times is "YWJj" repeated k times in base64.
+  auto repeated = [](const char* text, size_t k) {
+    std::string s;
+    for (size_t i = 0; i < k; ++i) s += text;
+    return s;
+  };
+  // Lengths 3, 6, ..., 900 (blocks of 256 or 128 ranks exceed 64 KiB), and
+  // with `huge` one token of 75,000 bytes followed by a short one in the
+  // same block, whatever its size but one rank.
+  for (const bool huge : {false, true}) {
+    CAPTURE(huge);
+    std::string tiktoken = "YQ== 0\nYg== 1\nYw== 2\n";
+    uint32_t rank = 3;
+    for (size_t k = 1; k <= 300; ++k) {
+      tiktoken += repeated("YWJj", k) + " " + std::to_string(rank++) + "\n";
+    }
+    if (huge) {
+      if (rank % 2 != 0) tiktoken += "eHl6 " + std::to_string(rank++) + "\n";
+      tiktoken += repeated("eHl6", 25000) + " " + std::to_string(rank++) + "\n";
+      tiktoken += "eHp4 " + std::to_string(rank++) + "\n";
+    }
+    absl::StatusOr<Vocabulary> v = Vocabulary::FromTiktoken(tiktoken);
+    REQUIRE_MESSAGE(v.ok(), v.status().ToString());
+    CHECK(v->size() == rank);
+    CheckRankBytesAgree(*v);
+    CHECK(v->Rank(repeated("abc", 300)) == 302u);
+    CHECK_FALSE(v->Rank(repeated("abc", 301)).has_value());
+    if (huge) {
+      CHECK(v->Bytes(rank - 2) == repeated("xyz", 25000));
+      CHECK(v->Rank(repeated("xyz", 25000)) == rank - 2);
+      CHECK(v->Rank("xzx") == rank - 1);
+    }
+    CHECK(v->ToTiktoken() == tiktoken);
+    absl::StatusOr<Vocabulary> again = Vocabulary::FromCompact(v->ToCompact());
+    REQUIRE(again.ok());
+    CHECK(again->ToTiktoken() == tiktoken);
+  }
+}
+
 TEST_CASE("FromTiktoken rejects malformed input with the line number") {
   struct Case {
     const char* text;

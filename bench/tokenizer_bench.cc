@@ -11,9 +11,11 @@
 // afresh (exec of /proc/self/exe), which times its first ForEncoding and reads
 // its resident memory before and after from /proc/self/status; the time
 // reported is the child's (manual time). Counters: rss_anon_kb (heap the
-// encoding built), rss_file_kb (pages of the embedded vocabulary it touched),
-// rss_kb (both), tiktoken_file_kb (the size of OpenAI's .tiktoken file for the
-// encoding, for comparison) and rss_per_tiktoken (rss_kb / tiktoken_file_kb).
+// encoding built), rss_file_kb (file pages it mapped: the embedded
+// vocabulary's, and as many neighbouring ones as the kernel maps with them,
+// which varies: see bench/README.md), rss_kb (both), tiktoken_file_kb (the size
+// of OpenAI's .tiktoken file for the encoding, for comparison) and
+// rss_per_tiktoken (rss_kb / tiktoken_file_kb).
 //
 // Truncate/<encoding>/100_of_16MiB: Tokenizer::Truncate of 16 MiB of text
 // (the english input repeated) to 100 tokens, which must cost the 100

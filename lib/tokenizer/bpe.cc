@@ -367,13 +367,10 @@ constexpr size_t kRedoAllowance = 4096;
 // vocabulary's cache tag as well as the bytes or ids, so an entry never
 // serves another vocabulary, and a hit compares the full key, so it is
 // exact. Per thread, so Encode from any number of threads needs no lock;
-// about 250 KB a thread (the pairs' half for random runs of whitespace,
-// which check some 36,000 distinct pairs a megabyte), allocated on its
-// first long piece and freed when
+// about 380 KB a thread, allocated on its first long piece and freed when
 // the thread ends.
 constexpr size_t kSegmentCacheSize = 1024;  // entries, a power of two
 constexpr size_t kMaxCachedSegmentIds = 16;
-constexpr size_t kPairCacheSize = 8192;  // entries, a power of two
 
 struct SegmentCacheEntry {
   uint64_t hash;
@@ -384,16 +381,81 @@ struct SegmentCacheEntry {
   uint32_t ids[kMaxCachedSegmentIds];
 };
 
-struct PairCacheEntry {
-  uint32_t tag;  // 0: empty
-  uint32_t left;
-  uint32_t right;
-  uint32_t compatible;
+// Which pairs of tokens are compatible, as one 64-bit word per pair: the
+// two ranks (below 2^24, Vocabulary::kMaxRank), the answer, and the
+// generation it was written in. Random runs of whitespace check some
+// 36,000 distinct pairs a megabyte, over and over: a direct-mapped table of
+// 8,192 pairs lost one check in four to another pair and redid it (a
+// replay of both tokens' merges, with hashed lookups), the main cost of
+// such runs. Four ways per set and four times the pairs keep nearly all.
+//
+// Entries carry no vocabulary tag: the table serves one vocabulary at a
+// time, and a piece of another starts a new generation, which makes every
+// older entry a miss; only when the 15-bit generation wraps is the table
+// cleared, so no entry of an earlier vocabulary can ever be read back.
+class PairMemo {
+ public:
+  static constexpr size_t kSets = size_t{1} << 13;  // of kWays entries
+  static constexpr size_t kWays = 4;
+
+  // Makes `tag` the vocabulary whose pairs the memo holds.
+  void Use(uint32_t tag) {
+    if (tag == tag_) return;
+    tag_ = tag;
+    if (++generation_ == kGenerations) {
+      std::fill(std::begin(entries_), std::end(entries_), uint64_t{0});
+      generation_ = 1;
+    }
+  }
+
+  // 1 or 0 when the memo knows whether `left` then `right` are compatible,
+  // else -1.
+  int Find(uint32_t left, uint32_t right) const {
+    const uint64_t key = Key(left, right);
+    const uint64_t* set = Set(key);
+    for (size_t w = 0; w < kWays; ++w) {
+      if ((set[w] & ~kAnswerBit) == key) return (set[w] & kAnswerBit) != 0;
+    }
+    return -1;
+  }
+
+  // Records the answer, evicting the set's oldest entry.
+  void Add(uint32_t left, uint32_t right, bool compatible) {
+    const uint64_t key = Key(left, right);
+    uint64_t* set = Set(key);
+    for (size_t w = kWays - 1; w > 0; --w) set[w] = set[w - 1];
+    set[0] = key | (compatible ? kAnswerBit : 0);
+  }
+
+ private:
+  static constexpr uint64_t kAnswerBit = uint64_t{1} << 48;
+  static constexpr uint32_t kGenerations = 1u << 15;
+  static_assert(Vocabulary::kMaxRank < (1u << 24));
+
+  // Never 0, the empty entry: the generation is at least 1.
+  uint64_t Key(uint32_t left, uint32_t right) const {
+    return uint64_t{generation_} << 49 | uint64_t{left} << 24 | right;
+  }
+  const uint64_t* Set(uint64_t key) const {
+    return entries_ + (Mix(key) & (kSets - 1)) * kWays;
+  }
+  uint64_t* Set(uint64_t key) {
+    return entries_ + (Mix(key) & (kSets - 1)) * kWays;
+  }
+  static uint64_t Mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    return h ^ (h >> 29);
+  }
+
+  alignas(64) uint64_t entries_[kSets * kWays] = {};
+  uint32_t tag_ = 0;  // no vocabulary has tag 0
+  uint32_t generation_ = 0;
 };
 
 struct SegmentCaches {
   SegmentCacheEntry segments[kSegmentCacheSize] = {};
-  PairCacheEntry pairs[kPairCacheSize] = {};
+  PairMemo pairs;
   // A long piece's tokens and their ends, kept from piece to piece: a fresh
   // vector of a megabyte piece costs a page fault per 4 KB on first touch,
   // as much as merging the piece.
@@ -426,27 +488,21 @@ uint64_t Mix(uint64_t h) {
   return h ^ (h >> 33);
 }
 
-// Whether tokens `left` then `right` of `vocab` merge back into themselves
-// (`right` == kNoRank: whether `left` alone merges into itself), through the
-// thread's pair cache.
+// Whether tokens `left` then `right` of `vocab` merge back into themselves,
+// through the thread's pair memo (which must be in use for `vocab`).
 bool Compatible(const Vocabulary& vocab, SegmentCaches& caches, uint32_t left,
                 uint32_t right) {
-  const uint64_t key = uint64_t{left} << 32 | right;
-  PairCacheEntry& entry = caches.pairs[Mix(key) & (kPairCacheSize - 1)];
-  if (entry.tag == vocab.cache_tag() && entry.left == left &&
-      entry.right == right) {
-    return entry.compatible != 0;
+  if (const int known = caches.pairs.Find(left, right); known >= 0) {
+    return known != 0;
   }
   caches.pair_bytes.assign(vocab.Bytes(left));
-  if (right != kNoRank) caches.pair_bytes.append(vocab.Bytes(right));
+  caches.pair_bytes.append(vocab.Bytes(right));
   caches.pair_ids.clear();
   MergeAny(vocab, caches.pair_bytes, &caches.pair_ids);
-  const bool compatible =
-      right == kNoRank
-          ? caches.pair_ids.size() == 1 && caches.pair_ids[0] == left
-          : caches.pair_ids.size() == 2 && caches.pair_ids[0] == left &&
-                caches.pair_ids[1] == right;
-  entry = PairCacheEntry{vocab.cache_tag(), left, right, compatible};
+  const bool compatible = caches.pair_ids.size() == 2 &&
+                          caches.pair_ids[0] == left &&
+                          caches.pair_ids[1] == right;
+  caches.pairs.Add(left, right, compatible);
   return compatible;
 }
 
@@ -476,6 +532,7 @@ class SegmentMerger {
         redo_budget_(piece.size() + kRedoAllowance),
         ids_(caches_.ids),
         ends_(caches_.ends) {
+    caches_.pairs.Use(vocab.cache_tag());
     ids_.clear();
     ends_.clear();
   }
@@ -693,6 +750,7 @@ class SymbolMerger {
         ends_(caches_.ends),
         nodes_(caches_.nodes),
         dead_(caches_.dead) {
+    caches_.pairs.Use(vocab.cache_tag());
     ids_.clear();
     ends_.clear();
     nodes_.clear();
@@ -776,16 +834,13 @@ class SymbolMerger {
     if (ids_.empty()) return trie_.Reachable(node);
     const uint32_t left = ids_.back();
     const uint32_t right = trie_.Rank(node);
-    const uint64_t key = uint64_t{left} << 32 | right;
-    PairCacheEntry& entry = caches_.pairs[Mix(key) & (kPairCacheSize - 1)];
-    if (entry.tag == vocab_.cache_tag() && entry.left == left &&
-        entry.right == right) {
-      return entry.compatible != 0;
+    if (const int known = caches_.pairs.Find(left, right); known >= 0) {
+      return known != 0;
     }
     const bool compatible = trie_.Compatible(
         nodes_.back(), node, piece_.data() + pos,
         [this](std::string_view bytes) { return vocab_.RankOrNone(bytes); });
-    entry = PairCacheEntry{vocab_.cache_tag(), left, right, compatible};
+    caches_.pairs.Add(left, right, compatible);
     return compatible;
   }
 
@@ -800,8 +855,134 @@ class SymbolMerger {
   std::vector<uint64_t>& dead_;   // positions that are not boundaries
 };
 
-// A long piece: symbols left to right when it is all symbol bytes, else
-// segments; the run heap when either gives up.
+// ---- Cutting a long piece of symbols where no token can cross ----
+//
+// A merge only ever joins two parts into a token whose bytes are the text
+// it covers. So where no token of the vocabulary contains the two bytes on
+// either side of a position, no part of the merge can ever span it: every
+// merge happens on one side, and each side, having the lowest-ranked pair
+// of the whole text whenever one of its pairs merges, makes the merges it
+// makes alone, in the same order. The merge of the piece is then the
+// merges of its stretches between such positions, side by side, exactly.
+//
+// Random punctuation has such a position every three or four bytes (no
+// token of cl100k_base has "$@" or "~;" in it), so its stretches are short
+// and merge cheaply alone, without a single compatibility check; runs of
+// whitespace have few (tokens combine spaces, tabs and line ends every
+// way), and keep going to the search or the segments whole.
+
+// The pairs of symbol bytes that some token of one vocabulary made only of
+// symbol bytes has side by side, a bit each.
+struct InnerPairs {
+  uint32_t tag = 0;  // the vocabulary's cache tag; 0: none yet
+  uint64_t bits[128 * 128 / 64] = {};
+
+  bool Has(unsigned char a, unsigned char b) const {
+    const size_t i = size_t{a} << 7 | b;
+    return (bits[i >> 6] >> (i & 63)) & 1;
+  }
+};
+
+// The thread's InnerPairs for `vocab`: built by one pass over its tokens
+// (about a millisecond for o200k_base), kept for the last four
+// vocabularies a thread has seen.
+const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
+  constexpr size_t kKept = 4;
+  struct Kept {
+    InnerPairs tables[kKept];
+    size_t next = 0;
+  };
+  thread_local std::unique_ptr<Kept> kept;
+  if (kept == nullptr) kept = std::make_unique<Kept>();
+  for (const InnerPairs& table : kept->tables) {
+    if (table.tag == vocab.cache_tag()) return table;
+  }
+  InnerPairs& table = kept->tables[kept->next];
+  kept->next = (kept->next + 1) % kKept;
+  table = InnerPairs{};
+  for (uint32_t rank = 0; rank < vocab.size(); ++rank) {
+    const std::string_view bytes = vocab.Bytes(rank);
+    if (bytes.size() < 2) continue;
+    bool symbols = true;
+    for (const char c : bytes) {
+      symbols = symbols && SymbolTrie::IsSymbol(static_cast<unsigned char>(c));
+    }
+    if (!symbols) continue;
+    for (size_t i = 0; i + 1 < bytes.size(); ++i) {
+      const size_t pair = size_t{static_cast<unsigned char>(bytes[i])} << 7 |
+                          static_cast<unsigned char>(bytes[i + 1]);
+      table.bits[pair >> 6] |= uint64_t{1} << (pair & 63);
+    }
+  }
+  table.tag = vocab.cache_tag();
+  return table;
+}
+
+// A long piece of symbols, whole: the segments when it repeats itself, else
+// the search; the run heap when both give up.
+template <typename Emit>
+void MergeSymbolRun(const Vocabulary& vocab, std::string_view piece,
+                    Emit&& emit) {
+  // A piece that repeats itself (blank lines, rules of "-=") is fastest
+  // from the segment cache; the search walks the trie as deep as the
+  // longest token at each position, as long as 128 bytes in such runs.
+  // A run of one token (a letter, a space) defeats the cuts and goes to
+  // the run heap, as below.
+  bool not_repetitive;
+  {
+    SegmentMerger segments(vocab, piece);
+    if (segments.Merge(/*only_if_repetitive=*/true)) {
+      for (uint32_t id : segments.ids()) emit(id);
+      return;
+    }
+    not_repetitive = segments.not_repetitive();
+  }
+  if (not_repetitive) {
+    SymbolMerger symbols(vocab, piece);
+    if (symbols.Merge()) {
+      for (uint32_t id : symbols.ids()) emit(id);
+      return;
+    }
+  }
+  MergeRuns(vocab, piece, emit);
+}
+
+// A long piece made only of symbol bytes, stretch by stretch between the
+// positions no token can cross.
+template <typename Emit>
+void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
+                  Emit&& emit) {
+  const InnerPairs& inner = ThreadInnerPairs(vocab);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  const size_t n = piece.size();
+  size_t begin = 0;
+  for (size_t end = 1; end <= n; ++end) {
+    if (end < n && inner.Has(bytes[end - 1], bytes[end])) continue;
+    const size_t length = end - begin;
+    if (length == 1) {
+      emit(vocab.ByteRank(bytes[begin]));
+    } else if (length == 2) {
+      if (const uint32_t pair = vocab.PairRank(bytes[begin], bytes[begin + 1]);
+          pair != kNoRank) {
+        emit(pair);
+      } else {
+        emit(vocab.ByteRank(bytes[begin]));
+        emit(vocab.ByteRank(bytes[begin + 1]));
+      }
+    } else if (length < kBpeHeapThreshold) {
+      // Merged, never looked up whole: a stretch that is a token the
+      // merges cannot reach (tiktoken takes a piece whole, not a part of
+      // one) merges into several.
+      MergeSmall(vocab, piece.substr(begin, length), emit);
+    } else {
+      MergeSymbolRun(vocab, piece.substr(begin, length), emit);
+    }
+    begin = end;
+  }
+}
+
+// A long piece: stretches of symbols when it is all symbol bytes, else
+// segments; the run heap when the segments give up.
 template <typename Emit>
 void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
   // The segment and symbol mergers keep token ends as 32-bit offsets.
@@ -810,28 +991,7 @@ void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
     return;
   }
   if (SymbolMerger::Applies(piece)) {
-    // A piece that repeats itself (blank lines, rules of "-=") is fastest
-    // from the segment cache; the search walks the trie as deep as the
-    // longest token at each position, as long as 128 bytes in such runs.
-    // A run of one token (a letter, a space) defeats the cuts and goes to
-    // the run heap, as below.
-    bool not_repetitive;
-    {
-      SegmentMerger segments(vocab, piece);
-      if (segments.Merge(/*only_if_repetitive=*/true)) {
-        for (uint32_t id : segments.ids()) emit(id);
-        return;
-      }
-      not_repetitive = segments.not_repetitive();
-    }
-    if (not_repetitive) {
-      SymbolMerger symbols(vocab, piece);
-      if (symbols.Merge()) {
-        for (uint32_t id : symbols.ids()) emit(id);
-        return;
-      }
-    }
-    MergeRuns(vocab, piece, emit);
+    MergeSymbols(vocab, piece, emit);
     return;
   }
   SegmentMerger segments(vocab, piece);

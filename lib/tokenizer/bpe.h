@@ -11,8 +11,11 @@
 // whole piece exactly when every two neighbours merge back into themselves
 // (bpe.cc proves it), and where two do not, the tokens around the cut are
 // merged again. A piece made only of ASCII symbols (whitespace, punctuation)
-// whose segments neither repeat nor fall on token boundaries (random mixes
-// of spaces and newlines, of punctuation) is merged instead by a search
+// is first cut where no token of the vocabulary has the two bytes on either
+// side of the cut side by side (every few bytes in random punctuation):
+// the merge never crosses such a cut, so each stretch is merged alone.
+// A stretch whose segments neither repeat nor fall on token boundaries
+// (random mixes of spaces and newlines) is merged instead by a search
 // from the left over the vocabulary's symbol tokens (symbol_trie.h), which
 // keeps a token only when it is compatible with the one before, by the same
 // rule, and steps back when no token fits: linear in the piece. A piece
@@ -57,7 +60,7 @@ size_t BytePairCount(const Vocabulary& vocab, std::string_view piece);
 // is the segments (the run heap when they give up); kSymbols the left-to-
 // right search over symbol tokens (the run heap when the piece is not all
 // symbols or the search gives up); kLong is what BytePairEncode uses for
-// long pieces (symbols, else segments, else the run heap).
+// long pieces (stretches of symbols, else segments, else the run heap).
 enum class BpeMethod { kArray, kRuns, kSegments, kSymbols, kLong };
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out);

@@ -439,6 +439,116 @@ TEST_CASE("the symbol search agrees with tiktoken's loop on crafted ranks") {
   }
 }
 
+// Long runs of the alphabets item 15 of issue 13 found slow: random
+// spaces and newlines, mixed indentation and line ends, random ASCII
+// punctuation, punctuation with blanks, and repeated units of them (CRLF
+// blank lines, rules of "-="), as pre-tokenization leaves them whole.
+std::string TroublesomeRun(std::mt19937& rng, size_t length) {
+  static const std::string kPunctuation = "-=*#~_.:;!?/+()[]{}&%$@^`'\",\\>|<";
+  std::string piece;
+  switch (rng() % 5) {
+    case 0:  // spaces and newlines
+      while (piece.size() < length) piece += rng() % 4 == 0 ? '\n' : ' ';
+      break;
+    case 1:  // indentation, blank lines and both line ends
+      while (piece.size() < length) {
+        switch (rng() % 6) {
+          case 0:
+            piece.append(1 + rng() % 12, ' ');
+            break;
+          case 1:
+            piece.append(1 + rng() % 3, '\t');
+            break;
+          case 2:
+            piece += "\r\n";
+            break;
+          default:
+            piece.append(1 + rng() % 2, '\n');
+        }
+      }
+      break;
+    case 2:  // punctuation, a byte at a time
+      while (piece.size() < length)
+        piece += kPunctuation[rng() % kPunctuation.size()];
+      break;
+    case 3:  // punctuation and blanks
+      while (piece.size() < length) {
+        piece += rng() % 3 == 0 ? " \t\n"[rng() % 3]
+                                : kPunctuation[rng() % kPunctuation.size()];
+      }
+      break;
+    default: {  // a unit repeated, now and then broken
+      static const std::string kUnits[] = {"\r\n", "-=",   "==", "- ", "*-",
+                                           "\t\n", "  \n", "#",  "//", ".,"};
+      const std::string& unit = kUnits[rng() % std::size(kUnits)];
+      while (piece.size() < length) {
+        piece += unit;
+        if (rng() % 50 == 0) piece += kPunctuation[rng() % kPunctuation.size()];
+      }
+    }
+  }
+  piece.resize(length);
+  return piece;
+}
+
+TEST_CASE("long runs of whitespace and punctuation merge exactly as tiktoken") {
+  // Against tiktoken's loop itself on pieces of up to 600 bytes, and
+  // against the run heap (held to the same loop above) on pieces of up to
+  // 20,000, in every built-in vocabulary.
+  std::mt19937 rng(20261126);
+  for (const char* name :
+       {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    for (int round = 0; round < 50; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % 480;
+      const std::string piece = TroublesomeRun(rng, length);
+      std::vector<uint32_t> ids;
+      BytePairEncodeWith(BpeMethod::kLong, vocab, piece, &ids);
+      REQUIRE_MESSAGE(
+          ids == ReferenceMerge(vocab, piece),
+          name << ", round " << round << ", " << length << " bytes");
+    }
+    for (int round = 0; round < 40; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % 20000;
+      const std::string piece = TroublesomeRun(rng, length);
+      std::vector<uint32_t> by_long, by_runs;
+      BytePairEncodeWith(BpeMethod::kLong, vocab, piece, &by_long);
+      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_runs);
+      REQUIRE_MESSAGE(by_long == by_runs, name << ", round " << round << ", "
+                                               << length << " bytes");
+    }
+  }
+}
+
+TEST_CASE("a stretch between uncrossable positions is merged, not looked up") {
+  // "-#=" is a token the merges cannot reach ("-#" and "#=" are none), and
+  // no token has "= " or " -" in it, so the stretch "-#=" stands alone
+  // between blanks: tiktoken merges it into three tokens, as it would any
+  // part of a piece; only a whole piece is taken as one token.
+  const char* lines[][2] = {{"LQ==", "0"}, {"Iw==", "1"}, {"PQ==", "2"},
+                            {"IA==", "3"}, {"LSM9", "4"}, {"LS0=", "5"},
+                            {"ICA=", "6"}, {"PT0=", "7"}, {"LT0=", "8"},
+                            {"LS0t", "9"}};
+  std::string text;
+  for (const auto& line : lines)
+    text += std::string(line[0]) + " " + line[1] + "\n";
+  auto vocab = Vocabulary::FromTiktoken(text);
+  REQUIRE(vocab.ok());
+  std::mt19937 rng(47);
+  static const std::string kUnits[] = {"-#=", " ", "  ", "--", "=", "-=", "#"};
+  size_t checked = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::string piece;
+    const size_t length = kBpeHeapThreshold + rng() % 300;
+    while (piece.size() < length) piece += kUnits[rng() % std::size(kUnits)];
+    std::vector<uint32_t> ids;
+    BytePairEncodeWith(BpeMethod::kLong, *vocab, piece, &ids);
+    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
+    checked += piece.find(" -#= ") != std::string::npos;
+  }
+  CHECK(checked > 20);
+}
+
 TEST_CASE("a whole-token piece is one id") {
   const Vocabulary& vocab = Cl100k();
   std::vector<uint32_t> ids;

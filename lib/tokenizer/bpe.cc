@@ -955,10 +955,35 @@ void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
   const InnerPairs& inner = ThreadInnerPairs(vocab);
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   const size_t n = piece.size();
+  auto merge_stretch = [&](size_t begin, size_t end) {
+    const size_t length = end - begin;
+    if (length == 1) {
+      emit(vocab.ByteRank(bytes[begin]));
+    } else if (length == 2) {
+      if (const uint32_t pair = vocab.PairRank(bytes[begin], bytes[begin + 1]);
+          pair != kNoRank) {
+        emit(pair);
+      } else {
+        emit(vocab.ByteRank(bytes[begin]));
+        emit(vocab.ByteRank(bytes[begin + 1]));
+      }
+    } else if (length < kBpeHeapThreshold) {
+      // Merged, never looked up whole: a stretch that is a token the
+      // merges cannot reach (tiktoken takes a piece whole, not a part of
+      // one) merges into several.
+      MergeSmall(vocab, piece.substr(begin, length), emit);
+    } else {
+      MergeSymbolRun(vocab, piece.substr(begin, length), emit);
+    }
+  };
   // The cuts are found a block at a time without a branch (in random
   // punctuation whether a position is one is a coin toss, and a branch on
-  // it mispredicted a third of the time), then the stretches merged.
+  // it mispredicted a third of the time), then the stretches merged. A
+  // block with hardly any cut (whitespace, a repeated rule) ends the
+  // search: the rest of the piece is merged whole, which is as exact and
+  // spares the scan to pieces that gain nothing from it.
   constexpr size_t kBlock = 256;
+  constexpr size_t kFewCuts = 2;
   uint32_t cuts[kBlock + 1];
   size_t begin = 0;
   for (size_t block = 1; block <= n; block += kBlock) {
@@ -968,29 +993,13 @@ void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
       cuts[found] = static_cast<uint32_t>(at);
       found += at == n || !inner.Has(bytes[at - 1], bytes[at]);
     }
+    if (found < kFewCuts && last <= n) {
+      merge_stretch(begin, n);
+      return;
+    }
     for (size_t c = 0; c < found; ++c) {
-      const size_t end = cuts[c];
-      const size_t length = end - begin;
-      if (length == 1) {
-        emit(vocab.ByteRank(bytes[begin]));
-      } else if (length == 2) {
-        if (const uint32_t pair =
-                vocab.PairRank(bytes[begin], bytes[begin + 1]);
-            pair != kNoRank) {
-          emit(pair);
-        } else {
-          emit(vocab.ByteRank(bytes[begin]));
-          emit(vocab.ByteRank(bytes[begin + 1]));
-        }
-      } else if (length < kBpeHeapThreshold) {
-        // Merged, never looked up whole: a stretch that is a token the
-        // merges cannot reach (tiktoken takes a piece whole, not a part of
-        // one) merges into several.
-        MergeSmall(vocab, piece.substr(begin, length), emit);
-      } else {
-        MergeSymbolRun(vocab, piece.substr(begin, length), emit);
-      }
-      begin = end;
+      merge_stretch(begin, cuts[c]);
+      begin = cuts[c];
     }
   }
 }

@@ -22,6 +22,7 @@
 #include "lib/cache/cache_rows.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 
@@ -33,31 +34,33 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
   const int64_t now = Now();
   std::string expired_key;
   {
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
     std::vector<bool> used(kMaxCollisions + 1, false);
     std::optional<std::string> key;
     MetaView meta{};
-    CTXKIT_RETURN_IF_ERROR(WalkChain(
-        *txn, dbs_.entries, base, &used, &key,
-        [&](std::string_view k) -> absl::StatusOr<bool> {
-          StatusOr<std::string_view> value = txn->Get(dbs_.entries, k);
-          CTXKIT_RETURN_IF_ERROR(value.status());
-          if (!DecodeView(*value, &meta)) {
-            return absl::DataLossError(
-                absl::StrFormat("cache entry '%s' has a malformed record", k));
-          }
-          absl::StatusOr<std::optional<std::string_view>> keyed =
-              KeyedLookupOf(*txn, dbs_, k, meta.serial);
-          if (!keyed.ok()) return keyed.status();
-          return keyed->has_value() && **keyed == lookup;
-        }));
+    CTXKIT_RETURN_IF_ERROR(
+        WalkChain(*txn, dbs_.entries, base, &used, &key,
+                  [&](std::string_view k) -> absl::StatusOr<bool> {
+                    absl::StatusOr<std::string_view> value =
+                        internal::TxnGet(*txn, dbs_.entries, k);
+                    CTXKIT_RETURN_IF_ERROR(value.status());
+                    if (!DecodeView(*value, &meta)) {
+                      return absl::DataLossError(absl::StrFormat(
+                          "cache entry '%s' has a malformed record", k));
+                    }
+                    absl::StatusOr<std::optional<std::string_view>> keyed =
+                        KeyedLookupOf(*txn, dbs_, k, meta.serial);
+                    if (!keyed.ok()) return keyed.status();
+                    return keyed->has_value() && **keyed == lookup;
+                  }));
     if (key) {
       // One entry per lookup and prefix: PutKeyed replaces, never adds.
       if (Expired(meta.expires_at, now)) {
         expired_key = *key;
       } else {
-        StatusOr<std::string_view> content = txn->Get(dbs_.content, *key);
+        absl::StatusOr<std::string_view> content =
+            internal::TxnGet(*txn, dbs_.content, *key);
         CTXKIT_RETURN_IF_ERROR(content.status());
         CacheEntry entry;
         entry.key = *key;
@@ -154,12 +157,13 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   MetaView meta{};
   bool expired = false;
   {
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
+    absl::StatusOr<std::string_view> value =
+        internal::TxnGet(*txn, dbs_.entries, key);
     if (!value.ok()) {
-      if (value.status().code() != StatusCode::kNotFound) {
-        return ToAbsl(value.status());
+      if (value.status().code() != absl::StatusCode::kNotFound) {
+        return value.status();
       }
     } else {
       if (!DecodeView(*value, &meta)) {
@@ -169,7 +173,8 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
       if (Expired(meta.expires_at, now)) {
         expired = true;
       } else {
-        StatusOr<std::string_view> content = txn->Get(dbs_.content, key);
+        absl::StatusOr<std::string_view> content =
+            internal::TxnGet(*txn, dbs_.content, key);
         CTXKIT_RETURN_IF_ERROR(content.status());
         entry.content.assign(content->data(), content->size());
         entry.model.assign(meta.model.data(), meta.model.size());
@@ -213,9 +218,9 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
   const int64_t now = Now();
   std::string expired_key;
   {
-    StatusOr<ReadTransaction> txn = store_.BeginRead();
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    StatusOr<Cursor> cursor = txn->NewCursor(dbs_.hash);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, dbs_.hash);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     const std::string_view hash_bytes(
         reinterpret_cast<const char*>(hash.data()), hash.size());
@@ -227,14 +232,16 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
                       key[prefix->size()] == ':')) {
         continue;
       }
-      StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
+      absl::StatusOr<std::string_view> value =
+          internal::TxnGet(*txn, dbs_.entries, key);
       CTXKIT_RETURN_IF_ERROR(value.status());
       MetaView meta{};
       if (!DecodeView(*value, &meta)) {
         return absl::DataLossError(
             absl::StrFormat("cache entry '%s' has a malformed record", key));
       }
-      StatusOr<std::string_view> stored = txn->Get(dbs_.content, key);
+      absl::StatusOr<std::string_view> stored =
+          internal::TxnGet(*txn, dbs_.content, key);
       CTXKIT_RETURN_IF_ERROR(stored.status());
       if (*stored != content) continue;  // a hash collision
       // A keyed entry whose value has these bytes is not "this content
@@ -255,7 +262,7 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
       RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
       return result;
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   }
   RecordMiss(expired_key);
   return CacheCheckResult{};

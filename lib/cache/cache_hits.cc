@@ -20,6 +20,7 @@
 #include "lib/cache/cache_rows.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 
@@ -130,10 +131,11 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
   for (const HitBatch::Pending& p : batch.orphans) lifetime(p);
   for (const auto& [key, p] : batch.entries) {
     lifetime(p);
-    StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+    absl::StatusOr<std::string_view> value =
+        internal::TxnGet(txn, dbs_.entries, key);
     if (!value.ok()) {
-      if (value.status().code() == StatusCode::kNotFound) continue;
-      return ToAbsl(value.status());
+      if (value.status().code() == absl::StatusCode::kNotFound) continue;
+      return value.status();
     }
     absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
     if (!meta.ok()) return meta.status();
@@ -145,12 +147,12 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
     const uint64_t new_hits = meta->hit_count + p.hits;
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
-    CTXKIT_RETURN_IF_ERROR(
-        txn.Put(dbs_.lru, TimeIndexKey(new_last, key), std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.lru, TimeIndexKey(new_last, key), std::string_view()));
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.hits, HitsIndexKey(meta->hit_count, key)));
-    CTXKIT_RETURN_IF_ERROR(
-        txn.Put(dbs_.hits, HitsIndexKey(new_hits, key), std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.hits, HitsIndexKey(new_hits, key), std::string_view()));
     const auto hits = static_cast<int64_t>(p.hits);
     const auto saved = static_cast<int64_t>(p.hits * meta->tokens);
     totals.v[kTotHits] += hits;
@@ -164,17 +166,19 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
     }
     meta->hit_count = new_hits;
     meta->last_accessed = new_last;
-    CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(*meta)));
+    CTXKIT_RETURN_IF_ERROR(
+        internal::TxnPut(txn, dbs_.entries, key, EncodeMeta(*meta)));
   }
   CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, kTotalsKey, totals.v));
   for (const auto& [k, d] : groups) {
     CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, k, d.v));
   }
   for (const std::string& key : batch.expired) {
-    StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+    absl::StatusOr<std::string_view> value =
+        internal::TxnGet(txn, dbs_.entries, key);
     if (!value.ok()) {
-      if (value.status().code() == StatusCode::kNotFound) continue;
-      return ToAbsl(value.status());
+      if (value.status().code() == absl::StatusCode::kNotFound) continue;
+      return value.status();
     }
     absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
     if (!meta.ok()) return meta.status();
@@ -194,12 +198,13 @@ absl::Status CacheImpl::UpdateWithBatch(
   HitBatch batch = TakeBatch();
   if (skip_if_empty && batch.empty()) return absl::OkStatus();
   const int64_t now = Now();
-  absl::Status status = ToAbsl(store_.Update([&](WriteTransaction& txn) {
-    if (absl::Status s = ApplyBatch(txn, batch, now); !s.ok()) {
-      return ToPublic(s);
-    }
-    return ToPublic(fn(txn, now));
-  }));
+  absl::Status status =
+      internal::StoreUpdate(store_, [&](WriteTransaction& txn) {
+        if (absl::Status s = ApplyBatch(txn, batch, now); !s.ok()) {
+          return s;
+        }
+        return fn(txn, now);
+      });
   if (!status.ok()) RestoreBatch(std::move(batch));
   return status;
 }

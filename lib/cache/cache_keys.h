@@ -18,6 +18,7 @@
 #include "lib/cache/cache_format.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 
@@ -44,7 +45,7 @@ template <typename Fn>
 absl::Status WalkChain(const Transaction& txn, Database entries,
                        const std::string& base, std::vector<bool>* used,
                        std::optional<std::string>* match, Fn&& is_match) {
-  StatusOr<Cursor> cursor = txn.NewCursor(entries);
+  absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, entries);
   CTXKIT_RETURN_IF_ERROR(cursor.status());
   for (cursor->Seek(base); cursor->Valid() && cursor->key().starts_with(base);
        cursor->Next()) {
@@ -63,7 +64,7 @@ absl::Status WalkChain(const Transaction& txn, Database entries,
       break;
     }
   }
-  return ToAbsl(cursor->status());
+  return internal::CursorStatus(*cursor);
 }
 
 }  // namespace ctxkit::internal

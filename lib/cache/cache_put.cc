@@ -20,6 +20,7 @@
 #include "lib/cache/cache_rows.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -27,7 +28,7 @@ namespace {
 // The serial of entry `key`, whose meta record is in `txn`.
 absl::StatusOr<uint64_t> SerialOf(const Transaction& txn, Database entries,
                                   std::string_view key) {
-  StatusOr<std::string_view> value = txn.Get(entries, key);
+  absl::StatusOr<std::string_view> value = internal::TxnGet(txn, entries, key);
   CTXKIT_RETURN_IF_ERROR(value.status());
   MetaView meta{};
   if (!DecodeView(*value, &meta)) {
@@ -75,14 +76,14 @@ absl::Status CacheImpl::PreparePut(WriteTransaction& txn, int64_t now,
   absl::StatusOr<uint64_t> swept = RemoveExpired(txn, now);
   if (!swept.ok()) return swept.status();
   if (conversation_id.empty()) return absl::OkStatus();
-  StatusOr<std::string_view> conv =
-      txn.Get(dbs_.conversations, conversation_id);
+  absl::StatusOr<std::string_view> conv =
+      internal::TxnGet(txn, dbs_.conversations, conversation_id);
   if (!conv.ok()) {
-    if (conv.status().code() == StatusCode::kNotFound) {
+    if (conv.status().code() == absl::StatusCode::kNotFound) {
       return absl::NotFoundError(absl::StrFormat(
           "conversation_id '%s' names no conversation", conversation_id));
     }
-    return ToAbsl(conv.status());
+    return conv.status();
   }
   return absl::OkStatus();
 }
@@ -90,7 +91,8 @@ absl::Status CacheImpl::PreparePut(WriteTransaction& txn, int64_t now,
 absl::Status CacheImpl::RefreshEntry(WriteTransaction& txn,
                                      const std::string& key, int64_t now,
                                      int64_t expires, CachePutResult* result) {
-  StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+  absl::StatusOr<std::string_view> value =
+      internal::TxnGet(txn, dbs_.entries, key);
   CTXKIT_RETURN_IF_ERROR(value.status());
   absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
   if (!meta.ok()) return meta.status();
@@ -99,18 +101,19 @@ absl::Status CacheImpl::RefreshEntry(WriteTransaction& txn,
         Del(txn, dbs_.expiry, TimeIndexKey(meta->expires_at, key)));
   }
   if (expires != 0) {
-    CTXKIT_RETURN_IF_ERROR(
-        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.expiry, TimeIndexKey(expires, key), std::string_view()));
   }
   if (now > meta->last_accessed) {
     CTXKIT_RETURN_IF_ERROR(
         Del(txn, dbs_.lru, TimeIndexKey(meta->last_accessed, key)));
-    CTXKIT_RETURN_IF_ERROR(
-        txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.lru, TimeIndexKey(now, key), std::string_view()));
     meta->last_accessed = now;
   }
   meta->expires_at = expires;
-  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(*meta)));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs_.entries, key, EncodeMeta(*meta)));
   result->key = key;
   result->tokens = meta->tokens;
   result->created_at = meta->created_at;
@@ -137,16 +140,17 @@ absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
          (options_.max_bytes != 0 && bytes + size > options_.max_bytes)) {
     std::string victim;
     {
-      StatusOr<Cursor> cursor = txn.NewCursor(dbs_.lru);
+      absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, dbs_.lru);
       CTXKIT_RETURN_IF_ERROR(cursor.status());
       cursor->SeekToFirst();
       if (!cursor->Valid()) {
-        CTXKIT_RETURN_IF_ERROR(cursor->status());
+        CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
         break;
       }
       victim = std::string(cursor->key().substr(8));
     }
-    StatusOr<std::string_view> value = txn.Get(dbs_.entries, victim);
+    absl::StatusOr<std::string_view> value =
+        internal::TxnGet(txn, dbs_.entries, victim);
     CTXKIT_RETURN_IF_ERROR(value.status());
     absl::StatusOr<EntryMeta> meta = DecodeMeta(victim, *value);
     if (!meta.ok()) return meta.status();
@@ -167,29 +171,30 @@ absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
   meta.size_bytes = size;
   meta.model = options.model;
   meta.conversation_id = options.conversation_id;
-  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.entries, key, EncodeMeta(meta)));
-  CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.content, key, content));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs_.entries, key, EncodeMeta(meta)));
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs_.content, key, content));
   if (lookup) {
-    CTXKIT_RETURN_IF_ERROR(
-        txn.Put(dbs_.lookup, key, EncodeLookupRow(meta.serial, *lookup)));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.lookup, key, EncodeLookupRow(meta.serial, *lookup)));
   } else if (dbs_.lookup.valid()) {
     // A row an older release left behind when it removed a keyed entry.
     CTXKIT_RETURN_IF_ERROR(Del(txn, dbs_.lookup, key));
   }
-  CTXKIT_RETURN_IF_ERROR(
-      txn.Put(dbs_.lru, TimeIndexKey(now, key), std::string_view()));
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs_.lru, TimeIndexKey(now, key),
+                                          std::string_view()));
   if (expires != 0) {
-    CTXKIT_RETURN_IF_ERROR(
-        txn.Put(dbs_.expiry, TimeIndexKey(expires, key), std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.expiry, TimeIndexKey(expires, key), std::string_view()));
   }
-  CTXKIT_RETURN_IF_ERROR(
-      txn.Put(dbs_.hash, HashIndexKey(hash, key), std::string_view()));
-  CTXKIT_RETURN_IF_ERROR(
-      txn.Put(dbs_.hits, HitsIndexKey(0, key), std::string_view()));
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+      txn, dbs_.hash, HashIndexKey(hash, key), std::string_view()));
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs_.hits, HitsIndexKey(0, key),
+                                          std::string_view()));
   if (!meta.conversation_id.empty()) {
-    CTXKIT_RETURN_IF_ERROR(txn.Put(dbs_.conv,
-                                   ConvIndexKey(meta.conversation_id, key),
-                                   std::string_view()));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs_.conv, ConvIndexKey(meta.conversation_id, key),
+        std::string_view()));
   }
   std::vector<uint64_t>& t = *totals;
   t[kTotEntries] += 1;
@@ -245,7 +250,7 @@ absl::StatusOr<CachePutResult> CacheImpl::PutEntry(
     const CachePutOptions& options) {
   StatusOr<TokenCount> count =
       ModelRegistry::Default().CountTokens(options.model, content);
-  CTXKIT_RETURN_IF_ERROR(count.status());
+  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(count.status()));
   const uint64_t tokens = count->tokens;
   const Hash128 hash = lookup ? KeyedHashOf(*lookup) : HashOf(content);
   const std::string base = KeyFor(options.prefix, hash, 0);
@@ -263,28 +268,30 @@ absl::StatusOr<CachePutResult> CacheImpl::PutEntry(
         // must never be deduplicated into.
         std::vector<bool> used(kMaxCollisions + 1, false);
         std::optional<std::string> same_key;
-        CTXKIT_RETURN_IF_ERROR(WalkChain(
-            txn, dbs_.entries, base, &used, &same_key,
-            [&](std::string_view key) -> absl::StatusOr<bool> {
-              if (!lookup) {
-                StatusOr<std::string_view> stored = txn.Get(dbs_.content, key);
-                CTXKIT_RETURN_IF_ERROR(stored.status());
-                if (*stored != content) return false;
-              }
-              absl::StatusOr<uint64_t> serial =
-                  SerialOf(txn, dbs_.entries, key);
-              if (!serial.ok()) return serial.status();
-              absl::StatusOr<std::optional<std::string_view>> keyed =
-                  KeyedLookupOf(txn, dbs_, key, *serial);
-              if (!keyed.ok()) return keyed.status();
-              if (!lookup) return !keyed->has_value();
-              return keyed->has_value() && **keyed == *lookup;
-            }));
+        CTXKIT_RETURN_IF_ERROR(
+            WalkChain(txn, dbs_.entries, base, &used, &same_key,
+                      [&](std::string_view key) -> absl::StatusOr<bool> {
+                        if (!lookup) {
+                          absl::StatusOr<std::string_view> stored =
+                              internal::TxnGet(txn, dbs_.content, key);
+                          CTXKIT_RETURN_IF_ERROR(stored.status());
+                          if (*stored != content) return false;
+                        }
+                        absl::StatusOr<uint64_t> serial =
+                            SerialOf(txn, dbs_.entries, key);
+                        if (!serial.ok()) return serial.status();
+                        absl::StatusOr<std::optional<std::string_view>> keyed =
+                            KeyedLookupOf(txn, dbs_, key, *serial);
+                        if (!keyed.ok()) return keyed.status();
+                        if (!lookup) return !keyed->has_value();
+                        return keyed->has_value() && **keyed == *lookup;
+                      }));
         if (same_key && !lookup) {
           return RefreshEntry(txn, *same_key, now, expires, &result);
         }
         if (same_key) {
-          StatusOr<std::string_view> stored = txn.Get(dbs_.content, *same_key);
+          absl::StatusOr<std::string_view> stored =
+              internal::TxnGet(txn, dbs_.content, *same_key);
           CTXKIT_RETURN_IF_ERROR(stored.status());
           if (*stored == content) {
             return RefreshEntry(txn, *same_key, now, expires, &result);
@@ -292,7 +299,8 @@ absl::StatusOr<CachePutResult> CacheImpl::PutEntry(
           // A new value for the lookup: a new entry under the same key (new
           // serial, hits from zero); hits of the old one stay in the lifetime
           // figures.
-          StatusOr<std::string_view> old = txn.Get(dbs_.entries, *same_key);
+          absl::StatusOr<std::string_view> old =
+              internal::TxnGet(txn, dbs_.entries, *same_key);
           CTXKIT_RETURN_IF_ERROR(old.status());
           absl::StatusOr<EntryMeta> meta = DecodeMeta(*same_key, *old);
           if (!meta.ok()) return meta.status();

@@ -17,6 +17,7 @@
 #include "lib/cache/cache_keys.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 
@@ -24,7 +25,7 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
                                                   int64_t now) {
   std::vector<std::string> keys;
   {
-    StatusOr<Cursor> cursor = txn.NewCursor(dbs_.expiry);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(txn, dbs_.expiry);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       if (cursor->key().size() < 8) continue;
@@ -33,11 +34,12 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
       if (at > now) break;
       keys.emplace_back(cursor->key().substr(8));
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   }
   uint64_t removed = 0;
   for (const std::string& key : keys) {
-    StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+    absl::StatusOr<std::string_view> value =
+        internal::TxnGet(txn, dbs_.entries, key);
     CTXKIT_RETURN_IF_ERROR(value.status());
     absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
     if (!meta.ok()) return meta.status();
@@ -59,17 +61,19 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
           const std::string start = absl::StrFormat("%s:", *prefix);
           std::vector<std::string> keys;
           {
-            StatusOr<Cursor> cursor = txn.NewCursor(dbs_.entries);
+            absl::StatusOr<Cursor> cursor =
+                internal::TxnNewCursor(txn, dbs_.entries);
             CTXKIT_RETURN_IF_ERROR(cursor.status());
             for (cursor->Seek(start);
                  cursor->Valid() && cursor->key().starts_with(start);
                  cursor->Next()) {
               keys.emplace_back(cursor->key());
             }
-            CTXKIT_RETURN_IF_ERROR(cursor->status());
+            CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
           }
           for (const std::string& key : keys) {
-            StatusOr<std::string_view> value = txn.Get(dbs_.entries, key);
+            absl::StatusOr<std::string_view> value =
+                internal::TxnGet(txn, dbs_.entries, key);
             CTXKIT_RETURN_IF_ERROR(value.status());
             absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
             if (!meta.ok()) return meta.status();
@@ -92,7 +96,8 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
         CTXKIT_RETURN_IF_ERROR(WriteCounters(txn, dbs_.stats, kTotalsKey, *t));
         std::vector<std::pair<std::string, std::vector<uint64_t>>> groups;
         {
-          StatusOr<Cursor> cursor = txn.NewCursor(dbs_.stats);
+          absl::StatusOr<Cursor> cursor =
+              internal::TxnNewCursor(txn, dbs_.stats);
           CTXKIT_RETURN_IF_ERROR(cursor.status());
           for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
             const std::string_view k = cursor->key();
@@ -100,7 +105,7 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
               groups.emplace_back(std::string(k), std::vector<uint64_t>());
             }
           }
-          CTXKIT_RETURN_IF_ERROR(cursor->status());
+          CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
         }
         for (auto& [k, f] : groups) {
           absl::StatusOr<std::vector<uint64_t>> g =
@@ -114,10 +119,10 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
         }
         for (Database db : {dbs_.entries, dbs_.content, dbs_.lru, dbs_.expiry,
                             dbs_.hash, dbs_.conv, dbs_.hits}) {
-          CTXKIT_RETURN_IF_ERROR(txn.Clear(db));
+          CTXKIT_RETURN_IF_ERROR(internal::TxnClear(txn, db));
         }
         if (dbs_.lookup.valid()) {
-          CTXKIT_RETURN_IF_ERROR(txn.Clear(dbs_.lookup));
+          CTXKIT_RETURN_IF_ERROR(internal::TxnClear(txn, dbs_.lookup));
         }
         return absl::OkStatus();
       });

@@ -10,6 +10,7 @@
 #include "lib/base/key_codec.h"
 #include "lib/cache/cache_format.h"
 #include "lib/status/status_internal.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 
@@ -40,8 +41,8 @@ bool Expired(int64_t expires_at, int64_t now) {
 }
 
 absl::Status Del(WriteTransaction& txn, Database db, std::string_view key) {
-  StatusOr<bool> gone = txn.Delete(db, key);
-  return gone.ok() ? absl::OkStatus() : ToAbsl(gone.status());
+  absl::StatusOr<bool> gone = internal::TxnDelete(txn, db, key);
+  return gone.ok() ? absl::OkStatus() : gone.status();
 }
 
 absl::Status ApplyDeltas(WriteTransaction& txn, Database db,

@@ -19,6 +19,7 @@
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -33,7 +34,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
   CacheStats s;
   s.max_entries = options_.max_entries;
   s.max_bytes = options_.max_bytes;
-  StatusOr<ReadTransaction> txn = store_.BeginRead();
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
   CTXKIT_RETURN_IF_ERROR(txn.status());
   absl::StatusOr<std::vector<uint64_t>> t =
       ReadCounters(*txn, dbs_.stats, kTotalsKey, kTotFieldCount);
@@ -65,13 +66,13 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
                     : s.hit_rate >= kCacheMediumEffectiveness ? "medium"
                                                               : "low";
   {
-    StatusOr<Cursor> cursor = txn->NewCursor(dbs_.stats);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, dbs_.stats);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     std::vector<std::string> keys;
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       keys.emplace_back(cursor->key());
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
     for (const std::string& k : keys) {
       if (k.empty() || (k[0] != 'p' && k[0] != 'm')) continue;
       absl::StatusOr<std::vector<uint64_t>> g =
@@ -99,7 +100,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
   }
   if (best != nullptr) s.most_cached_prefix = best->prefix;
   if (top_n > 0) {
-    StatusOr<Cursor> cursor = txn->NewCursor(dbs_.hits);
+    absl::StatusOr<Cursor> cursor = internal::TxnNewCursor(*txn, dbs_.hits);
     CTXKIT_RETURN_IF_ERROR(cursor.status());
     std::vector<std::pair<std::string, uint64_t>> top;
     for (cursor->SeekToLast();
@@ -109,9 +110,10 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
       if (hits == 0) break;
       top.emplace_back(std::string(cursor->key().substr(8)), hits);
     }
-    CTXKIT_RETURN_IF_ERROR(cursor->status());
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
     for (const auto& [key, hits] : top) {
-      StatusOr<std::string_view> value = txn->Get(dbs_.entries, key);
+      absl::StatusOr<std::string_view> value =
+          internal::TxnGet(*txn, dbs_.entries, key);
       CTXKIT_RETURN_IF_ERROR(value.status());
       MetaView meta{};
       if (!DecodeView(*value, &meta)) {

@@ -326,7 +326,7 @@ class MessageScanner {
 
   static bool IsDecision(std::string_view s) {
     if (s.empty()) return false;
-    switch (AsciiLower(s[0])) {
+    switch (absl::ascii_tolower(s[0])) {
       case 'd':
         return StartsWithNoCase(s, "decision:") ||
                (StartsWithNoCase(s, "decided") &&

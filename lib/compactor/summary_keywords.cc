@@ -87,7 +87,7 @@ bool IsNotTable(std::string_view w) { return EqualsAnyNoCase(w, kNotTables); }
 
 bool IsSqlTool(std::string_view name) {
   std::string lower;
-  for (char c : name) lower.push_back(AsciiLower(c));
+  for (char c : name) lower.push_back(absl::ascii_tolower(c));
   for (std::string_view part : {"sql", "query", "explain", "schema"}) {
     if (lower.find(part) != std::string::npos) return true;
   }

@@ -139,7 +139,7 @@ absl::StatusOr<size_t> QueryOptimizer::Impl::Count(std::string_view model,
                                                    std::string_view text,
                                                    bool* exact) const {
   StatusOr<TokenCount> c = registry->CountTokens(model, text);
-  CTXKIT_RETURN_IF_ERROR(c.status());
+  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(c.status()));
   if (exact != nullptr) *exact = c->exact;
   return c->tokens;
 }
@@ -153,7 +153,7 @@ absl::StatusOr<std::string> QueryOptimizer::Impl::Truncate(
     EncodeOptions options;
     options.disallowed_special = SpecialTokenSet::None();
     StatusOr<Truncation> t = (*tok)->Truncate(text, max_tokens, options);
-    CTXKIT_RETURN_IF_ERROR(t.status());
+    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(t.status()));
     cut = t->text;
   } else if (tok.status().code() == StatusCode::kNotFound ||
              tok.status().code() == StatusCode::kFailedPrecondition) {

@@ -4,13 +4,14 @@
 //   CTXKIT_RETURN_IF_ERROR(status_expr);     // returns the status if not OK
 //   CTXKIT_ASSIGN_OR_RETURN(T x, statusor);  // x = value, or returns status
 //
-// The expression may be an absl::Status / absl::StatusOr<T> or, because lib/
-// is built on the public Store and Tokenizer classes, a ctxkit::Status /
-// ctxkit::StatusOr<T>. Either way the error is returned as an absl::Status,
-// the status type of lib/ (DESIGN.md): the enclosing function returns
-// absl::Status or absl::StatusOr<U>, and a lambda without a trailing return
-// type deduces absl::Status. Functions that implement a public class convert
-// to ctxkit::Status themselves, once, with ToPublic (status_internal.h).
+// The expression is an absl::Status / absl::StatusOr<T>, the status type of
+// lib/ (DESIGN.md); the enclosing function returns absl::Status or
+// absl::StatusOr<U>, and a lambda without a trailing return type deduces
+// absl::Status. A ctxkit::Status does not compile here on purpose: lib/
+// reaches the store through lib/store/store_internal.h, which needs no
+// conversion, and the few places where one part of lib/ calls another
+// part's public function convert visibly, with ToAbsl (status_internal.h).
+// Functions that implement a public class convert once, with ToPublic.
 //
 // Each expansion names its temporary by __COUNTER__, so that two on one line
 // (or nested, as in a lambda passed to Store::Update inside a statement that
@@ -27,10 +28,8 @@
 namespace ctxkit::internal::status_macros {
 
 // By value, so that a temporary absl::Status is moved rather than copied.
+// The only overload: see above.
 inline absl::Status AsAbsl(absl::Status status) { return status; }
-inline absl::Status AsAbsl(const ::ctxkit::Status& status) {
-  return ToAbsl(status);
-}
 
 }  // namespace ctxkit::internal::status_macros
 

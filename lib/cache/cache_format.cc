@@ -180,6 +180,20 @@ absl::StatusOr<EntryMeta> DecodeMeta(std::string_view key,
   return meta;
 }
 
+absl::StatusOr<std::optional<EntryMeta>> FindMeta(const CacheDbs& dbs,
+                                                  const Transaction& txn,
+                                                  std::string_view key) {
+  absl::StatusOr<std::string_view> value = TxnGet(txn, dbs.entries, key);
+  if (!value.ok()) {
+    if (value.status().code() == absl::StatusCode::kNotFound) {
+      return std::nullopt;
+    }
+    return value.status();
+  }
+  CTXKIT_ASSIGN_OR_RETURN(EntryMeta meta, DecodeMeta(key, *value));
+  return meta;
+}
+
 std::string PrefixStatsKey(std::string_view prefix) {
   std::string k = "p";
   k += prefix;

@@ -58,6 +58,12 @@ std::string EncodeMeta(const EntryMeta& meta);
 // DATA_LOSS naming the key when the record is malformed.
 absl::StatusOr<EntryMeta> DecodeMeta(std::string_view key,
                                      std::string_view value);
+// The metadata of entry `key` in `txn`, or nullopt when there is none (an
+// index row or a hit can outlive its entry). DATA_LOSS as DecodeMeta; any
+// other read error as is.
+absl::StatusOr<std::optional<EntryMeta>> FindMeta(const CacheDbs& dbs,
+                                                  const Transaction& txn,
+                                                  std::string_view key);
 
 // A "cache.lookup" row: the lookup of the keyed entry created with `serial`.
 std::string EncodeLookupRow(uint64_t serial, std::string_view lookup);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -131,15 +132,9 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
   for (const HitBatch::Pending& p : batch.orphans) lifetime(p);
   for (const auto& [key, p] : batch.entries) {
     lifetime(p);
-    absl::StatusOr<std::string_view> value =
-        internal::TxnGet(txn, dbs_.entries, key);
-    if (!value.ok()) {
-      if (value.status().code() == absl::StatusCode::kNotFound) continue;
-      return value.status();
-    }
-    absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
-    if (!meta.ok()) return meta.status();
-    if (meta->serial != p.serial) continue;  // removed and stored again
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<EntryMeta> meta,
+                            FindMeta(dbs_, txn, key));
+    if (!meta || meta->serial != p.serial) continue;  // stored again
     std::string_view prefix;
     Hash128 hash{};
     ParseKey(key, &prefix, &hash);
@@ -174,15 +169,9 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
     CTXKIT_RETURN_IF_ERROR(ApplyDeltas(txn, dbs_.stats, k, d.v));
   }
   for (const std::string& key : batch.expired) {
-    absl::StatusOr<std::string_view> value =
-        internal::TxnGet(txn, dbs_.entries, key);
-    if (!value.ok()) {
-      if (value.status().code() == absl::StatusCode::kNotFound) continue;
-      return value.status();
-    }
-    absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
-    if (!meta.ok()) return meta.status();
-    if (!Expired(meta->expires_at, now)) continue;  // refreshed since
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<EntryMeta> meta,
+                            FindMeta(dbs_, txn, key));
+    if (!meta || !Expired(meta->expires_at, now)) continue;  // refreshed
     CTXKIT_RETURN_IF_ERROR(
         RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExpired));
   }

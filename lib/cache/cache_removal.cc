@@ -20,6 +20,25 @@
 #include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
+namespace {
+
+// Removes each of `keys`, which must all be entries, counting `reason`.
+absl::StatusOr<uint64_t> RemoveListed(const CacheDbs& dbs,
+                                      WriteTransaction& txn,
+                                      const std::vector<std::string>& keys,
+                                      RemoveReason reason) {
+  for (const std::string& key : keys) {
+    absl::StatusOr<std::string_view> value =
+        internal::TxnGet(txn, dbs.entries, key);
+    CTXKIT_RETURN_IF_ERROR(value.status());
+    absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
+    if (!meta.ok()) return meta.status();
+    CTXKIT_RETURN_IF_ERROR(RemoveEntry(dbs, txn, key, *meta, reason));
+  }
+  return keys.size();
+}
+
+}  // namespace
 
 absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
                                                   int64_t now) {
@@ -36,18 +55,7 @@ absl::StatusOr<uint64_t> CacheImpl::RemoveExpired(WriteTransaction& txn,
     }
     CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
   }
-  uint64_t removed = 0;
-  for (const std::string& key : keys) {
-    absl::StatusOr<std::string_view> value =
-        internal::TxnGet(txn, dbs_.entries, key);
-    CTXKIT_RETURN_IF_ERROR(value.status());
-    absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
-    if (!meta.ok()) return meta.status();
-    CTXKIT_RETURN_IF_ERROR(
-        RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExpired));
-    ++removed;
-  }
-  return removed;
+  return RemoveListed(dbs_, txn, keys, RemoveReason::kExpired);
 }
 
 absl::StatusOr<uint64_t> CacheImpl::Clear(
@@ -71,16 +79,8 @@ absl::StatusOr<uint64_t> CacheImpl::Clear(
             }
             CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
           }
-          for (const std::string& key : keys) {
-            absl::StatusOr<std::string_view> value =
-                internal::TxnGet(txn, dbs_.entries, key);
-            CTXKIT_RETURN_IF_ERROR(value.status());
-            absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
-            if (!meta.ok()) return meta.status();
-            CTXKIT_RETURN_IF_ERROR(
-                RemoveEntry(dbs_, txn, key, *meta, RemoveReason::kExplicit));
-            ++removed;
-          }
+          CTXKIT_ASSIGN_OR_RETURN(
+              removed, RemoveListed(dbs_, txn, keys, RemoveReason::kExplicit));
           return absl::OkStatus();
         }
         // Everything: drop the tables whole, zero the live counters and keep

@@ -1,5 +1,6 @@
 #include "lib/cache/delete_hook.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,14 +35,9 @@ class CacheDeleteHook final : public ConversationDeleteHook {
     }
     uint64_t removed = 0;
     for (const std::string& key : keys) {
-      absl::StatusOr<std::string_view> value =
-          internal::TxnGet(txn, dbs_.entries, key);
-      if (!value.ok()) {
-        if (value.status().code() == absl::StatusCode::kNotFound) continue;
-        return value.status();
-      }
-      absl::StatusOr<EntryMeta> meta = DecodeMeta(key, *value);
-      if (!meta.ok()) return meta.status();
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<EntryMeta> meta,
+                              FindMeta(dbs_, txn, key));
+      if (!meta) continue;
       // An index row for another conversation whose id merely starts with
       // this one cannot occur (ids are fixed-length UUIDs), but be exact.
       if (meta->conversation_id != conversation_id) continue;

@@ -121,6 +121,19 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   }
   const int64_t now = Now();
   CacheEntry entry;
+  // Counts the hit and completes `entry` from the stored figures `rec` (the
+  // memo's copy or the record itself), with this hit and those not yet
+  // flushed included.
+  const auto hit = [&](const auto& rec, std::string_view model) {
+    entry.key.assign(key.data(), key.size());
+    uint64_t pending = 0;
+    RecordHit(key, rec.serial, rec.tokens, model, now, &pending);
+    entry.tokens = rec.tokens;
+    entry.hit_count = rec.hit_count + pending;
+    entry.created_at = rec.created_at;
+    entry.last_accessed = std::max(now, rec.last_accessed);
+    entry.expires_at = rec.expires_at;
+  };
   {
     const uint64_t current = store_.LastCommittedTransactionId();
     MemoEntry hot;
@@ -143,14 +156,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
       }
     }
     if (found) {
-      entry.key.assign(key.data(), key.size());
-      uint64_t pending = 0;
-      RecordHit(key, hot.serial, hot.tokens, entry.model, now, &pending);
-      entry.tokens = hot.tokens;
-      entry.hit_count = hot.hit_count + pending;
-      entry.created_at = hot.created_at;
-      entry.last_accessed = std::max(now, hot.last_accessed);
-      entry.expires_at = hot.expires_at;
+      hit(hot, entry.model);
       return entry;
     }
   }
@@ -180,7 +186,6 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
         entry.model.assign(meta.model.data(), meta.model.size());
         entry.conversation_id.assign(meta.conversation_id.data(),
                                      meta.conversation_id.size());
-        entry.key.assign(key.data(), key.size());
         MemoEntry keep;
         keep.snapshot = txn->snapshot_id();
         keep.serial = meta.serial;
@@ -193,13 +198,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
         keep.conversation_id = entry.conversation_id;
         keep.content = entry.content;
         Remember(key, std::move(keep));
-        uint64_t pending = 0;
-        RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
-        entry.tokens = meta.tokens;
-        entry.hit_count = meta.hit_count + pending;
-        entry.created_at = meta.created_at;
-        entry.last_accessed = std::max(now, meta.last_accessed);
-        entry.expires_at = meta.expires_at;
+        hit(meta, meta.model);
         return entry;
       }
     }

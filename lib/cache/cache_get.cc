@@ -39,21 +39,15 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
     std::vector<bool> used(kMaxCollisions + 1, false);
     std::optional<std::string> key;
     MetaView meta{};
-    CTXKIT_RETURN_IF_ERROR(
-        WalkChain(*txn, dbs_.entries, base, &used, &key,
-                  [&](std::string_view k) -> absl::StatusOr<bool> {
-                    absl::StatusOr<std::string_view> value =
-                        internal::TxnGet(*txn, dbs_.entries, k);
-                    CTXKIT_RETURN_IF_ERROR(value.status());
-                    if (!DecodeView(*value, &meta)) {
-                      return absl::DataLossError(absl::StrFormat(
-                          "cache entry '%s' has a malformed record", k));
-                    }
-                    absl::StatusOr<std::optional<std::string_view>> keyed =
-                        KeyedLookupOf(*txn, dbs_, k, meta.serial);
-                    if (!keyed.ok()) return keyed.status();
-                    return keyed->has_value() && **keyed == lookup;
-                  }));
+    CTXKIT_RETURN_IF_ERROR(WalkChain(
+        *txn, dbs_.entries, base, &used, &key,
+        [&](std::string_view k) -> absl::StatusOr<bool> {
+          CTXKIT_ASSIGN_OR_RETURN(meta, ReadView(*txn, dbs_.entries, k));
+          absl::StatusOr<std::optional<std::string_view>> keyed =
+              KeyedLookupOf(*txn, dbs_, k, meta.serial);
+          if (!keyed.ok()) return keyed.status();
+          return keyed->has_value() && **keyed == lookup;
+        }));
     if (key) {
       // One entry per lookup and prefix: PutKeyed replaces, never adds.
       if (Expired(meta.expires_at, now)) {
@@ -165,17 +159,13 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   {
     absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    absl::StatusOr<std::string_view> value =
-        internal::TxnGet(*txn, dbs_.entries, key);
-    if (!value.ok()) {
-      if (value.status().code() != absl::StatusCode::kNotFound) {
-        return value.status();
+    absl::StatusOr<MetaView> read = ReadView(*txn, dbs_.entries, key);
+    if (!read.ok()) {
+      if (read.status().code() != absl::StatusCode::kNotFound) {
+        return read.status();
       }
     } else {
-      if (!DecodeView(*value, &meta)) {
-        return absl::DataLossError(
-            absl::StrFormat("cache entry '%s' has a malformed record", key));
-      }
+      meta = *read;
       if (Expired(meta.expires_at, now)) {
         expired = true;
       } else {
@@ -231,14 +221,7 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
                       key[prefix->size()] == ':')) {
         continue;
       }
-      absl::StatusOr<std::string_view> value =
-          internal::TxnGet(*txn, dbs_.entries, key);
-      CTXKIT_RETURN_IF_ERROR(value.status());
-      MetaView meta{};
-      if (!DecodeView(*value, &meta)) {
-        return absl::DataLossError(
-            absl::StrFormat("cache entry '%s' has a malformed record", key));
-      }
+      CTXKIT_ASSIGN_OR_RETURN(MetaView meta, ReadView(*txn, dbs_.entries, key));
       absl::StatusOr<std::string_view> stored =
           internal::TxnGet(*txn, dbs_.content, key);
       CTXKIT_RETURN_IF_ERROR(stored.status());

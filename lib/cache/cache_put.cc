@@ -28,13 +28,7 @@ namespace {
 // The serial of entry `key`, whose meta record is in `txn`.
 absl::StatusOr<uint64_t> SerialOf(const Transaction& txn, Database entries,
                                   std::string_view key) {
-  absl::StatusOr<std::string_view> value = internal::TxnGet(txn, entries, key);
-  CTXKIT_RETURN_IF_ERROR(value.status());
-  MetaView meta{};
-  if (!DecodeView(*value, &meta)) {
-    return absl::DataLossError(
-        absl::StrFormat("cache entry '%s' has a malformed record", key));
-  }
+  CTXKIT_ASSIGN_OR_RETURN(MetaView meta, ReadView(txn, entries, key));
   return meta.serial;
 }
 

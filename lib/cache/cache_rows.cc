@@ -7,9 +7,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
 #include "lib/cache/cache_format.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
@@ -34,6 +36,18 @@ bool DecodeView(std::string_view v, MetaView* m) {
   if (rest.size() != 1 + conv_len) return false;
   m->conversation_id = rest.substr(1);
   return true;
+}
+
+absl::StatusOr<MetaView> ReadView(const Transaction& txn, Database entries,
+                                  std::string_view key) {
+  CTXKIT_ASSIGN_OR_RETURN(std::string_view value,
+                          internal::TxnGet(txn, entries, key));
+  MetaView meta{};
+  if (!DecodeView(value, &meta)) {
+    return absl::DataLossError(
+        absl::StrFormat("cache entry '%s' has a malformed record", key));
+  }
+  return meta;
 }
 
 bool Expired(int64_t expires_at, int64_t now) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "ctxkit/store.h"
 
 namespace ctxkit::internal {
@@ -29,6 +30,13 @@ struct MetaView {
 // Decodes the meta record `v` into *m, whose strings then point into `v`.
 // False when `v` is malformed.
 bool DecodeView(std::string_view v, MetaView* m);
+
+// The meta record of entry `key` in `entries`, decoded; its strings point
+// into `txn`'s map and live as long as its snapshot. NOT_FOUND (from the
+// read) when there is no entry; DATA_LOSS naming the key when the record is
+// malformed.
+absl::StatusOr<MetaView> ReadView(const Transaction& txn, Database entries,
+                                  std::string_view key);
 
 // Whether an entry expiring at `expires_at` (0: never) has expired at `now`.
 bool Expired(int64_t expires_at, int64_t now);

@@ -112,14 +112,7 @@ absl::StatusOr<CacheStats> CacheImpl::Stats(int64_t top_n) {
     }
     CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));
     for (const auto& [key, hits] : top) {
-      absl::StatusOr<std::string_view> value =
-          internal::TxnGet(*txn, dbs_.entries, key);
-      CTXKIT_RETURN_IF_ERROR(value.status());
-      MetaView meta{};
-      if (!DecodeView(*value, &meta)) {
-        return absl::DataLossError(
-            absl::StrFormat("cache entry '%s' has a malformed record", key));
-      }
+      CTXKIT_ASSIGN_OR_RETURN(MetaView meta, ReadView(*txn, dbs_.entries, key));
       s.top_entries.push_back(
           CacheTopEntry{key, hits, hits * meta.tokens, meta.last_accessed});
     }

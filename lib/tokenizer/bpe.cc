@@ -461,10 +461,11 @@ struct SegmentCaches {
   // as much as merging the piece.
   std::vector<uint32_t> ids;
   std::vector<uint32_t> ends;
-  // SymbolMerger's trie nodes of ids, and positions known not to be token
-  // boundaries, a bit each.
+  // SymbolMerger's trie nodes of ids, the longest candidate where each of
+  // ids starts, and positions known not to be token boundaries, a bit each.
   std::vector<uint32_t> nodes;
   std::vector<uint64_t> dead;
+  std::vector<uint32_t> longest;
   // Compatible()'s scratch.
   std::string pair_bytes;
   std::vector<uint32_t> pair_ids;
@@ -723,8 +724,9 @@ class SegmentMerger {
 // with every two neighbours compatible (and, alone, a token that merges into
 // itself) is the merge of that prefix, and the only one. So the merge of the
 // whole piece can be found by a search from the left (the method of GitHub's
-// `bpe` crate): at each position try the tokens that start there, longest
-// first, and keep the first one compatible with the token before it; when
+// `bpe` crate): at each position try the tokens that start there (longest
+// first, see Take) and keep the first one compatible with the token before
+// it; when
 // none is, the position is not a boundary of the merge (what precedes it is
 // the only merge of that prefix, so no other path reaches it differently):
 // mark it, step back one token and try that position's shorter tokens.
@@ -734,10 +736,12 @@ class SegmentMerger {
 //
 // Candidates come from the vocabulary's symbol trie, which lists every token
 // that is a prefix of the text when the text is all symbol bytes; pieces
-// with other bytes are left to the segments. Checks go through the thread's
-// pair cache: whitespace and punctuation use a few hundred tokens, so nearly
-// every check is a hit. Random mixes of whitespace or punctuation, which
-// defeat the segment cache, cost a trie walk and a cached check per token.
+// with other bytes are left to the segments. Checks of two whitespace
+// tokens are remembered by the trie (one table for all threads), others by
+// the thread's pair cache: whitespace and punctuation use a few hundred
+// tokens, so nearly every check is a hit. Random mixes of whitespace or
+// punctuation, which defeat the segment cache, cost a trie walk and a
+// remembered check per token.
 class SymbolMerger {
  public:
   SymbolMerger(const Vocabulary& vocab, std::string_view piece)
@@ -749,11 +753,13 @@ class SymbolMerger {
         ids_(caches_.ids),
         ends_(caches_.ends),
         nodes_(caches_.nodes),
-        dead_(caches_.dead) {
+        dead_(caches_.dead),
+        longest_(caches_.longest) {
     caches_.pairs.Use(vocab.cache_tag());
     ids_.clear();
     ends_.clear();
     nodes_.clear();
+    longest_.clear();
   }
 
   ~SymbolMerger() {
@@ -762,6 +768,7 @@ class SymbolMerger {
       std::vector<uint32_t>().swap(ends_);
       std::vector<uint32_t>().swap(nodes_);
       std::vector<uint64_t>().swap(dead_);
+      std::vector<uint32_t>().swap(longest_);
     }
   }
   SymbolMerger(const SymbolMerger&) = delete;
@@ -788,38 +795,34 @@ class SymbolMerger {
     ids_.reserve(n / 2 + 1);
     ends_.reserve(n / 2 + 1);
     nodes_.reserve(n / 2 + 1);
-    uint32_t lengths[SymbolTrie::kMaxLength];
-    uint32_t nodes[SymbolTrie::kMaxLength];
+    longest_.reserve(n / 2 + 1);
     size_t pos = 0;
-    // After a step back, only tokens shorter than the one taken back.
-    size_t shorter_than = SIZE_MAX;
-    while (pos < n) {
-      size_t k = trie_.Prefixes(bytes_ + pos, n - pos, lengths, nodes);
-      bool advanced = false;
-      while (k-- > 0) {
-        if (lengths[k] >= shorter_than) continue;
-        const size_t end = pos + lengths[k];
-        if (end < n && Dead(end)) continue;
-        if (!Fits(nodes[k], pos)) continue;
-        ids_.push_back(trie_.Rank(nodes[k]));
-        ends_.push_back(static_cast<uint32_t>(end));
-        nodes_.push_back(nodes[k]);
-        pos = end;
-        shorter_than = SIZE_MAX;
-        advanced = true;
-        break;
+    uint32_t longest = trie_.Longest(bytes_, n);
+    uint32_t node = Take(pos, longest, longest, /*second=*/false);
+    for (;;) {
+      if (node != SymbolTrie::kNoNode) {
+        pos += trie_.Length(node);
+        ids_.push_back(trie_.Rank(node));
+        ends_.push_back(static_cast<uint32_t>(pos));
+        nodes_.push_back(node);
+        longest_.push_back(longest);
+        if (pos == n) return true;
+        longest = trie_.Longest(bytes_ + pos, n - pos);
+        node = Take(pos, longest, longest, /*second=*/false);
+        continue;
       }
-      if (advanced) continue;
       if (ids_.empty()) return false;
       dead_[pos / 64] |= uint64_t{1} << (pos % 64);
+      const uint32_t back = nodes_.back();
+      longest = longest_.back();
       ids_.pop_back();
       ends_.pop_back();
       nodes_.pop_back();
-      const size_t start = ends_.empty() ? 0 : ends_.back();
-      shorter_than = pos - start;
-      pos = start;
+      longest_.pop_back();
+      pos = ends_.empty() ? 0 : ends_.back();
+      node = Take(pos, longest, trie_.Shorter(back),
+                  SplitsRun(pos + trie_.Length(back)));
     }
-    return true;
   }
 
   const std::vector<uint32_t>& ids() const { return ids_; }
@@ -827,19 +830,52 @@ class SymbolMerger {
  private:
   bool Dead(size_t pos) const { return (dead_[pos / 64] >> (pos % 64)) & 1; }
 
+  // Whether `end` falls between two equal bytes.
+  bool SplitsRun(size_t end) const {
+    return end < piece_.size() && bytes_[end - 1] == bytes_[end];
+  }
+
+  // The first candidate at `pos`, from `node` on, that may follow the
+  // tokens so far and ends at no dead position, or kNoNode. Candidates are
+  // tried longest first, those that end inside a run of one byte after all
+  // others (the second pass): the low-rank merges of such runs ("\n\n",
+  // two spaces) make a token boundary there rare, and each wrong guess costs
+  // a step forward and back.
+  uint32_t Take(size_t pos, uint32_t longest, uint32_t node, bool second) {
+    const size_t n = piece_.size();
+    for (;;) {
+      for (; node != SymbolTrie::kNoNode; node = trie_.Shorter(node)) {
+        const size_t end = pos + trie_.Length(node);
+        if (SplitsRun(end) != second) continue;
+        if (end < n && Dead(end)) continue;
+        if (Fits(node, pos)) return node;
+      }
+      if (second) return SymbolTrie::kNoNode;
+      second = true;
+      node = longest;
+    }
+  }
+
   // Whether the token of trie node `node`, starting at `pos`, may follow
   // the tokens so far: it merges into itself when it is the first, else it
   // is compatible with the one before (through the thread's pair cache).
   bool Fits(uint32_t node, size_t pos) {
     if (ids_.empty()) return trie_.Reachable(node);
+    auto rank_of = [this](std::string_view bytes) {
+      return vocab_.RankOrNone(bytes);
+    };
+    // Pairs of whitespace tokens are remembered by the trie itself.
+    if (trie_.RemembersPair(nodes_.back(), node)) {
+      return trie_.Compatible(nodes_.back(), node, piece_.data() + pos,
+                              rank_of);
+    }
     const uint32_t left = ids_.back();
     const uint32_t right = trie_.Rank(node);
     if (const int known = caches_.pairs.Find(left, right); known >= 0) {
       return known != 0;
     }
-    const bool compatible = trie_.Compatible(
-        nodes_.back(), node, piece_.data() + pos,
-        [this](std::string_view bytes) { return vocab_.RankOrNone(bytes); });
+    const bool compatible =
+        trie_.Compatible(nodes_.back(), node, piece_.data() + pos, rank_of);
     caches_.pairs.Add(left, right, compatible);
     return compatible;
   }
@@ -853,6 +889,8 @@ class SymbolMerger {
   std::vector<uint32_t>& ends_;   // ends_[i]: where ids_[i] ends in the piece
   std::vector<uint32_t>& nodes_;  // nodes_[i]: ids_[i]'s trie node
   std::vector<uint64_t>& dead_;   // positions that are not boundaries
+  std::vector<uint32_t>&
+      longest_;  // the longest candidate where ids_[i] starts
 };
 
 // ---- Cutting a long piece of symbols where no token can cross ----

@@ -1,7 +1,7 @@
 // The tokens of a vocabulary that are made only of "symbol" bytes (ASCII
 // bytes that are neither letters nor digits: whitespace, punctuation and
 // control characters), as a trie that lists every token that is a prefix of
-// a text in one pass over its bytes.
+// a text in one walk over its bytes.
 //
 // The long-piece merger (bpe.cc) uses it on pieces made only of such bytes,
 // the runs of whitespace and punctuation that pre-tokenization leaves whole:
@@ -11,13 +11,22 @@
 // the Vocabulary that owns it.
 //
 // A double array: node s has the child t = base[s] + code(byte) when
-// check[t] == s, so each byte of a walk is one array access.
+// check[t] == s, so each byte of a walk is one array access. Each token's
+// node links to the node of its longest proper prefix that is a token, so
+// the candidates at a position are one walk to the longest, then links.
+//
+// It also remembers which pairs of whitespace tokens are compatible (see
+// Compatible), one table for every thread that reads the trie: random runs
+// of spaces, tabs and line ends check a few tens of thousands of such pairs
+// over and over, and a direct table answers each in one load.
 
 #ifndef CTXKIT_LIB_TOKENIZER_SYMBOL_TRIE_H_
 #define CTXKIT_LIB_TOKENIZER_SYMBOL_TRIE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +38,11 @@ class SymbolTrie {
   // symbol token over 128 bytes): a walk lists prefixes up to this long.
   static constexpr size_t kMaxLength = 255;
   static constexpr uint32_t kNoToken = 0xFFFFFFFFu;
+  // No node: the root, which is never a token.
+  static constexpr uint32_t kNoNode = 0;
+  // Whitespace tokens past this many (by rank) have their pairs remembered
+  // by the caller instead (no built-in vocabulary has 500).
+  static constexpr size_t kMaxWhitespaceTokens = 1024;
 
   // An empty trie: every walk finds nothing.
   SymbolTrie();
@@ -56,11 +70,15 @@ class SymbolTrie {
       if (trie.slots_[s].rank == kNoToken) continue;
       trie.RecordMerges(s, trie.token_bytes_[s], rank_of);
     }
+    trie.LinkAndNumber();
     trie.token_bytes_.clear();
     trie.token_bytes_.shrink_to_fit();
     trie.steps_.shrink_to_fit();
     return trie;
   }
+
+  SymbolTrie(SymbolTrie&&) noexcept = default;
+  SymbolTrie& operator=(SymbolTrie&&) noexcept = default;
 
   // ASCII, and not a letter or a digit.
   static bool IsSymbol(unsigned char b) {
@@ -68,29 +86,38 @@ class SymbolTrie {
                          (b >= 'a' && b <= 'z'));
   }
 
-  // Writes the length and node of every token that is a prefix of the
-  // `size` bytes at `text`, shortest first, to `lengths` and `nodes` (room
-  // for kMaxLength each); returns how many. Rank(node) is the token.
-  size_t Prefixes(const unsigned char* text, size_t size, uint32_t* lengths,
-                  uint32_t* nodes) const {
+  // The node of the longest token that is a prefix of the `size` bytes at
+  // `text`, or kNoNode when none is.
+  uint32_t Longest(const unsigned char* text, size_t size) const {
     const size_t limit = size < kMaxLength ? size : kMaxLength;
     const Slot* slots = slots_.data();
     const size_t slot_count = slots_.size();
     uint32_t s = 0;
-    size_t found = 0;
+    uint32_t longest = kNoNode;
     for (size_t i = 0; i < limit; ++i) {
-      // A byte that is no symbol has code 0, and no child is at base + 0.
       const uint32_t t = slots[s].base + code_[text[i]];
       if (t >= slot_count || slots[t].check != s) break;
       s = t;
-      lengths[found] = static_cast<uint32_t>(i + 1);
-      nodes[found] = s;
-      found += slots[s].rank != kNoToken;
+      if (slots[s].rank != kNoToken) longest = s;
     }
-    return found;
+    return longest;
   }
 
+  // The node of the longest proper prefix of token `node` that is a token,
+  // or kNoNode: the next candidate at the same position.
+  uint32_t Shorter(uint32_t node) const { return infos_[node].shorter; }
+
+  // The length in bytes of token `node`.
+  size_t Length(uint32_t node) const { return infos_[node].length; }
+
   uint32_t Rank(uint32_t node) const { return slots_[node].rank; }
+
+  // Whether both tokens are among the whitespace tokens whose pairs this
+  // trie remembers (Compatible is then a table lookup after the first call).
+  bool RemembersPair(uint32_t left, uint32_t right) const {
+    return infos_[left].whitespace != kNotWhitespace &&
+           infos_[right].whitespace != kNotWhitespace;
+  }
 
   // Whether the token of `node` merges into itself alone.
   bool Reachable(uint32_t node) const { return infos_[node].reachable; }
@@ -109,9 +136,43 @@ class SymbolTrie {
   // compared with the next merge on each side: it merges first, and the
   // tokens are not compatible, when its rank is below the left side's next
   // merge and not above the right side's.
+  //
+  // For a pair of whitespace tokens (RemembersPair) the answer is kept, and
+  // read back by the next call from any thread: it depends only on the two
+  // tokens, so threads that race to write it write the same bits.
   template <typename RankOf>
   bool Compatible(uint32_t left, uint32_t right, const char* boundary,
                   RankOf&& rank_of) const {
+    if (!RemembersPair(left, right)) {
+      return Replay(left, right, boundary, rank_of);
+    }
+    const size_t pair = size_t{infos_[left].whitespace} * whitespace_count_ +
+                        infos_[right].whitespace;
+    std::atomic<uint64_t>& word = whitespace_pairs_[pair / 32];
+    const unsigned shift = static_cast<unsigned>(pair % 32) * 2;
+    const uint64_t known = word.load(std::memory_order_relaxed) >> shift & 3;
+    if (known != 0) return known == kCompatibleBits;
+    const bool compatible = Replay(left, right, boundary, rank_of);
+    word.fetch_or((compatible ? kCompatibleBits : kIncompatibleBits) << shift,
+                  std::memory_order_relaxed);
+    return compatible;
+  }
+
+  // The number of tokens it holds.
+  size_t token_count() const { return token_count_; }
+
+  // Heap bytes held.
+  size_t MemoryUsage() const {
+    return slots_.capacity() * sizeof(Slot) + infos_.capacity() * sizeof(Info) +
+           steps_.capacity() * sizeof(Step) +
+           WhitespaceWords() * sizeof(std::atomic<uint64_t>);
+  }
+
+ private:
+  // Compatible, worked out from the two tokens' recorded merges.
+  template <typename RankOf>
+  bool Replay(uint32_t left, uint32_t right, const char* boundary,
+              RankOf&& rank_of) const {
     const Info& a = infos_[left];
     const Info& b = infos_[right];
     if (!a.reachable || !b.reachable) return false;
@@ -143,16 +204,6 @@ class SymbolTrie {
     }
   }
 
-  // The number of tokens it holds.
-  size_t token_count() const { return token_count_; }
-
-  // Heap bytes held.
-  size_t MemoryUsage() const {
-    return slots_.capacity() * sizeof(Slot) + infos_.capacity() * sizeof(Info) +
-           steps_.capacity() * sizeof(Step);
-  }
-
- private:
   struct Slot {
     uint32_t base = 0;
     uint32_t check = kFree;  // the parent's slot; kFree when unused
@@ -166,10 +217,18 @@ class SymbolTrie {
     uint32_t rank;
     uint32_t edge;
   };
+  static constexpr uint16_t kNotWhitespace = 0xFFFF;
+  static_assert(kMaxWhitespaceTokens < kNotWhitespace);
+  // Two bits a whitespace pair: 0 not yet known.
+  static constexpr uint64_t kCompatibleBits = 2;
+  static constexpr uint64_t kIncompatibleBits = 1;
   struct Info {
     uint32_t steps = 0;  // as a left side at steps, as a right side at
                          // steps + count
     uint32_t count = 0;
+    uint32_t shorter = kNoNode;
+    uint16_t length = 0;
+    uint16_t whitespace = kNotWhitespace;  // index among whitespace tokens
     bool reachable = false;
   };
   struct Pending {
@@ -179,6 +238,12 @@ class SymbolTrie {
   static constexpr uint32_t kFree = 0xFFFFFFFFu;
 
   void Assemble(std::vector<Pending>& tokens);
+  // Sets each token's length and Shorter link, numbers the whitespace
+  // tokens and allocates their pair table.
+  void LinkAndNumber();
+  size_t WhitespaceWords() const {
+    return (whitespace_count_ * whitespace_count_ + 31) / 32;
+  }
 
   // Fills infos_[node] and its steps by merging `bytes` as tiktoken does.
   template <typename RankOf>
@@ -223,6 +288,8 @@ class SymbolTrie {
   std::vector<std::string_view> token_bytes_;  // by slot, while building
   uint8_t code_[256];                          // 1.. for a symbol byte, else 0
   size_t token_count_ = 0;
+  size_t whitespace_count_ = 0;
+  std::unique_ptr<std::atomic<uint64_t>[]> whitespace_pairs_;
 };
 
 }  // namespace ctxkit::internal

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <string_view>
@@ -312,6 +313,19 @@ std::string SymbolPiece(std::mt19937& rng, size_t length) {
   return piece;
 }
 
+// The (length, node) of every token of `trie` that is a prefix of the
+// `size` bytes at `text`, shortest first, by its Longest and Shorter links.
+std::vector<std::pair<uint32_t, uint32_t>> TriePrefixes(
+    const SymbolTrie& trie, const unsigned char* text, size_t size) {
+  std::vector<std::pair<uint32_t, uint32_t>> found;
+  for (uint32_t node = trie.Longest(text, size); node != SymbolTrie::kNoNode;
+       node = trie.Shorter(node)) {
+    found.emplace_back(static_cast<uint32_t>(trie.Length(node)), node);
+  }
+  std::reverse(found.begin(), found.end());
+  return found;
+}
+
 TEST_CASE(
     "the symbol trie lists exactly the symbol tokens that prefix a text") {
   std::mt19937 rng(31);
@@ -322,14 +336,13 @@ TEST_CASE(
     for (int round = 0; round < 40; ++round) {
       const std::string text = SymbolPiece(rng, 300);
       for (size_t pos = 0; pos < text.size(); pos += 1 + rng() % 7) {
-        uint32_t lengths[SymbolTrie::kMaxLength];
-        uint32_t nodes[SymbolTrie::kMaxLength];
-        const size_t k = trie.Prefixes(
-            reinterpret_cast<const unsigned char*>(text.data()) + pos,
-            text.size() - pos, lengths, nodes);
         std::vector<std::pair<uint32_t, uint32_t>> found, expected;
-        for (size_t i = 0; i < k; ++i)
-          found.emplace_back(lengths[i], trie.Rank(nodes[i]));
+        for (const auto& [length, node] : TriePrefixes(
+                 trie,
+                 reinterpret_cast<const unsigned char*>(text.data()) + pos,
+                 text.size() - pos)) {
+          found.emplace_back(length, trie.Rank(node));
+        }
         for (size_t len = 1; pos + len <= text.size() && len <= 255; ++len) {
           if (auto rank = vocab.Rank(std::string_view(text).substr(pos, len)))
             expected.emplace_back(static_cast<uint32_t>(len), *rank);
@@ -348,34 +361,40 @@ TEST_CASE("the symbol trie's pair check agrees with merging the pair") {
     auto rank_of = [&](std::string_view b) { return vocab.RankOrNone(b); };
     size_t compatible = 0;
     size_t checked = 0;
+    size_t remembered = 0;
     for (int round = 0; round < 400; ++round) {
       // Two tokens side by side, each one that starts there, at random.
       const std::string text = SymbolPiece(rng, 160);
       const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
       const size_t pos = rng() % 32;
-      uint32_t la[SymbolTrie::kMaxLength], na[SymbolTrie::kMaxLength];
-      const size_t ka = trie.Prefixes(bytes + pos, text.size() - pos, la, na);
-      REQUIRE(ka > 0);
-      const size_t i = rng() % ka;
-      const size_t mid = pos + la[i];
+      const auto lefts = TriePrefixes(trie, bytes + pos, text.size() - pos);
+      REQUIRE(!lefts.empty());
+      const auto [la, na] = lefts[rng() % lefts.size()];
+      const size_t mid = pos + la;
       if (mid >= text.size()) continue;
-      uint32_t lb[SymbolTrie::kMaxLength], nb[SymbolTrie::kMaxLength];
-      const size_t kb = trie.Prefixes(bytes + mid, text.size() - mid, lb, nb);
-      REQUIRE(kb > 0);
-      for (size_t j = 0; j < kb; ++j) {
-        const std::vector<uint32_t> merged = ReferenceMerge(
-            vocab, std::string_view(text).substr(pos, la[i] + lb[j]));
+      const auto rights = TriePrefixes(trie, bytes + mid, text.size() - mid);
+      REQUIRE(!rights.empty());
+      for (const auto& [lb, nb] : rights) {
+        const std::vector<uint32_t> merged =
+            ReferenceMerge(vocab, std::string_view(text).substr(pos, la + lb));
         const bool expected =
-            merged == std::vector<uint32_t>{trie.Rank(na[i]), trie.Rank(nb[j])};
-        REQUIRE(trie.Compatible(na[i], nb[j], text.data() + mid, rank_of) ==
+            merged == std::vector<uint32_t>{trie.Rank(na), trie.Rank(nb)};
+        // Twice: a pair of whitespace tokens is answered from the trie's
+        // table the second time.
+        REQUIRE(trie.Compatible(na, nb, text.data() + mid, rank_of) ==
+                expected);
+        REQUIRE(trie.Compatible(na, nb, text.data() + mid, rank_of) ==
                 expected);
         compatible += expected;
+        remembered += trie.RemembersPair(na, nb);
         ++checked;
       }
     }
-    // Both answers must have been exercised.
+    // Both answers, and the table of whitespace pairs, must have been
+    // exercised.
     CHECK(compatible > 50);
     CHECK(checked - compatible > 50);
+    CHECK(remembered > 50);
   }
 }
 

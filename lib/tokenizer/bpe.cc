@@ -7,9 +7,13 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/tokenizer/symbol_trie.h"
+#include "lib/tokenizer/whitespace_trie.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -466,6 +470,8 @@ struct SegmentCaches {
   std::vector<uint32_t> nodes;
   std::vector<uint64_t> dead;
   std::vector<uint32_t> longest;
+  // WhitespaceMerger's longest token ending at each position.
+  std::vector<uint16_t> ending;
   // Compatible()'s scratch.
   std::string pair_bytes;
   std::vector<uint32_t> pair_ids;
@@ -716,6 +722,18 @@ class SegmentMerger {
   static constexpr size_t kRedoSeen = 1024;
 };
 
+// Whether every byte of `piece` is a symbol byte (SymbolTrie::IsSymbol).
+bool AllSymbols(std::string_view piece) {
+  unsigned char other = 0;
+  for (const char c : piece) {
+    const auto b = static_cast<unsigned char>(c);
+    other |=
+        static_cast<unsigned char>(b >= 0x80 || (b >= '0' && b <= '9') ||
+                                   ((b | 0x20) >= 'a' && (b | 0x20) <= 'z'));
+  }
+  return other == 0;
+}
+
 // ---- Merging a long piece of symbols, left to right ----
 //
 // The rule above also says where the merge's tokens can be: the first k
@@ -773,18 +791,6 @@ class SymbolMerger {
   }
   SymbolMerger(const SymbolMerger&) = delete;
   SymbolMerger& operator=(const SymbolMerger&) = delete;
-
-  // Whether every byte of `piece` is a symbol byte.
-  static bool Applies(std::string_view piece) {
-    unsigned char other = 0;
-    for (const char c : piece) {
-      const auto b = static_cast<unsigned char>(c);
-      other |=
-          static_cast<unsigned char>(b >= 0x80 || (b >= '0' && b <= '9') ||
-                                     ((b | 0x20) >= 'a' && (b | 0x20) <= 'z'));
-    }
-    return other == 0;
-  }
 
   // Merges the whole piece; false if the search found no merge (only when
   // the trie misses a candidate, as it would a symbol token over
@@ -861,21 +867,14 @@ class SymbolMerger {
   // is compatible with the one before (through the thread's pair cache).
   bool Fits(uint32_t node, size_t pos) {
     if (ids_.empty()) return trie_.Reachable(node);
-    auto rank_of = [this](std::string_view bytes) {
-      return vocab_.RankOrNone(bytes);
-    };
-    // Pairs of whitespace tokens are remembered by the trie itself.
-    if (trie_.RemembersPair(nodes_.back(), node)) {
-      return trie_.Compatible(nodes_.back(), node, piece_.data() + pos,
-                              rank_of);
-    }
     const uint32_t left = ids_.back();
     const uint32_t right = trie_.Rank(node);
     if (const int known = caches_.pairs.Find(left, right); known >= 0) {
       return known != 0;
     }
-    const bool compatible =
-        trie_.Compatible(nodes_.back(), node, piece_.data() + pos, rank_of);
+    const bool compatible = trie_.Compatible(
+        nodes_.back(), node, piece_.data() + pos,
+        [this](std::string_view bytes) { return vocab_.RankOrNone(bytes); });
     caches_.pairs.Add(left, right, compatible);
     return compatible;
   }
@@ -889,8 +888,169 @@ class SymbolMerger {
   std::vector<uint32_t>& ends_;   // ends_[i]: where ids_[i] ends in the piece
   std::vector<uint32_t>& nodes_;  // nodes_[i]: ids_[i]'s trie node
   std::vector<uint64_t>& dead_;   // positions that are not boundaries
-  std::vector<uint32_t>&
-      longest_;  // the longest candidate where ids_[i] starts
+  // The longest candidate where ids_[i] starts.
+  std::vector<uint32_t>& longest_;
+};
+
+// ---- Merging a long piece of whitespace, right to left ----
+//
+// The same search, mirrored: the last k tokens of the merge of a text are
+// the merge of the bytes they cover, so it can run from the end of the
+// piece to its start, trying the tokens that end at each position (longest
+// first, the Unlikely ones last) and keeping the
+// first compatible with the token after it; a position where none is, is
+// not a boundary of the merge. For whitespace the tokens that end at every
+// position come from one pass of the whitespace trie's automaton
+// (whitespace_trie.h) before the search, where the search from the left
+// walked the symbol trie again from each position it reached: on random
+// whitespace that walk, with its mispredicted end, was most of the time.
+class WhitespaceMerger {
+ public:
+  // Precondition: vocab.symbol_trie().whitespace().usable() and
+  // WhitespaceTrie::Applies(piece).
+  WhitespaceMerger(const Vocabulary& vocab, std::string_view piece)
+      : vocab_(vocab),
+        symbols_(vocab.symbol_trie()),
+        trie_(symbols_.whitespace()),
+        piece_(piece),
+        bytes_(reinterpret_cast<const unsigned char*>(piece.data())),
+        caches_(ThreadSegmentCaches()),
+        ids_(caches_.ids),
+        starts_(caches_.ends),
+        states_(caches_.nodes),
+        dead_(caches_.dead),
+        longest_(caches_.longest),
+        ending_(caches_.ending) {
+    ids_.clear();
+    starts_.clear();
+    states_.clear();
+    longest_.clear();
+  }
+
+  ~WhitespaceMerger() {
+    if (ids_.capacity() > kMaxKeptIds || ending_.capacity() > kMaxKeptIds) {
+      std::vector<uint32_t>().swap(ids_);
+      std::vector<uint32_t>().swap(starts_);
+      std::vector<uint32_t>().swap(states_);
+      std::vector<uint64_t>().swap(dead_);
+      std::vector<uint32_t>().swap(longest_);
+      std::vector<uint16_t>().swap(ending_);
+    }
+  }
+  WhitespaceMerger(const WhitespaceMerger&) = delete;
+  WhitespaceMerger& operator=(const WhitespaceMerger&) = delete;
+
+  // Merges the whole piece; false if the search found no merge (only when
+  // a token is missing from the trie, as one over SymbolTrie::kMaxLength
+  // bytes would be), leaving ids() unspecified.
+  bool Merge() {
+    const size_t n = piece_.size();
+    dead_.assign(n / 64 + 1, 0);
+    ending_.resize(n + 1);
+    trie_.Scan(bytes_, n, ending_.data());
+    ids_.reserve(n / 2 + 1);
+    starts_.reserve(n / 2 + 1);
+    states_.reserve(n / 2 + 1);
+    longest_.reserve(n / 2 + 1);
+    size_t pos = n;
+    uint32_t longest = ending_[n];
+    uint32_t state = Take(pos, longest, longest, /*second=*/false);
+    for (;;) {
+      if (state != WhitespaceTrie::kNoNode) {
+        pos -= trie_.Length(state);
+        ids_.push_back(trie_.Rank(state));
+        starts_.push_back(static_cast<uint32_t>(pos));
+        states_.push_back(state);
+        longest_.push_back(longest);
+        if (pos == 0) {
+          std::reverse(ids_.begin(), ids_.end());
+          return true;
+        }
+        longest = ending_[pos];
+        state = Take(pos, longest, longest, /*second=*/false);
+        continue;
+      }
+      if (ids_.empty()) return false;
+      dead_[pos / 64] |= uint64_t{1} << (pos % 64);
+      const uint32_t back = states_.back();
+      longest = longest_.back();
+      ids_.pop_back();
+      starts_.pop_back();
+      states_.pop_back();
+      longest_.pop_back();
+      pos = starts_.empty() ? n : starts_.back();
+      state = Take(pos, longest, trie_.Shorter(back),
+                   Unlikely(pos - trie_.Length(back), back));
+    }
+  }
+
+  // The tokens, in order, after Merge returned true.
+  const std::vector<uint32_t>& ids() const { return ids_; }
+
+ private:
+  bool Dead(size_t pos) const { return (dead_[pos / 64] >> (pos % 64)) & 1; }
+
+  // Whether the token of `state`, starting at `start`, is an unlikely
+  // guess, tried only after the others: it starts inside a run of one byte,
+  // or the two bytes across its start make a pair of lower rank than its
+  // own first two (in " \n   \n" the token "\n   \n" is compatible with
+  // what follows, but " \n" merges first and takes its line feed).
+  bool Unlikely(size_t start, uint32_t state) const {
+    if (start == 0) return false;
+    if (bytes_[start - 1] == bytes_[start]) return true;
+    const uint32_t across = vocab_.PairRank(bytes_[start - 1], bytes_[start]);
+    const uint32_t inside =
+        trie_.Length(state) < 2
+            ? kNoRank
+            : vocab_.PairRank(bytes_[start], bytes_[start + 1]);
+    return across < inside;
+  }
+
+  // The first candidate ending at `pos`, from `state` on, that may precede
+  // the tokens so far and starts at no dead position, or kNoNode: longest
+  // first, the Unlikely ones after all others (the second pass).
+  uint32_t Take(size_t pos, uint32_t longest, uint32_t state, bool second) {
+    for (;;) {
+      for (; state != WhitespaceTrie::kNoNode; state = trie_.Shorter(state)) {
+        const size_t start = pos - trie_.Length(state);
+        if (Unlikely(start, state) != second) continue;
+        if (start > 0 && Dead(start)) continue;
+        if (Fits(state, pos)) return state;
+      }
+      if (second) return WhitespaceTrie::kNoNode;
+      second = true;
+      state = longest;
+    }
+  }
+
+  // Whether the token of `state`, ending at `pos`, may precede the tokens
+  // so far: it merges into itself when it is the last of the piece, else it
+  // is compatible with the one after (remembered by the whitespace trie).
+  bool Fits(uint32_t state, size_t pos) {
+    if (ids_.empty()) return trie_.Reachable(state);
+    const uint32_t after = states_.back();
+    return trie_.Compatible(state, after, [&] {
+      return symbols_.Compatible(
+          trie_.TrieNode(state), trie_.TrieNode(after), piece_.data() + pos,
+          [this](std::string_view bytes) { return vocab_.RankOrNone(bytes); });
+    });
+  }
+
+  const Vocabulary& vocab_;
+  const SymbolTrie& symbols_;
+  const WhitespaceTrie& trie_;
+  std::string_view piece_;
+  const unsigned char* bytes_;
+  SegmentCaches& caches_;
+  // The thread's buffers, cleared for this piece. The tokens are found
+  // last first: ids_[i] starts at starts_[i] and is the token of state
+  // states_[i]; longest_[i] is the longest candidate where it ends.
+  std::vector<uint32_t>& ids_;
+  std::vector<uint32_t>& starts_;
+  std::vector<uint32_t>& states_;
+  std::vector<uint64_t>& dead_;  // positions that are not boundaries
+  std::vector<uint32_t>& longest_;
+  std::vector<uint16_t>& ending_;  // WhitespaceTrie::Scan's
 };
 
 // ---- Cutting a long piece of symbols where no token can cross ----
@@ -957,6 +1117,27 @@ const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
   return table;
 }
 
+// Appends the merge `merger` found; false when it found none.
+template <typename Merger, typename Emit>
+bool MergeWith(Merger&& merger, Emit&& emit) {
+  if (!merger.Merge()) return false;
+  for (uint32_t id : merger.ids()) emit(id);
+  return true;
+}
+
+// The search from the right over the whitespace trie for a piece made only
+// of whitespace, else the search from the left over the symbol trie; false
+// when it found no merge.
+template <typename Emit>
+bool MergeBySearch(const Vocabulary& vocab, std::string_view piece,
+                   Emit&& emit) {
+  if (vocab.symbol_trie().whitespace().usable() &&
+      WhitespaceTrie::Applies(piece)) {
+    return MergeWith(WhitespaceMerger(vocab, piece), emit);
+  }
+  return MergeWith(SymbolMerger(vocab, piece), emit);
+}
+
 // A long piece of symbols, whole: the segments when it repeats itself, else
 // the search; the run heap when both give up.
 template <typename Emit>
@@ -976,13 +1157,7 @@ void MergeSymbolRun(const Vocabulary& vocab, std::string_view piece,
     }
     not_repetitive = segments.not_repetitive();
   }
-  if (not_repetitive) {
-    SymbolMerger symbols(vocab, piece);
-    if (symbols.Merge()) {
-      for (uint32_t id : symbols.ids()) emit(id);
-      return;
-    }
-  }
+  if (not_repetitive && MergeBySearch(vocab, piece, emit)) return;
   MergeRuns(vocab, piece, emit);
 }
 
@@ -1052,7 +1227,7 @@ void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
     MergeRuns(vocab, piece, emit);
     return;
   }
-  if (SymbolMerger::Applies(piece)) {
+  if (AllSymbols(piece)) {
     MergeSymbols(vocab, piece, emit);
     return;
   }
@@ -1111,15 +1286,18 @@ void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
       }
       return;
     }
-    case BpeMethod::kSymbols: {
-      SymbolMerger symbols(vocab, piece);
-      if (SymbolMerger::Applies(piece) && symbols.Merge()) {
-        for (uint32_t id : symbols.ids()) emit(id);
-      } else {
+    case BpeMethod::kSymbols:
+      if (!AllSymbols(piece) || !MergeWith(SymbolMerger(vocab, piece), emit)) {
         MergeRuns(vocab, piece, emit);
       }
       return;
-    }
+    case BpeMethod::kWhitespace:
+      if (!vocab.symbol_trie().whitespace().usable() ||
+          !WhitespaceTrie::Applies(piece) ||
+          !MergeWith(WhitespaceMerger(vocab, piece), emit)) {
+        MergeRuns(vocab, piece, emit);
+      }
+      return;
     case BpeMethod::kLong:
       MergeLarge(vocab, piece, emit);
       return;

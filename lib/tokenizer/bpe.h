@@ -16,7 +16,8 @@
 // the merge never crosses such a cut, so each stretch is merged alone.
 // A stretch whose segments neither repeat nor fall on token boundaries
 // (random mixes of spaces and newlines) is merged instead by a search
-// from the left over the vocabulary's symbol tokens (symbol_trie.h), which
+// from the left over the vocabulary's symbol tokens (symbol_trie.h; its
+// whitespace tokens alone, whitespace_trie.h, for a piece of whitespace), which
 // keeps a token only when it is compatible with the one before, by the same
 // rule, and steps back when no token fits: linear in the piece. A piece
 // that keeps defeating the cuts (one very long token, as in a run of one
@@ -58,10 +59,12 @@ size_t BytePairCount(const Vocabulary& vocab, std::string_view piece);
 // tests can check that the methods merge alike on any piece. kArray needs
 // piece.size() < kBpeHeapThreshold; kRuns is the run heap alone; kSegments
 // is the segments (the run heap when they give up); kSymbols the left-to-
-// right search over symbol tokens (the run heap when the piece is not all
-// symbols or the search gives up); kLong is what BytePairEncode uses for
-// long pieces (stretches of symbols, else segments, else the run heap).
-enum class BpeMethod { kArray, kRuns, kSegments, kSymbols, kLong };
+// right search over the symbol trie (the run heap when the piece is not all
+// symbols or the search gives up); kWhitespace the same search over the
+// whitespace trie (the run heap when the piece is not all whitespace);
+// kLong is what BytePairEncode uses for long pieces (stretches of symbols,
+// else segments, else the run heap).
+enum class BpeMethod { kArray, kRuns, kSegments, kSymbols, kWhitespace, kLong };
 void BytePairEncodeWith(BpeMethod method, const Vocabulary& vocab,
                         std::string_view piece, std::vector<uint32_t>* out);
 

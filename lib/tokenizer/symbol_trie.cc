@@ -92,8 +92,7 @@ void SymbolTrie::Assemble(std::vector<Pending>& tokens) {
   infos_.resize(slots_.size());
 }
 
-void SymbolTrie::LinkAndNumber() {
-  std::vector<std::pair<uint32_t, uint32_t>> whitespace;  // (rank, node)
+void SymbolTrie::Link() {
   for (uint32_t s = 1; s < slots_.size(); ++s) {
     if (slots_[s].check == kFree) continue;
     Info& info = infos_[s];
@@ -105,23 +104,7 @@ void SymbolTrie::LinkAndNumber() {
       ++length;
     }
     info.length = static_cast<uint16_t>(length);
-    if (slots_[s].rank == kNoToken) continue;
-    const std::string_view bytes = token_bytes_[s];
-    if (std::all_of(bytes.begin(), bytes.end(), [](char c) {
-          return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-                 c == '\f';
-        })) {
-      whitespace.emplace_back(slots_[s].rank, s);
-    }
   }
-  std::sort(whitespace.begin(), whitespace.end());
-  whitespace_count_ = std::min(whitespace.size(), kMaxWhitespaceTokens);
-  for (size_t i = 0; i < whitespace_count_; ++i) {
-    infos_[whitespace[i].second].whitespace = static_cast<uint16_t>(i);
-  }
-  // Value-initialized: every pair starts unknown.
-  whitespace_pairs_ =
-      std::make_unique<std::atomic<uint64_t>[]>(WhitespaceWords());
 }
 
 }  // namespace ctxkit::internal

@@ -15,20 +15,18 @@
 // node links to the node of its longest proper prefix that is a token, so
 // the candidates at a position are one walk to the longest, then links.
 //
-// It also remembers which pairs of whitespace tokens are compatible (see
-// Compatible), one table for every thread that reads the trie: random runs
-// of spaces, tabs and line ends check a few tens of thousands of such pairs
-// over and over, and a direct table answers each in one load.
+// Its tokens made only of whitespace are also kept as a WhitespaceTrie
+// (whitespace_trie.h), for pieces made only of whitespace.
 
 #ifndef CTXKIT_LIB_TOKENIZER_SYMBOL_TRIE_H_
 #define CTXKIT_LIB_TOKENIZER_SYMBOL_TRIE_H_
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string_view>
 #include <vector>
+
+#include "lib/tokenizer/whitespace_trie.h"
 
 namespace ctxkit::internal {
 
@@ -40,9 +38,6 @@ class SymbolTrie {
   static constexpr uint32_t kNoToken = 0xFFFFFFFFu;
   // No node: the root, which is never a token.
   static constexpr uint32_t kNoNode = 0;
-  // Whitespace tokens past this many (by rank) have their pairs remembered
-  // by the caller instead (no built-in vocabulary has 500).
-  static constexpr size_t kMaxWhitespaceTokens = 1024;
 
   // An empty trie: every walk finds nothing.
   SymbolTrie();
@@ -70,15 +65,18 @@ class SymbolTrie {
       if (trie.slots_[s].rank == kNoToken) continue;
       trie.RecordMerges(s, trie.token_bytes_[s], rank_of);
     }
-    trie.LinkAndNumber();
+    trie.Link();
+    trie.whitespace_ = WhitespaceTrie::Build(
+        [&trie](uint32_t node, unsigned char byte) {
+          return trie.Child(node, byte);
+        },
+        [&trie](uint32_t node) { return trie.slots_[node].rank; },
+        [&trie](uint32_t node) { return trie.infos_[node].reachable; });
     trie.token_bytes_.clear();
     trie.token_bytes_.shrink_to_fit();
     trie.steps_.shrink_to_fit();
     return trie;
   }
-
-  SymbolTrie(SymbolTrie&&) noexcept = default;
-  SymbolTrie& operator=(SymbolTrie&&) noexcept = default;
 
   // ASCII, and not a letter or a digit.
   static bool IsSymbol(unsigned char b) {
@@ -112,12 +110,18 @@ class SymbolTrie {
 
   uint32_t Rank(uint32_t node) const { return slots_[node].rank; }
 
-  // Whether both tokens are among the whitespace tokens whose pairs this
-  // trie remembers (Compatible is then a table lookup after the first call).
-  bool RemembersPair(uint32_t left, uint32_t right) const {
-    return infos_[left].whitespace != kNotWhitespace &&
-           infos_[right].whitespace != kNotWhitespace;
+  // The child of `node` by `byte`, or kNoNode.
+  uint32_t Child(uint32_t node, unsigned char byte) const {
+    const uint32_t t = slots_[node].base + code_[byte];
+    if (code_[byte] == 0 || t >= slots_.size() || slots_[t].check != node) {
+      return kNoNode;
+    }
+    return t;
   }
+
+  // The same tokens' whitespace-only ones (node numbers of their own; its
+  // TrieNode gives this trie's).
+  const WhitespaceTrie& whitespace() const { return whitespace_; }
 
   // Whether the token of `node` merges into itself alone.
   bool Reachable(uint32_t node) const { return infos_[node].reachable; }
@@ -136,43 +140,9 @@ class SymbolTrie {
   // compared with the next merge on each side: it merges first, and the
   // tokens are not compatible, when its rank is below the left side's next
   // merge and not above the right side's.
-  //
-  // For a pair of whitespace tokens (RemembersPair) the answer is kept, and
-  // read back by the next call from any thread: it depends only on the two
-  // tokens, so threads that race to write it write the same bits.
   template <typename RankOf>
   bool Compatible(uint32_t left, uint32_t right, const char* boundary,
                   RankOf&& rank_of) const {
-    if (!RemembersPair(left, right)) {
-      return Replay(left, right, boundary, rank_of);
-    }
-    const size_t pair = size_t{infos_[left].whitespace} * whitespace_count_ +
-                        infos_[right].whitespace;
-    std::atomic<uint64_t>& word = whitespace_pairs_[pair / 32];
-    const unsigned shift = static_cast<unsigned>(pair % 32) * 2;
-    const uint64_t known = word.load(std::memory_order_relaxed) >> shift & 3;
-    if (known != 0) return known == kCompatibleBits;
-    const bool compatible = Replay(left, right, boundary, rank_of);
-    word.fetch_or((compatible ? kCompatibleBits : kIncompatibleBits) << shift,
-                  std::memory_order_relaxed);
-    return compatible;
-  }
-
-  // The number of tokens it holds.
-  size_t token_count() const { return token_count_; }
-
-  // Heap bytes held.
-  size_t MemoryUsage() const {
-    return slots_.capacity() * sizeof(Slot) + infos_.capacity() * sizeof(Info) +
-           steps_.capacity() * sizeof(Step) +
-           WhitespaceWords() * sizeof(std::atomic<uint64_t>);
-  }
-
- private:
-  // Compatible, worked out from the two tokens' recorded merges.
-  template <typename RankOf>
-  bool Replay(uint32_t left, uint32_t right, const char* boundary,
-              RankOf&& rank_of) const {
     const Info& a = infos_[left];
     const Info& b = infos_[right];
     if (!a.reachable || !b.reachable) return false;
@@ -204,6 +174,16 @@ class SymbolTrie {
     }
   }
 
+  // The number of tokens it holds.
+  size_t token_count() const { return token_count_; }
+
+  // Heap bytes held.
+  size_t MemoryUsage() const {
+    return slots_.capacity() * sizeof(Slot) + infos_.capacity() * sizeof(Info) +
+           steps_.capacity() * sizeof(Step) + whitespace_.MemoryUsage();
+  }
+
+ private:
   struct Slot {
     uint32_t base = 0;
     uint32_t check = kFree;  // the parent's slot; kFree when unused
@@ -217,18 +197,12 @@ class SymbolTrie {
     uint32_t rank;
     uint32_t edge;
   };
-  static constexpr uint16_t kNotWhitespace = 0xFFFF;
-  static_assert(kMaxWhitespaceTokens < kNotWhitespace);
-  // Two bits a whitespace pair: 0 not yet known.
-  static constexpr uint64_t kCompatibleBits = 2;
-  static constexpr uint64_t kIncompatibleBits = 1;
   struct Info {
     uint32_t steps = 0;  // as a left side at steps, as a right side at
                          // steps + count
     uint32_t count = 0;
     uint32_t shorter = kNoNode;
     uint16_t length = 0;
-    uint16_t whitespace = kNotWhitespace;  // index among whitespace tokens
     bool reachable = false;
   };
   struct Pending {
@@ -238,12 +212,8 @@ class SymbolTrie {
   static constexpr uint32_t kFree = 0xFFFFFFFFu;
 
   void Assemble(std::vector<Pending>& tokens);
-  // Sets each token's length and Shorter link, numbers the whitespace
-  // tokens and allocates their pair table.
-  void LinkAndNumber();
-  size_t WhitespaceWords() const {
-    return (whitespace_count_ * whitespace_count_ + 31) / 32;
-  }
+  // Sets each node's length and Shorter link.
+  void Link();
 
   // Fills infos_[node] and its steps by merging `bytes` as tiktoken does.
   template <typename RankOf>
@@ -288,8 +258,7 @@ class SymbolTrie {
   std::vector<std::string_view> token_bytes_;  // by slot, while building
   uint8_t code_[256];                          // 1.. for a symbol byte, else 0
   size_t token_count_ = 0;
-  size_t whitespace_count_ = 0;
-  std::unique_ptr<std::atomic<uint64_t>[]> whitespace_pairs_;
+  WhitespaceTrie whitespace_;
 };
 
 }  // namespace ctxkit::internal

@@ -216,6 +216,7 @@ class CTXKIT_EXPORT ModelRegistry {
                                    std::string_view text) const;
 
  private:
+  friend struct internal::TokenizerAccess;
   struct CTXKIT_NO_EXPORT Impl;
   std::unique_ptr<Impl> impl_;
 };

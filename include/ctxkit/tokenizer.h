@@ -54,6 +54,7 @@ namespace ctxkit {
 
 namespace internal {
 class Encoding;
+struct TokenizerAccess;
 }  // namespace internal
 
 // A set of special tokens, by their text (e.g. "<|endoftext|>"), as in
@@ -275,6 +276,7 @@ class CTXKIT_EXPORT Tokenizer {
   StatusOr<std::string_view> TokenBytes(uint32_t id) const;
 
  private:
+  friend struct internal::TokenizerAccess;
   CTXKIT_NO_EXPORT explicit Tokenizer(
       std::unique_ptr<const internal::Encoding> encoding);
 

@@ -18,9 +18,9 @@
 #include "lib/cache/cache_impl.h"
 #include "lib/cache/cache_keys.h"
 #include "lib/cache/cache_rows.h"
-#include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -242,9 +242,9 @@ absl::StatusOr<CachePutResult> CacheImpl::PutKeyed(
 absl::StatusOr<CachePutResult> CacheImpl::PutEntry(
     std::string_view content, std::optional<std::string_view> lookup,
     const CachePutOptions& options) {
-  StatusOr<TokenCount> count =
-      ModelRegistry::Default().CountTokens(options.model, content);
-  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(count.status()));
+  absl::StatusOr<TokenCount> count =
+      RegistryCountTokens(ModelRegistry::Default(), options.model, content);
+  CTXKIT_RETURN_IF_ERROR(count.status());
   const uint64_t tokens = count->tokens;
   const Hash128 hash = lookup ? KeyedHashOf(*lookup) : HashOf(content);
   const std::string base = KeyFor(options.prefix, hash, 0);

@@ -13,8 +13,8 @@
 #include "ctxkit/tokenizer.h"
 #include "lib/compactor/ascii.h"
 #include "lib/compactor/error_lines.h"
-#include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -97,10 +97,11 @@ absl::StatusOr<std::string> FitPrefix(MessageCounter& counter,
     EncodeOptions ordinary;
     ordinary.allowed_special = SpecialTokenSet::None();
     ordinary.disallowed_special = SpecialTokenSet::None();
-    StatusOr<Truncation> cut =
-        tokenizer->Truncate(text, static_cast<size_t>(max_tokens), ordinary);
-    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(cut.status()));
-    return std::string(cut->text);
+    CTXKIT_ASSIGN_OR_RETURN(
+        Truncation cut,
+        TokenizerTruncate(*tokenizer, text, static_cast<size_t>(max_tokens),
+                          ordinary));
+    return std::string(cut.text);
   }
   // The estimate grows with the prefix: bisect on character boundaries.
   size_t lo = 0;            // fits

@@ -16,8 +16,8 @@
 #include "lib/conversations/conversation_records.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
-#include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -33,12 +33,13 @@ absl::StatusOr<ModelCounter> ModelCounter::For(std::string_view model) {
   ModelCounter counter;
   const ResolvedModel resolved = ModelRegistry::Default().Resolve(model);
   if (!resolved.info.encoding.empty()) {
-    auto tokenizer =
-        ModelRegistry::Default().TokenizerForEncoding(resolved.info.encoding);
+    auto tokenizer = RegistryTokenizerForEncoding(ModelRegistry::Default(),
+                                                  resolved.info.encoding);
     if (tokenizer.ok()) {
       counter.tokenizer_ = *tokenizer;
-    } else if (tokenizer.status().code() != StatusCode::kFailedPrecondition) {
-      return ToAbsl(tokenizer.status());
+    } else if (tokenizer.status().code() !=
+               absl::StatusCode::kFailedPrecondition) {
+      return tokenizer.status();
     }
   }
   counter.options_.allowed_special = SpecialTokenSet::None();
@@ -49,9 +50,9 @@ absl::StatusOr<ModelCounter> ModelCounter::For(std::string_view model) {
 absl::StatusOr<uint64_t> ModelCounter::Count(std::string_view text) const {
   if (text.empty()) return 0;
   if (!tokenizer_) return EstimateTokens(text);
-  StatusOr<size_t> n = tokenizer_->Count(text, options_);
-  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(n.status()));
-  return *n;
+  CTXKIT_ASSIGN_OR_RETURN(size_t n,
+                          TokenizerCount(*tokenizer_, text, options_));
+  return n;
 }
 
 absl::Status CheckMetadata(std::string_view metadata) {

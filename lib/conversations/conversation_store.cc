@@ -30,6 +30,7 @@
 #include "lib/status/status_macros.h"
 #include "lib/store/conversation_hook.h"
 #include "lib/store/store_internal.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -283,9 +284,9 @@ struct ConversationStore::Impl {
           }));
     }
     chat.push_back(']');
-    StatusOr<MessageCount> count =
-        CountMessagesForModel(detail.conversation.model, chat);
-    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(count.status()));
+    absl::StatusOr<MessageCount> count =
+        internal::CountMessagesForModel(detail.conversation.model, chat);
+    CTXKIT_RETURN_IF_ERROR(count.status());
     detail.actual_tokens = count->total;
     detail.actual_tokens_exact = count->exact;
     return detail;

@@ -18,8 +18,8 @@
 #include "ctxkit/model_registry.h"
 #include "lib/base/field_check.h"
 #include "lib/optimizer/optimizer_impl.h"
-#include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 
 namespace ctxkit {
 namespace {
@@ -138,25 +138,26 @@ absl::Status QueryOptimizer::Impl::CheckArguments(std::string_view query,
 absl::StatusOr<size_t> QueryOptimizer::Impl::Count(std::string_view model,
                                                    std::string_view text,
                                                    bool* exact) const {
-  StatusOr<TokenCount> c = registry->CountTokens(model, text);
-  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(c.status()));
-  if (exact != nullptr) *exact = c->exact;
-  return c->tokens;
+  CTXKIT_ASSIGN_OR_RETURN(
+      TokenCount c, internal::RegistryCountTokens(*registry, model, text));
+  if (exact != nullptr) *exact = c.exact;
+  return c.tokens;
 }
 
 absl::StatusOr<std::string> QueryOptimizer::Impl::Truncate(
     std::string_view model, std::string_view text, size_t max_tokens) const {
   std::string_view cut;
-  StatusOr<std::shared_ptr<const Tokenizer>> tok =
-      registry->TokenizerFor(model);
+  absl::StatusOr<std::shared_ptr<const Tokenizer>> tok =
+      internal::RegistryTokenizerFor(*registry, model);
   if (tok.ok()) {
     EncodeOptions options;
     options.disallowed_special = SpecialTokenSet::None();
-    StatusOr<Truncation> t = (*tok)->Truncate(text, max_tokens, options);
-    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(t.status()));
-    cut = t->text;
-  } else if (tok.status().code() == StatusCode::kNotFound ||
-             tok.status().code() == StatusCode::kFailedPrecondition) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        Truncation t,
+        internal::TokenizerTruncate(**tok, text, max_tokens, options));
+    cut = t.text;
+  } else if (tok.status().code() == absl::StatusCode::kNotFound ||
+             tok.status().code() == absl::StatusCode::kFailedPrecondition) {
     // Counted by the heuristic: the longest prefix ending on a character
     // boundary whose estimate fits.
     size_t lo = 0;
@@ -181,7 +182,7 @@ absl::StatusOr<std::string> QueryOptimizer::Impl::Truncate(
     }
     cut = text.substr(0, lo);
   } else {
-    return internal::ToAbsl(tok.status());
+    return tok.status();
   }
   size_t n = cut.size();
   while (n > 0 && (cut[n - 1] == ' ' || cut[n - 1] == '\t' ||

@@ -21,6 +21,7 @@
 #include "lib/references/search.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 
 namespace ctxkit {
 
@@ -143,9 +144,9 @@ absl::StatusOr<Reference> ReferenceStore::Impl::Add(const NewReference& in) {
         "metadata", in.metadata, ReferenceLimits::kMaxMetadataBytes));
   }
 
-  StatusOr<TokenCount> count =
-      ModelRegistry::Default().CountTokens(options.model, in.content);
-  CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(count.status()));
+  absl::StatusOr<TokenCount> count = internal::RegistryCountTokens(
+      ModelRegistry::Default(), options.model, in.content);
+  CTXKIT_RETURN_IF_ERROR(count.status());
   const internal::AnalyzedDocument doc =
       internal::AnalyzeDocument(in.title, in.content);
   const std::string id = internal::NewUuid();

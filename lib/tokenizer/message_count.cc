@@ -18,6 +18,7 @@
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/tokenizer/message_counter.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -177,8 +178,9 @@ class Counter {
     if (tokenizer_ == nullptr) {
       return static_cast<int64_t>(EstimateTokens(text));
     }
-    StatusOr<size_t> n = tokenizer_->Count(text, ordinary_);
-    if (!n.ok()) return internal::ToAbsl(n.status());
+    absl::StatusOr<size_t> n =
+        internal::TokenizerCount(*tokenizer_, text, ordinary_);
+    if (!n.ok()) return n.status();
     return static_cast<int64_t>(*n);
   }
 
@@ -525,32 +527,30 @@ class Counter {
   bool estimated_ = false;
 };
 
-StatusOr<MessageCount> CountWith(const Tokenizer* tokenizer,
-                                 std::string_view json,
-                                 const MessageCountOptions& options,
-                                 MessageFormat format) {
+absl::StatusOr<MessageCount> CountWith(const Tokenizer* tokenizer,
+                                       std::string_view json,
+                                       const MessageCountOptions& options,
+                                       MessageFormat format) {
   Counter counter(tokenizer, options, format);
-  return internal::ToPublic(counter.Run(json));
+  return counter.Run(json);
 }
 
 // Counts with the tokenizer of `encoding` in `registry` when it is
 // available, else the heuristic; exact also requires `encoding_exact`.
-StatusOr<MessageCount> CountWithEncoding(const ModelRegistry& registry,
-                                         std::string_view encoding,
-                                         bool encoding_exact,
-                                         MessageFormat format,
-                                         std::string_view json,
-                                         const MessageCountOptions& options) {
+absl::StatusOr<MessageCount> CountWithEncoding(
+    const ModelRegistry& registry, std::string_view encoding,
+    bool encoding_exact, MessageFormat format, std::string_view json,
+    const MessageCountOptions& options) {
   std::shared_ptr<const Tokenizer> tokenizer;
   if (!encoding.empty()) {
-    auto found = registry.TokenizerForEncoding(encoding);
+    auto found = internal::RegistryTokenizerForEncoding(registry, encoding);
     if (found.ok()) {
       tokenizer = std::move(*found);
-    } else if (found.status().code() != StatusCode::kFailedPrecondition) {
+    } else if (found.status().code() != absl::StatusCode::kFailedPrecondition) {
       return found.status();
     }
   }
-  StatusOr<MessageCount> count =
+  absl::StatusOr<MessageCount> count =
       CountWith(tokenizer.get(), json, options, format);
   if (count.ok() && !encoding_exact) count->exact = false;
   return count;
@@ -613,15 +613,25 @@ absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
     }
   }
   if (!choice.encoding.empty()) {
-    auto tokenizer = registry.TokenizerForEncoding(choice.encoding);
+    auto tokenizer = RegistryTokenizerForEncoding(registry, choice.encoding);
     if (tokenizer.ok()) {
       choice.tokenizer = std::move(*tokenizer);
-    } else if (tokenizer.status().code() != StatusCode::kFailedPrecondition) {
-      return internal::ToAbsl(tokenizer.status());
+    } else if (tokenizer.status().code() !=
+               absl::StatusCode::kFailedPrecondition) {
+      return tokenizer.status();
     }
   }
   if (choice.tokenizer == nullptr) choice.exact = false;
   return choice;
+}
+
+absl::StatusOr<MessageCount> CountMessagesForModel(
+    std::string_view model, std::string_view messages_json,
+    const MessageCountOptions& options, const ModelRegistry& registry) {
+  const ResolvedModel resolved = registry.Resolve(model);
+  return CountWithEncoding(registry, resolved.info.encoding,
+                           resolved.info.exact, resolved.info.message_format,
+                           messages_json, options);
 }
 
 }  // namespace internal
@@ -629,22 +639,22 @@ absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
 StatusOr<MessageCount> CountMessages(const Tokenizer& tokenizer,
                                      std::string_view messages_json,
                                      const MessageCountOptions& options) {
-  return CountWith(&tokenizer, messages_json, options, options.format);
+  return internal::ToPublic(
+      CountWith(&tokenizer, messages_json, options, options.format));
 }
 
 StatusOr<MessageCount> EstimateMessages(std::string_view messages_json,
                                         const MessageCountOptions& options) {
-  return CountWith(nullptr, messages_json, options, options.format);
+  return internal::ToPublic(
+      CountWith(nullptr, messages_json, options, options.format));
 }
 
 StatusOr<MessageCount> CountMessagesForModel(std::string_view model,
                                              std::string_view messages_json,
                                              const MessageCountOptions& options,
                                              const ModelRegistry& registry) {
-  const ResolvedModel resolved = registry.Resolve(model);
-  return CountWithEncoding(registry, resolved.info.encoding,
-                           resolved.info.exact, resolved.info.message_format,
-                           messages_json, options);
+  return internal::ToPublic(
+      internal::CountMessagesForModel(model, messages_json, options, registry));
 }
 
 StatusOr<MessageCount> CountMessagesForCounterType(
@@ -652,8 +662,8 @@ StatusOr<MessageCount> CountMessagesForCounterType(
     const MessageCountOptions& options, const ModelRegistry& registry) {
   for (const CounterTypeMapping& m : kCounterTypes) {
     if (m.type == counter_type) {
-      return CountWithEncoding(registry, m.encoding, m.exact, m.format,
-                               messages_json, options);
+      return internal::ToPublic(CountWithEncoding(
+          registry, m.encoding, m.exact, m.format, messages_json, options));
     }
   }
   return Status(StatusCode::kInvalidArgument,

@@ -16,7 +16,9 @@
 #include "absl/strings/str_format.h"
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "lib/tokenizer/model_table.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 #include "lib/unicode/unicode.h"
 
 namespace ctxkit {
@@ -184,16 +186,22 @@ ModelRegistry& ModelRegistry::Default() {
   return *registry;
 }
 
-StatusOr<ModelInfo> ModelRegistry::Find(std::string_view model) const {
+namespace internal {
+
+absl::StatusOr<ModelInfo> TokenizerAccess::Find(const ModelRegistry& registry,
+                                                std::string_view model) {
   const std::string lower = AsciiLower(model);
   {
-    std::shared_lock lock(impl_->mu);
+    std::shared_lock lock(registry.impl_->mu);
     ModelMatch match;
-    if (const ModelInfo* info = impl_->Lookup(lower, &match)) return *info;
+    if (const ModelInfo* info = registry.impl_->Lookup(lower, &match)) {
+      return *info;
+    }
   }
   std::string message = absl::StrFormat("unknown model \"%s\"",
                                         absl::CHexEscape(std::string(model)));
-  const std::vector<std::string> close = Suggest(model, kFindSuggestions);
+  const std::vector<std::string> close =
+      registry.Suggest(model, kFindSuggestions);
   for (size_t i = 0; i < close.size(); ++i) {
     message += i == 0                  ? "; did you mean "
                : i + 1 == close.size() ? " or "
@@ -201,7 +209,77 @@ StatusOr<ModelInfo> ModelRegistry::Find(std::string_view model) const {
     message += close[i];
   }
   if (!close.empty()) message += "?";
-  return Status(StatusCode::kNotFound, std::move(message));
+  return absl::NotFoundError(message);
+}
+
+absl::StatusOr<std::shared_ptr<const Tokenizer>>
+TokenizerAccess::TokenizerForEncoding(const ModelRegistry& registry,
+                                      std::string_view encoding) {
+  if (encoding.empty()) {
+    return absl::FailedPreconditionError(
+        "no encoding named: the model has no known tokenizer");
+  }
+  {
+    std::shared_lock lock(registry.impl_->mu);
+    if (auto it = registry.impl_->tokenizers.find(encoding);
+        it != registry.impl_->tokenizers.end()) {
+      return it->second;
+    }
+  }
+  auto built = internal::TokenizerForEncoding(encoding);
+  if (built.ok()) return built;
+  if (built.status().code() == absl::StatusCode::kNotFound) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("encoding \"%s\" is not available: it is not built "
+                        "in and no such tokenizer was added (%s)",
+                        encoding, built.status().message()));
+  }
+  return built.status();
+}
+
+absl::StatusOr<std::shared_ptr<const Tokenizer>> RegistryTokenizerFor(
+    const ModelRegistry& registry, std::string_view model) {
+  absl::StatusOr<ModelInfo> info = RegistryFind(registry, model);
+  if (!info.ok()) return info.status();
+  if (info->encoding.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("model \"%s\" has no known tokenizer", info->name));
+  }
+  return RegistryTokenizerForEncoding(registry, info->encoding);
+}
+
+absl::StatusOr<TokenCount> RegistryCountTokens(const ModelRegistry& registry,
+                                               std::string_view model,
+                                               std::string_view text) {
+  CTXKIT_RETURN_IF_ERROR(ValidateUtf8(text, "text"));
+  ResolvedModel resolved = registry.Resolve(model);
+  TokenCount out;
+  out.encoding = resolved.info.encoding;
+  if (!out.encoding.empty()) {
+    auto tokenizer = RegistryTokenizerForEncoding(registry, out.encoding);
+    if (tokenizer.ok()) {
+      // Content, whatever it holds, as Tokenizer::CountOrdinary counts it.
+      absl::StatusOr<size_t> n = TokenizerCountOrdinary(**tokenizer, text);
+      if (!n.ok()) return n.status();
+      out.tokens = *n;
+      out.method = CountMethod::kTokenizer;
+      out.exact = resolved.info.exact;
+      return out;
+    }
+    if (tokenizer.status().code() != absl::StatusCode::kFailedPrecondition) {
+      return tokenizer.status();
+    }
+  }
+  out.tokens = EstimateTokens(text);
+  out.method = CountMethod::kHeuristic;
+  out.exact = false;
+  return out;
+}
+
+}  // namespace internal
+
+StatusOr<ModelInfo> ModelRegistry::Find(std::string_view model) const {
+  return internal::ToPublic(internal::RegistryFind(*this, model));
 }
 
 ResolvedModel ModelRegistry::Resolve(std::string_view model) const {
@@ -352,68 +430,18 @@ Status ModelRegistry::AddTokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
 
 StatusOr<std::shared_ptr<const Tokenizer>> ModelRegistry::TokenizerForEncoding(
     std::string_view encoding) const {
-  if (encoding.empty()) {
-    return Status(StatusCode::kFailedPrecondition,
-                  "no encoding named: the model has no known tokenizer");
-  }
-  {
-    std::shared_lock lock(impl_->mu);
-    if (auto it = impl_->tokenizers.find(encoding);
-        it != impl_->tokenizers.end()) {
-      return it->second;
-    }
-  }
-  auto built = Tokenizer::ForEncoding(encoding);
-  if (built.ok()) return built;
-  if (built.status().code() == StatusCode::kNotFound) {
-    return Status(
-        StatusCode::kFailedPrecondition,
-        absl::StrFormat("encoding \"%s\" is not available: it is not built "
-                        "in and no such tokenizer was added (%s)",
-                        encoding, built.status().message()));
-  }
-  return built.status();
+  return internal::ToPublic(
+      internal::RegistryTokenizerForEncoding(*this, encoding));
 }
 
 StatusOr<std::shared_ptr<const Tokenizer>> ModelRegistry::TokenizerFor(
     std::string_view model) const {
-  StatusOr<ModelInfo> info = Find(model);
-  if (!info.ok()) return info.status();
-  if (info->encoding.empty()) {
-    return Status(
-        StatusCode::kFailedPrecondition,
-        absl::StrFormat("model \"%s\" has no known tokenizer", info->name));
-  }
-  return TokenizerForEncoding(info->encoding);
+  return internal::ToPublic(internal::RegistryTokenizerFor(*this, model));
 }
 
 StatusOr<TokenCount> ModelRegistry::CountTokens(std::string_view model,
                                                 std::string_view text) const {
-  if (absl::Status s = internal::ValidateUtf8(text, "text"); !s.ok()) {
-    return internal::ToPublic(s);
-  }
-  ResolvedModel resolved = Resolve(model);
-  TokenCount out;
-  out.encoding = resolved.info.encoding;
-  if (!out.encoding.empty()) {
-    auto tokenizer = TokenizerForEncoding(out.encoding);
-    if (tokenizer.ok()) {
-      // Content, whatever it holds, as Tokenizer::CountOrdinary counts it.
-      StatusOr<size_t> n = (*tokenizer)->CountOrdinary(text);
-      if (!n.ok()) return n.status();
-      out.tokens = *n;
-      out.method = CountMethod::kTokenizer;
-      out.exact = resolved.info.exact;
-      return out;
-    }
-    if (tokenizer.status().code() != StatusCode::kFailedPrecondition) {
-      return tokenizer.status();
-    }
-  }
-  out.tokens = EstimateTokens(text);
-  out.method = CountMethod::kHeuristic;
-  out.exact = false;
-  return out;
+  return internal::ToPublic(internal::RegistryCountTokens(*this, model, text));
 }
 
 StatusOr<TokenCount> CountTokens(std::string_view model,

@@ -18,13 +18,17 @@
 #include "lib/tokenizer/builtin_encodings.h"
 #include "lib/tokenizer/encoding.h"
 #include "lib/tokenizer/tiktoken_file.h"
+#include "lib/tokenizer/tokenizer_internal.h"
 #include "lib/unicode/normalize.h"
 
-namespace ctxkit {
+namespace ctxkit::internal {
 
-using internal::ToPublic;
+std::shared_ptr<const Tokenizer> TokenizerAccess::Make(
+    std::unique_ptr<const Encoding> encoding) {
+  return std::shared_ptr<const Tokenizer>(new Tokenizer(std::move(encoding)));
+}
 
-StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::ForEncoding(
+absl::StatusOr<std::shared_ptr<const Tokenizer>> TokenizerForEncoding(
     std::string_view name) {
   // Built once per process, on first use, then shared: an encoding is
   // immutable and costs megabytes.
@@ -33,12 +37,87 @@ StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::ForEncoding(
       new std::map<std::string, std::shared_ptr<const Tokenizer>, std::less<>>;
   std::lock_guard lock(*mu);
   if (auto it = cache->find(name); it != cache->end()) return it->second;
-  auto encoding = internal::BuildBuiltinEncoding(name);
-  if (!encoding.ok()) return ToPublic(encoding.status());
-  std::shared_ptr<const Tokenizer> tokenizer(
-      new Tokenizer(std::move(*encoding)));
+  auto encoding = BuildBuiltinEncoding(name);
+  if (!encoding.ok()) return encoding.status();
+  std::shared_ptr<const Tokenizer> tokenizer =
+      TokenizerAccess::Make(std::move(*encoding));
   cache->emplace(std::string(name), tokenizer);
   return tokenizer;
+}
+
+absl::StatusOr<size_t> TokenizerCount(const Tokenizer& tokenizer,
+                                      std::string_view text,
+                                      const EncodeOptions& options) {
+  return TokenizerAccess::EncodingOf(tokenizer).Count(text, options);
+}
+
+absl::StatusOr<size_t> TokenizerCountOrdinary(const Tokenizer& tokenizer,
+                                              std::string_view text) {
+  EncodeOptions options;
+  options.disallowed_special = SpecialTokenSet::None();
+  return TokenizerCount(tokenizer, text, options);
+}
+
+absl::StatusOr<Truncation> TokenizerTruncate(const Tokenizer& tokenizer,
+                                             std::string_view text,
+                                             size_t max_tokens,
+                                             const EncodeOptions& options) {
+  if (!IsValidUtf8(text)) return ValidateUtf8(text, "text");
+  const Encoding& encoding = TokenizerAccess::EncodingOf(tokenizer);
+  // The tokens are those of the normalized text (the text itself unless the
+  // encoding normalizes); `stretches` maps its offsets back to `text`.
+  std::string storage;
+  std::vector<unicode::NfkcStretch> stretches;
+  const std::string_view normalized =
+      encoding.Normalize(text, &storage, &stretches);
+  std::vector<uint32_t> ids;
+  // Normalizing again inside Encode changes nothing (NFKC is idempotent).
+  // Only the first max_tokens + 1 ids matter (the last one says whether
+  // anything is cut off), so the encoding stops there.
+  if (absl::Status s =
+          encoding.EncodePrefix(normalized, options, max_tokens, &ids);
+      !s.ok()) {
+    return s;
+  }
+  if (ids.size() <= max_tokens) return Truncation{text, ids.size(), false};
+  // Decoding the ids gives back the normalized text, so the first k tokens
+  // are a prefix of it; find the largest k <= max_tokens ending on a
+  // character, and outside every stretch that normalization rewrote, where
+  // the prefix lines up with a prefix of `text`.
+  size_t bytes = 0;
+  size_t tokens = 0;
+  size_t end = 0;
+  size_t s = 0;  // the first stretch that does not end before `end`
+  for (size_t k = 0; k < max_tokens; ++k) {
+    end += encoding.TokenBytes(ids[k])->size();
+    const bool boundary =
+        end == normalized.size() ||
+        (static_cast<unsigned char>(normalized[end]) & 0xC0) != 0x80;
+    if (!boundary) continue;
+    while (s < stretches.size() && stretches[s].output_end < end) ++s;
+    size_t input_end = end;
+    if (s < stretches.size() && end > stretches[s].output_begin) {
+      if (end != stretches[s].output_end) continue;  // inside a stretch
+      input_end = stretches[s].input_end;
+    } else if (s > 0) {
+      input_end =
+          end - stretches[s - 1].output_end + stretches[s - 1].input_end;
+    }
+    bytes = input_end;
+    tokens = k + 1;
+  }
+  return Truncation{text.substr(0, bytes), tokens, true};
+}
+
+}  // namespace ctxkit::internal
+
+namespace ctxkit {
+
+using internal::ToPublic;
+
+StatusOr<std::shared_ptr<const Tokenizer>> Tokenizer::ForEncoding(
+    std::string_view name) {
+  return ToPublic(internal::TokenizerForEncoding(name));
 }
 
 std::vector<std::string> Tokenizer::EncodingNames() {
@@ -125,13 +204,11 @@ StatusOr<std::vector<uint32_t>> Tokenizer::EncodeOrdinary(
 
 StatusOr<size_t> Tokenizer::Count(std::string_view text,
                                   const EncodeOptions& options) const {
-  return ToPublic(encoding_->Count(text, options));
+  return ToPublic(internal::TokenizerCount(*this, text, options));
 }
 
 StatusOr<size_t> Tokenizer::CountOrdinary(std::string_view text) const {
-  EncodeOptions options;
-  options.disallowed_special = SpecialTokenSet::None();
-  return Count(text, options);
+  return ToPublic(internal::TokenizerCountOrdinary(*this, text));
 }
 
 std::vector<std::pair<std::string, uint32_t>> Tokenizer::SpecialTokens() const {
@@ -190,52 +267,8 @@ StatusOr<std::vector<size_t>> Tokenizer::CountMany(
 StatusOr<Truncation> Tokenizer::Truncate(std::string_view text,
                                          size_t max_tokens,
                                          const EncodeOptions& options) const {
-  if (!internal::IsValidUtf8(text)) {
-    return ToPublic(internal::ValidateUtf8(text, "text"));
-  }
-  // The tokens are those of the normalized text (the text itself unless the
-  // encoding normalizes); `stretches` maps its offsets back to `text`.
-  std::string storage;
-  std::vector<internal::unicode::NfkcStretch> stretches;
-  const std::string_view normalized =
-      encoding_->Normalize(text, &storage, &stretches);
-  std::vector<uint32_t> ids;
-  // Normalizing again inside Encode changes nothing (NFKC is idempotent).
-  // Only the first max_tokens + 1 ids matter (the last one says whether
-  // anything is cut off), so the encoding stops there.
-  if (absl::Status s =
-          encoding_->EncodePrefix(normalized, options, max_tokens, &ids);
-      !s.ok()) {
-    return ToPublic(s);
-  }
-  if (ids.size() <= max_tokens) return Truncation{text, ids.size(), false};
-  // Decoding the ids gives back the normalized text, so the first k tokens
-  // are a prefix of it; find the largest k <= max_tokens ending on a
-  // character, and outside every stretch that normalization rewrote, where
-  // the prefix lines up with a prefix of `text`.
-  size_t bytes = 0;
-  size_t tokens = 0;
-  size_t end = 0;
-  size_t s = 0;  // the first stretch that does not end before `end`
-  for (size_t k = 0; k < max_tokens; ++k) {
-    end += encoding_->TokenBytes(ids[k])->size();
-    const bool boundary =
-        end == normalized.size() ||
-        (static_cast<unsigned char>(normalized[end]) & 0xC0) != 0x80;
-    if (!boundary) continue;
-    while (s < stretches.size() && stretches[s].output_end < end) ++s;
-    size_t input_end = end;
-    if (s < stretches.size() && end > stretches[s].output_begin) {
-      if (end != stretches[s].output_end) continue;  // inside a stretch
-      input_end = stretches[s].input_end;
-    } else if (s > 0) {
-      input_end =
-          end - stretches[s - 1].output_end + stretches[s - 1].input_end;
-    }
-    bytes = input_end;
-    tokens = k + 1;
-  }
-  return Truncation{text.substr(0, bytes), tokens, true};
+  return ToPublic(
+      internal::TokenizerTruncate(*this, text, max_tokens, options));
 }
 
 StatusOr<std::string> Tokenizer::Decode(std::span<const uint32_t> ids) const {

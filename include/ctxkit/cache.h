@@ -79,6 +79,7 @@ namespace ctxkit {
 namespace internal {
 class CacheImpl;
 class CacheTestPeer;
+struct CacheAccess;
 }  // namespace internal
 
 // How to open a Cache. Validated by Cache::Open (INVALID_ARGUMENT naming the
@@ -342,6 +343,7 @@ class CTXKIT_EXPORT Cache {
 
  private:
   friend class internal::CacheTestPeer;
+  friend struct internal::CacheAccess;
   CTXKIT_NO_EXPORT explicit Cache(std::unique_ptr<internal::CacheImpl> impl);
   std::unique_ptr<internal::CacheImpl> impl_;
 };

@@ -19,6 +19,7 @@
 #include "lib/base/clock.h"
 #include "lib/base/field_check.h"
 #include "lib/cache/cache_impl.h"
+#include "lib/cache/cache_internal.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 
@@ -93,6 +94,18 @@ Hash128 CacheImpl::KeyedHashOf(std::string_view lookup) const {
 
 int64_t CacheImpl::Now() const { return NowMillis(options_.clock); }
 
+absl::StatusOr<CachePutResult> CachePutKeyed(Cache& cache,
+                                             std::string_view lookup,
+                                             std::string_view value,
+                                             const CachePutOptions& options) {
+  return CacheAccess::Impl(cache).PutKeyed(lookup, value, options);
+}
+
+absl::StatusOr<CacheEntry> CacheGetKeyed(Cache& cache, std::string_view lookup,
+                                         std::string_view prefix) {
+  return CacheAccess::Impl(cache).GetKeyed(lookup, prefix);
+}
+
 }  // namespace ctxkit::internal
 
 namespace ctxkit {
@@ -121,11 +134,11 @@ StatusOr<CacheEntry> Cache::Get(std::string_view key) {
 StatusOr<CachePutResult> Cache::PutKeyed(std::string_view lookup,
                                          std::string_view value,
                                          const CachePutOptions& options) {
-  return ToPublic(impl_->PutKeyed(lookup, value, options));
+  return ToPublic(internal::CachePutKeyed(*this, lookup, value, options));
 }
 StatusOr<CacheEntry> Cache::GetKeyed(std::string_view lookup,
                                      std::string_view prefix) {
-  return ToPublic(impl_->GetKeyed(lookup, prefix));
+  return ToPublic(internal::CacheGetKeyed(*this, lookup, prefix));
 }
 StatusOr<CacheCheckResult> Cache::Check(
     std::string_view content, std::optional<std::string_view> prefix) {

@@ -23,6 +23,7 @@
 #include "ctxkit/analytics.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
+#include "lib/cache/cache_internal.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/compactor/compaction_json.h"
 #include "lib/compactor/engine.h"
@@ -230,8 +231,8 @@ absl::StatusOr<CompactionResult> RunCompaction(
     if (cache_lookup.size() > kCacheMaxLookupBytes) cache_lookup.clear();
   }
   if (!cache_lookup.empty()) {
-    StatusOr<CacheEntry> hit =
-        services.cache->GetKeyed(cache_lookup, kCachePrefix);
+    absl::StatusOr<CacheEntry> hit =
+        internal::CacheGetKeyed(*services.cache, cache_lookup, kCachePrefix);
     if (hit.ok()) {
       absl::StatusOr<CompactionResult> cached =
           internal::DecodeResult(hit->content);
@@ -239,8 +240,8 @@ absl::StatusOr<CompactionResult> RunCompaction(
         cached->from_cache = true;
         return cached;
       }
-    } else if (hit.status().code() != StatusCode::kNotFound) {
-      return internal::ToAbsl(hit.status());
+    } else if (hit.status().code() != absl::StatusCode::kNotFound) {
+      return hit.status();
     }
   }
 
@@ -272,9 +273,9 @@ absl::StatusOr<CompactionResult> RunCompaction(
     // Without a model the entry is counted with CachePutOptions' default,
     // kDefaultModel, as every other cache entry.
     if (!options.model.empty()) put.model = options.model;
-    StatusOr<CachePutResult> stored =
-        services.cache->PutKeyed(cache_lookup, *encoded_result, put);
-    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(stored.status()));
+    absl::StatusOr<CachePutResult> stored = internal::CachePutKeyed(
+        *services.cache, cache_lookup, *encoded_result, put);
+    CTXKIT_RETURN_IF_ERROR(stored.status());
   }
   if (options.enable_analytics && services.analytics != nullptr) {
     const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -44,6 +44,10 @@
 
 namespace ctxkit {
 
+namespace internal {
+struct ClassifierAccess;
+}  // namespace internal
+
 enum class Tier : uint8_t {
   kAnchor = 0,
   kImportant = 1,
@@ -183,6 +187,7 @@ class CTXKIT_EXPORT Classifier {
   Classification Classify(const MessageFacts& facts) const;
 
  private:
+  friend struct internal::ClassifierAccess;
   struct CTXKIT_NO_EXPORT Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -33,11 +33,13 @@
 #include "absl/strings/str_format.h"
 #include "lib/base/field_check.h"
 #include "lib/compactor/builtin_rules.h"
+#include "lib/compactor/compactor_internal.h"
 #include "lib/compactor/phrase_matcher.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
 #include "simdjson.h"
 
 namespace ctxkit {
@@ -683,25 +685,28 @@ Status Classifier::AddRule(ClassificationRule rule) {
   return internal::ToPublic(impl_->Insert(std::move(incoming), {"rule"}));
 }
 
-Status Classifier::AddRulesJson(std::string_view json) {
-  if (!impl_) impl_ = std::make_unique<Impl>();
+absl::Status internal::ClassifierAccess::AddRulesJson(Classifier& classifier,
+                                                      std::string_view json) {
+  std::unique_ptr<Classifier::Impl>& impl = classifier.impl_;
+  if (!impl) impl = std::make_unique<Classifier::Impl>();
   simdjson::dom::parser parser;
-  absl::StatusOr<simdjson::dom::element> root =
-      internal::ParseJson(parser, json, "rules");
-  if (!root.ok()) return internal::ToPublic(root.status());
-  absl::StatusOr<simdjson::dom::array> array =
-      internal::AsArray(*root, "rules");
-  if (!array.ok()) return internal::ToPublic(array.status());
+  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::element root,
+                          ParseJson(parser, json, "rules"));
+  CTXKIT_ASSIGN_OR_RETURN(simdjson::dom::array array, AsArray(root, "rules"));
   std::vector<ClassificationRule> incoming;
   std::vector<std::string> contexts;
   size_t i = 0;
-  for (simdjson::dom::element item : *array) {
-    contexts.push_back(internal::JsonIndexPath("rules", i++));
-    absl::StatusOr<ClassificationRule> rule = ReadRule(item, contexts.back());
-    if (!rule.ok()) return internal::ToPublic(rule.status());
-    incoming.push_back(*std::move(rule));
+  for (simdjson::dom::element item : array) {
+    contexts.push_back(JsonIndexPath("rules", i++));
+    CTXKIT_ASSIGN_OR_RETURN(ClassificationRule rule,
+                            ReadRule(item, contexts.back()));
+    incoming.push_back(std::move(rule));
   }
-  return internal::ToPublic(impl_->Insert(std::move(incoming), contexts));
+  return impl->Insert(std::move(incoming), contexts);
+}
+
+Status Classifier::AddRulesJson(std::string_view json) {
+  return internal::ToPublic(internal::ClassifierAddRulesJson(*this, json));
 }
 
 Status Classifier::RemoveRule(std::string_view name) {

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/field_check.h"
+#include "lib/compactor/compactor_internal.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
@@ -240,16 +241,12 @@ absl::StatusOr<CompactionRequest> ParseCompactionRequest(
   SetIf(estimate, o.estimate_unknown_model);
   CTXKIT_ASSIGN_OR_RETURN(auto format, GetOptionalString(req, "format", ""));
   if (format.has_value()) {
-    StatusOr<ChatFormat> f = ParseChatFormat(*format);
-    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(f.status()));
-    o.format = *f;
+    CTXKIT_ASSIGN_OR_RETURN(o.format, ParseChatFormat(*format));
   }
   CTXKIT_ASSIGN_OR_RETURN(auto strategy,
                           GetOptionalString(req, "strategy", ""));
   if (strategy.has_value()) {
-    StatusOr<CompactionStrategy> s = ParseCompactionStrategy(*strategy);
-    CTXKIT_RETURN_IF_ERROR(internal::ToAbsl(s.status()));
-    o.strategy = *s;
+    CTXKIT_ASSIGN_OR_RETURN(o.strategy, ParseCompactionStrategy(*strategy));
   }
 
   CTXKIT_ASSIGN_OR_RETURN(auto response,
@@ -477,11 +474,11 @@ absl::StatusOr<CompactionResult> DecodeResult(std::string_view json) {
   CompactionResult r;
   std::string_view text;
   if (obj["format"].get(text)) return bad();
-  StatusOr<ChatFormat> format = ParseChatFormat(text);
+  absl::StatusOr<ChatFormat> format = ParseChatFormat(text);
   if (!format.ok()) return bad();
   r.format = *format;
   if (obj["strategy"].get(text)) return bad();
-  StatusOr<CompactionStrategy> strategy = ParseCompactionStrategy(text);
+  absl::StatusOr<CompactionStrategy> strategy = ParseCompactionStrategy(text);
   if (!strategy.ok()) return bad();
   r.strategy = *strategy;
   array messages;

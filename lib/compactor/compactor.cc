@@ -26,6 +26,7 @@
 #include "lib/cache/cache_internal.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/compactor/compaction_json.h"
+#include "lib/compactor/compactor_internal.h"
 #include "lib/compactor/engine.h"
 #include "lib/compactor/plan.h"
 #include "lib/json/json_reader.h"
@@ -91,16 +92,21 @@ const char* CompactionStrategyName(CompactionStrategy s) noexcept {
   return "smart";
 }
 
-StatusOr<CompactionStrategy> ParseCompactionStrategy(std::string_view name) {
+absl::StatusOr<CompactionStrategy> internal::ParseCompactionStrategy(
+    std::string_view name) {
   for (CompactionStrategy s :
        {CompactionStrategy::kSmart, CompactionStrategy::kSummarize,
         CompactionStrategy::kRemoveOld, CompactionStrategy::kCompressSimilar}) {
     if (name == CompactionStrategyName(s)) return s;
   }
-  return Status(StatusCode::kInvalidArgument,
-                absl::StrFormat("strategy must be one of smart, summarize, "
-                                "remove_old, compress_similar (got \"%s\")",
-                                name));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("strategy must be one of smart, summarize, remove_old, "
+                      "compress_similar (got \"%s\")",
+                      name));
+}
+
+StatusOr<CompactionStrategy> ParseCompactionStrategy(std::string_view name) {
+  return internal::ToPublic(internal::ParseCompactionStrategy(name));
 }
 
 const char* BudgetStatusName(BudgetStatus status) noexcept {
@@ -334,10 +340,8 @@ absl::Status UseRequestRules(const internal::CompactionRequest& request,
                              CompactionOptions& options) {
   if (request.rules_json.empty()) return absl::OkStatus();
   auto classifier = std::make_shared<Classifier>(table);
-  if (Status added = classifier->AddRulesJson(request.rules_json);
-      !added.ok()) {
-    return internal::ToAbsl(added);
-  }
+  CTXKIT_RETURN_IF_ERROR(
+      internal::ClassifierAddRulesJson(*classifier, request.rules_json));
   options.classifier = std::move(classifier);
   return absl::OkStatus();
 }

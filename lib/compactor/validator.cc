@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "ctxkit/compactor.h"
 #include "lib/compactor/chat_history.h"
+#include "lib/compactor/compactor_internal.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
 #include "simdjson.h"
@@ -150,16 +151,20 @@ const char* ChatFormatName(ChatFormat format) noexcept {
   return "auto";
 }
 
-StatusOr<ChatFormat> ParseChatFormat(std::string_view name) {
+absl::StatusOr<ChatFormat> internal::ParseChatFormat(std::string_view name) {
   for (ChatFormat format : {ChatFormat::kAuto, ChatFormat::kOpenAI,
                             ChatFormat::kAnthropic, ChatFormat::kPlain}) {
     if (name == ChatFormatName(format)) return format;
   }
   std::string quoted(name.substr(0, 64));
-  return Status(StatusCode::kInvalidArgument,
-                absl::StrFormat("format must be one of auto, openai, "
-                                "anthropic, plain (got \"%s\")",
-                                absl::CHexEscape(quoted)));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("format must be one of auto, openai, anthropic, plain "
+                      "(got \"%s\")",
+                      absl::CHexEscape(quoted)));
+}
+
+StatusOr<ChatFormat> ParseChatFormat(std::string_view name) {
+  return internal::ToPublic(internal::ParseChatFormat(name));
 }
 
 Status ValidateChatHistory(std::string_view history_json, ChatFormat format) {

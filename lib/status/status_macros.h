@@ -7,11 +7,14 @@
 // The expression is an absl::Status / absl::StatusOr<T>, the status type of
 // lib/ (DESIGN.md); the enclosing function returns absl::Status or
 // absl::StatusOr<U>, and a lambda without a trailing return type deduces
-// absl::Status. A ctxkit::Status does not compile here on purpose: lib/
-// reaches the store through lib/store/store_internal.h, which needs no
-// conversion, and the few places where one part of lib/ calls another
-// part's public function convert visibly, with ToAbsl (status_internal.h).
-// Functions that implement a public class convert once, with ToPublic.
+// absl::Status. A ctxkit::Status does not compile here on purpose: one part
+// of lib/ calls another through that part's internal header
+// (lib/store/store_internal.h, lib/tokenizer/tokenizer_internal.h,
+// lib/cache/cache_internal.h, lib/compactor/compactor_internal.h), which
+// needs no conversion. Only a status that lib/ receives in public form (a
+// Store::Update callback's, a Cursor's) converts, visibly, with ToAbsl
+// (status_internal.h). Functions that implement a public class convert
+// once, with ToPublic.
 //
 // Each expansion names its temporary by __COUNTER__, so that two on one line
 // (or nested, as in a lambda passed to Store::Update inside a statement that

@@ -287,7 +287,7 @@ int main(int argc, char** argv) {
         server, next_id, R"({"input":)" + history + R"(,"model":"gpt-4o"})",
         warmup, calls);
     Print("messages100", history.size(), m);
-    std::printf("issue 6 target: text1k p50 < 100 us: %s\n",
+    std::printf("target: text1k p50 < 100 us: %s\n",
                 t.p50 < 100 ? "MET" : "NOT MET");
   }
   std::printf("load average at end: %s\n", LoadAverage().c_str());

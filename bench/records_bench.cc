@@ -830,7 +830,8 @@ class Recorder : public benchmark::ConsoleReporter {
 
 void PrintSummary(const Recorder& rec) {
   std::printf(
-      "\n== Targets (issue 4, item 11): wall clock, then by CPU time ==\n");
+      "\n== Targets (each line states its own): wall clock, then by CPU "
+      "time ==\n");
   // A rate target: items/s by wall clock and by CPU time, in `scale` units.
   auto rate_line = [&](const char* what, const char* name, double target,
                        double scale, const char* unit) {

@@ -607,9 +607,8 @@ function BuildCorpusFile() {
   return { bytes: Serialize(comments, records), records };
 }
 
-// Long pieces of whitespace, punctuation and repeated characters, the
-// shapes that issue 13's item 15 found slow (and which ctxkit merges by
-// segments): mixed whitespace with both line ends and indentation, blank
+// Long pieces of whitespace, punctuation and repeated characters, shapes
+// known to be slow to merge (which ctxkit merges by segments): mixed whitespace with both line ends and indentation, blank
 // CRLF lines, "-=" rules, one CJK character repeated, spaces and newlines,
 // punctuation, periodic and random mixes of such units, and indented prose.
 // Each is 0.3 to 4 KB, so that pieces run far past the 128 bytes where the

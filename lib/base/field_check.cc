@@ -6,6 +6,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/absl_string_view.h"
+#include "lib/base/edit_distance.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/utf8.h"
 #include "simdjson.h"
@@ -45,30 +47,6 @@ absl::Status CheckRange(std::string_view field, int64_t value, int64_t min,
 
 namespace {
 
-// Optimal string alignment distance, ASCII case ignored: a typed key is
-// short, so the quadratic table costs nothing, and a swap of two adjacent
-// letters is the commonest typo after a missing one.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1,
-                                     std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const char x = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1]));
-      const char y = absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (x == y ? 0 : 1)});
-      if (i > 1 && j > 1 &&
-          x == absl::ascii_tolower(static_cast<unsigned char>(b[j - 2])) &&
-          y == absl::ascii_tolower(static_cast<unsigned char>(a[i - 2]))) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 bool ContainsIgnoringCase(std::string_view haystack, std::string_view needle) {
   return std::search(
              haystack.begin(), haystack.end(), needle.begin(), needle.end(),
@@ -87,10 +65,14 @@ std::string_view ClosestName(std::string_view name,
   constexpr size_t kMaxCompared = 128;
   if (name.empty() || name.size() > kMaxCompared) return {};
   const size_t limit = std::max<size_t>(2, name.size() / 3);
+  // ASCII case ignored: a typed key is short, so lower-casing copies costs
+  // nothing.
+  const std::string lower_name = absl::AsciiStrToLower(AV(name));
   std::string_view best;
   size_t best_distance = limit + 1;
   for (const std::string_view candidate : known) {
-    const size_t distance = EditDistance(name, candidate);
+    const size_t distance =
+        EditDistance(lower_name, absl::AsciiStrToLower(AV(candidate)));
     if (distance < best_distance) {
       best = candidate;
       best_distance = distance;

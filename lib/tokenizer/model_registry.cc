@@ -12,8 +12,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/absl_string_view.h"
+#include "lib/base/edit_distance.h"
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -24,13 +27,9 @@
 namespace ctxkit {
 namespace {
 
-std::string AsciiLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+using internal::AV;
+using internal::EditDistance;
+using internal::kFarEditDistance;
 
 // Model names are identifiers in URLs, files and JSON: whitespace or control
 // characters in one are a caller's mistake (a stray newline from a config
@@ -94,34 +93,6 @@ bool WordsInOrder(const std::vector<std::string_view>& needle,
   return next == needle.size();
 }
 
-constexpr size_t kFar = static_cast<size_t>(-1);
-
-// The optimal-string-alignment distance (Levenshtein plus swaps of two
-// neighbours, the commonest typo) between `a` and `b`; kFar when it surely
-// exceeds `bound`, which the lengths alone can tell.
-size_t EditDistance(std::string_view a, std::string_view b, size_t bound) {
-  const size_t gap =
-      a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
-  if (gap > bound) return kFar;
-  // Three rows: the one before last is needed for swaps.
-  std::vector<size_t> before(b.size() + 1), last(b.size() + 1),
-      row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) last[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        row[j] = std::min(row[j], before[j - 2] + 1);
-      }
-    }
-    std::swap(before, last);
-    std::swap(last, row);
-  }
-  return last[b.size()];
-}
-
 }  // namespace
 
 struct ModelRegistry::Impl {
@@ -152,7 +123,7 @@ struct ModelRegistry::Impl {
 
   // Requires mu held exclusively.
   void Insert(ModelInfo info) {
-    std::string key = AsciiLower(info.name);
+    std::string key = absl::AsciiStrToLower(AV(info.name));
     if (info.is_prefix) {
       longest_prefix = std::max(longest_prefix, key.size());
       prefixes.insert_or_assign(std::move(key), std::move(info));
@@ -190,7 +161,7 @@ namespace internal {
 
 absl::StatusOr<ModelInfo> TokenizerAccess::Find(const ModelRegistry& registry,
                                                 std::string_view model) {
-  const std::string lower = AsciiLower(model);
+  const std::string lower = absl::AsciiStrToLower(AV(model));
   {
     std::shared_lock lock(registry.impl_->mu);
     ModelMatch match;
@@ -285,7 +256,7 @@ StatusOr<ModelInfo> ModelRegistry::Find(std::string_view model) const {
 ResolvedModel ModelRegistry::Resolve(std::string_view model) const {
   ResolvedModel out;
   out.model = std::string(model);
-  const std::string lower = AsciiLower(model);
+  const std::string lower = absl::AsciiStrToLower(AV(model));
   {
     std::shared_lock lock(impl_->mu);
     const ModelInfo* info = impl_->Lookup(lower, &out.match);
@@ -302,7 +273,7 @@ ResolvedModel ModelRegistry::Resolve(std::string_view model) const {
 std::vector<std::string> ModelRegistry::Suggest(std::string_view name,
                                                 size_t max) const {
   if (name.empty() || name.size() > kMaxSuggestName || max == 0) return {};
-  const std::string query = AsciiLower(name);
+  const std::string query = absl::AsciiStrToLower(AV(name));
   const std::string squashed_query = WithoutSeparators(query);
   const std::vector<std::string_view> query_words = NameWords(query);
   const size_t limit = query.size() <= 4 ? 1 : query.size() <= 9 ? 2 : 3;
@@ -332,7 +303,7 @@ std::vector<std::string> ModelRegistry::Suggest(std::string_view name,
                            squashed_query.starts_with(squashed_stem);
     // These two match however far the whole names are; that distance still
     // ranks them.
-    const size_t bound = shares_words || in_family ? kFar : limit;
+    const size_t bound = shares_words || in_family ? kFarEditDistance : limit;
     const size_t whole =
         std::min(EditDistance(query, stem, bound),
                  EditDistance(squashed_query, squashed_stem, bound));
@@ -385,7 +356,7 @@ Status ModelRegistry::Register(ModelInfo info) {
 }
 
 Status ModelRegistry::Unregister(std::string_view name, bool is_prefix) {
-  const std::string lower = AsciiLower(name);
+  const std::string lower = absl::AsciiStrToLower(AV(name));
   std::unique_lock lock(impl_->mu);
   auto& map = is_prefix ? impl_->prefixes : impl_->exact;
   auto it = map.find(lower);

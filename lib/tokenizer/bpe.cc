@@ -36,8 +36,21 @@ uint32_t RankOf(const Vocabulary& vocab, std::string_view bytes) {
 // the minimum again. The minimum is then a branch-free scan over one small
 // array (a branch there mispredicts about every other part on text whose
 // pieces do not repeat, such as base64), and no memmove runs per merge.
-template <typename Emit>
-void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
+// MergeSmall's knowledge of the whole piece: nothing (AnyPiece), or that it
+// is no token (WholeIsNoToken), so a lookup of all of it can only miss.
+struct AnyPiece {
+  bool Whole(size_t, size_t) const { return false; }
+};
+struct WholeIsNoToken {
+  size_t size;
+  bool Whole(size_t begin, size_t end) const {
+    return begin == 0 && end == size;
+  }
+};
+
+template <typename Emit, typename Known = AnyPiece>
+void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit,
+                Known known = {}) {
   const size_t n = piece.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   uint32_t rank[kBpeHeapThreshold];   // of merging the part at i with the next
@@ -57,6 +70,7 @@ void MergeSmall(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
   next[n] = static_cast<uint8_t>(n);
   // The rank of the token spanning [begin, end): at least three bytes here.
   auto span_rank = [&](size_t begin, size_t end) -> uint32_t {
+    if (known.Whole(begin, end)) return kNoRank;
     return vocab.RankOrNone(piece.substr(begin, end - begin));
   };
   for (;;) {
@@ -1262,8 +1276,39 @@ size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
     ids[0] = whole;
     return 1;
   }
+  // The piece is no token, so no merge can make all of it one: two bytes
+  // stay two, and three bytes make at most one merge, of their lower-ranked
+  // pair (the left one on a tie). Pieces of three bytes that are no token
+  // are a third of those of random words (base64) and needed no lookup
+  // beyond the pair table, where the general loop made one more.
+  const auto* b = reinterpret_cast<const unsigned char*>(piece.data());
+  if (piece.size() == 2) {
+    ids[0] = vocab.ByteRank(b[0]);
+    ids[1] = vocab.ByteRank(b[1]);
+    return 2;
+  }
+  if (piece.size() == 3) {
+    const uint32_t left = vocab.PairRank(b[0], b[1]);
+    const uint32_t right = vocab.PairRank(b[1], b[2]);
+    if (left == kNoRank && right == kNoRank) {
+      ids[0] = vocab.ByteRank(b[0]);
+      ids[1] = vocab.ByteRank(b[1]);
+      ids[2] = vocab.ByteRank(b[2]);
+      return 3;
+    }
+    if (left <= right) {
+      ids[0] = left;
+      ids[1] = vocab.ByteRank(b[2]);
+    } else {
+      ids[0] = vocab.ByteRank(b[0]);
+      ids[1] = right;
+    }
+    return 2;
+  }
   size_t n = 0;
-  MergeSmall(vocab, piece, [&](uint32_t token) { ids[n++] = token; });
+  MergeSmall(
+      vocab, piece, [&](uint32_t token) { ids[n++] = token; },
+      WholeIsNoToken{piece.size()});
   return n;
 }
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include "lib/unicode/unicode.h"
 
@@ -271,9 +272,57 @@ LetterMatch O200kLetters(const unsigned char* s, size_t n, size_t p) {
 // lowercase letter follows the capitals, B is [A-Z]+; either way the match
 // ends where the lowercase run ends. Returns 0 if a non-ASCII character ends
 // a run: it might be a letter or mark, so the general scanner decides.
+//
+// Where eight bytes remain, both runs are found in one word: the high bit of
+// each byte says whether it is in 'A'..'Z' (or 'a'..'z'), and the runs end
+// at the lowest clear bits. Words of mixed case are mostly runs of one to
+// three letters (base64, identifiers), whose two byte-at-a-time loops each
+// mispredicted their end.
+inline uint64_t AsciiRangeBits(uint64_t w, unsigned char lo, unsigned char hi) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHighs = 0x8080808080808080ull;
+  const uint64_t low7 = w & ~kHighs;  // no byte carries into the next
+  const uint64_t at_least_lo = low7 + kOnes * (0x80 - lo);
+  const uint64_t above_hi = low7 + kOnes * (0x7F - hi);
+  return at_least_lo & ~above_hi & ~w & kHighs;
+}
+
 inline size_t O200kAsciiLetters(const unsigned char* s, size_t n, size_t p) {
   size_t i = p;
-  while (i < n && static_cast<unsigned>(s[i] - 'A') < 26u) ++i;
+  bool in_lower = false;
+  if (n - p >= 8) {
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    uint64_t w;
+    std::memcpy(&w, s + p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);  // byte k of the text in bits 8k..8k+7
+#endif
+    const uint64_t upper = AsciiRangeBits(w, 'A', 'Z');
+    const uint64_t lower = AsciiRangeBits(w, 'a', 'z');
+    // Bytes before the first that is not upper, then before the first
+    // after those that is not lower (the word's byte 8 counts as neither).
+    const uint64_t not_upper = ~upper & kHighs;
+    const unsigned uppers =
+        not_upper == 0 ? 8
+                       : static_cast<unsigned>(__builtin_ctzll(not_upper)) / 8;
+    const uint64_t not_lower = (~lower & kHighs) >> (8 * uppers % 64);
+    const unsigned lowers =
+        uppers == 8 || not_lower == 0
+            ? 8 - uppers
+            : static_cast<unsigned>(__builtin_ctzll(not_lower)) / 8;
+    i = p + uppers + lowers;
+    if (uppers + lowers < 8) {
+      if (s[i] >= 0x80) return 0;
+      if (s[i] == '\'') i += CaseInsensitiveContraction(s, n, i);
+      return i;
+    }
+    // A run that reaches the word's end goes on byte by byte below, in
+    // the lowercase run once one has begun.
+    in_lower = lowers != 0;
+  }
+  if (!in_lower) {
+    while (i < n && static_cast<unsigned>(s[i] - 'A') < 26u) ++i;
+  }
   while (i < n && static_cast<unsigned>(s[i] - 'a') < 26u) ++i;
   if (i < n && s[i] >= 0x80) return 0;
   if (i < n && s[i] == '\'') i += CaseInsensitiveContraction(s, n, i);

@@ -375,8 +375,9 @@ void AddPathological(size_t n, InputSet* set) {
 }
 
 // The long runs of whitespace or punctuation that byte-pair merging finds
-// hardest (issue 13, item 15): each is one pre-token, or a few, of about
-// `n` bytes.
+// hardest (each once took tiktoken's quadratic loop, and then our long-piece
+// merger, far longer per byte than prose): each is one pre-token, or a few,
+// of about `n` bytes.
 void AddMixedRuns(size_t n, InputSet* set) {
   const std::string size = SizeText(n);
   auto repeat = [n](std::string_view unit) {

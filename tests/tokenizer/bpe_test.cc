@@ -9,11 +9,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "lib/tokenizer/embedded_vocabularies.h"
 #include "lib/tokenizer/symbol_trie.h"
 #include "lib/tokenizer/vocabulary.h"
@@ -192,7 +194,7 @@ TEST_CASE("the run heap stops batching when a new pair outranks the run") {
   }
 }
 
-// Long pieces made of what item 15 of issue 13 found slow: mixed runs of
+// Long pieces made of what merges slowest: mixed runs of
 // whitespace (both line ends, tabs, indentation), of punctuation, of one
 // CJK character or several, and periodic units such as "-=" or "\r\n",
 // with now and then a long run of one byte or a stray letter.
@@ -253,35 +255,52 @@ TEST_CASE("segment merging agrees with the run heap on long mixed pieces") {
   }
 }
 
-TEST_CASE(
-    "segment merging agrees with tiktoken's loop on crafted vocabularies") {
-  // Ranks that make cuts go wrong: "aaa" before "aa", "caa" before "aa",
-  // and long tokens across every likely cut.
-  const char* lines[][2] = {
-      {"YQ==", "0"},      {"Yg==", "1"},     {"Yw==", "2"},  {"YWFh", "3"},
-      {"YWFhYQ==", "4"},  {"Y2Fh", "5"},     {"YWE=", "6"},  {"YmI=", "7"},
-      {"YWI=", "8"},      {"YmM=", "9"},     {"YWJj", "10"}, {"Y2E=", "11"},
-      {"YWJjYWJj", "12"}, {"YmNhYg==", "13"}};
+// Ranks that make cuts go wrong: "aaa" before "aa", "caa" before "aa",
+// and long tokens across every likely cut; a, b and c spelled as the three
+// bytes of `abc`.
+Vocabulary CraftedVocabulary(std::string_view abc) {
+  static const char* const kTokens[] = {"a",   "b",  "c",      "aaa", "aaaa",
+                                        "caa", "aa", "bb",     "ab",  "bc",
+                                        "abc", "ca", "abcabc", "bcab"};
   std::string text;
-  for (const auto& line : lines)
-    text += std::string(line[0]) + " " + line[1] + "\n";
+  for (size_t rank = 0; rank < std::size(kTokens); ++rank) {
+    std::string token = kTokens[rank];
+    for (char& ch : token) ch = abc[static_cast<size_t>(ch - 'a')];
+    text += absl::Base64Escape(token) + " " + std::to_string(rank) + "\n";
+  }
   auto vocab = Vocabulary::FromTiktoken(text);
   REQUIRE(vocab.ok());
-  std::mt19937 rng(11);
+  return std::move(*vocab);
+}
+
+// Checks each of `methods` against tiktoken's loop on 300 long pieces of
+// runs of the three bytes of `abc` in CraftedVocabulary(abc).
+void CheckCrafted(std::string_view abc, uint32_t seed,
+                  std::initializer_list<BpeMethod> methods) {
+  const Vocabulary vocab = CraftedVocabulary(abc);
+  std::mt19937 rng(seed);
   for (int round = 0; round < 300; ++round) {
     std::string piece;
     const size_t length = kBpeHeapThreshold + rng() % 400;
     while (piece.size() < length) {
       if (rng() % 3 == 0) {
-        piece += "abc";
+        piece += abc;
       } else {
-        piece.append(1 + rng() % 20, "abc"[rng() % 3]);
+        piece.append(1 + rng() % 20, abc[rng() % 3]);
       }
     }
-    std::vector<uint32_t> ids;
-    BytePairEncodeWith(BpeMethod::kSegments, *vocab, piece, &ids);
-    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
+    const std::vector<uint32_t> expected = ReferenceMerge(vocab, piece);
+    for (BpeMethod method : methods) {
+      std::vector<uint32_t> ids;
+      BytePairEncodeWith(method, vocab, piece, &ids);
+      REQUIRE_MESSAGE(ids == expected, "round " << round);
+    }
   }
+}
+
+TEST_CASE(
+    "segment merging agrees with tiktoken's loop on crafted vocabularies") {
+  CheckCrafted("abc", 11, {BpeMethod::kSegments});
 }
 
 // Long pieces of symbol bytes only (ASCII, no letter or digit), as
@@ -504,131 +523,69 @@ TEST_CASE("the whitespace trie remembers each pair's answer") {
   }
 }
 
+// Checks `method` on long pieces made by `make(rng, length)` in each
+// vocabulary of `names`: against tiktoken's loop on `short_rounds` pieces of
+// up to `short_extra` bytes past kBpeHeapThreshold, and against the run heap
+// (held to that loop above), as each method of `also` must agree too, on
+// `long_rounds` pieces of up to `long_extra` bytes past it.
+template <typename Make>
+void CheckLongMerges(BpeMethod method, std::initializer_list<BpeMethod> also,
+                     std::initializer_list<const char*> names, uint32_t seed,
+                     int short_rounds, size_t short_extra, int long_rounds,
+                     size_t long_extra, Make&& make) {
+  std::mt19937 rng(seed);
+  for (const char* name : names) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    for (int round = 0; round < short_rounds; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % short_extra;
+      const std::string piece = make(rng, length);
+      std::vector<uint32_t> ids;
+      BytePairEncodeWith(method, vocab, piece, &ids);
+      REQUIRE_MESSAGE(
+          ids == ReferenceMerge(vocab, piece),
+          name << ", round " << round << ", " << length << " bytes");
+    }
+    for (int round = 0; round < long_rounds; ++round) {
+      const size_t length = kBpeHeapThreshold + rng() % long_extra;
+      const std::string piece = make(rng, length);
+      std::vector<uint32_t> by_runs;
+      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_runs);
+      for (BpeMethod other : also) {
+        std::vector<uint32_t> ids;
+        BytePairEncodeWith(other, vocab, piece, &ids);
+        REQUIRE_MESSAGE(ids == by_runs, name << ", round " << round);
+      }
+    }
+  }
+}
+
 TEST_CASE(
     "the whitespace search merges long whitespace pieces exactly as "
     "tiktoken") {
-  std::mt19937 rng(59);
-  for (const char* name :
-       {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
-    const Vocabulary vocab = LoadEmbedded(name);
-    for (int round = 0; round < 40; ++round) {
-      const size_t length = kBpeHeapThreshold + rng() % 480;
-      const std::string piece = WhitespacePiece(rng, length);
-      std::vector<uint32_t> ids;
-      BytePairEncodeWith(BpeMethod::kWhitespace, vocab, piece, &ids);
-      REQUIRE_MESSAGE(
-          ids == ReferenceMerge(vocab, piece),
-          name << ", round " << round << ", " << length << " bytes");
-    }
-    for (int round = 0; round < 30; ++round) {
-      const size_t length = kBpeHeapThreshold + rng() % 20000;
-      const std::string piece = WhitespacePiece(rng, length);
-      std::vector<uint32_t> by_whitespace, by_symbols, by_runs;
-      BytePairEncodeWith(BpeMethod::kWhitespace, vocab, piece, &by_whitespace);
-      BytePairEncodeWith(BpeMethod::kSymbols, vocab, piece, &by_symbols);
-      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_runs);
-      REQUIRE_MESSAGE(by_whitespace == by_runs, name << ", round " << round);
-      REQUIRE_MESSAGE(by_symbols == by_runs, name << ", round " << round);
-    }
-  }
+  CheckLongMerges(
+      BpeMethod::kWhitespace,
+      {BpeMethod::kWhitespace, BpeMethod::kSymbols, BpeMethod::kLong},
+      {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}, 59, 40, 480, 30,
+      20000, WhitespacePiece);
 }
 
 TEST_CASE("the symbol search merges long symbol pieces exactly as tiktoken") {
-  std::mt19937 rng(41);
-  for (const char* name : {"r50k_base", "cl100k_base", "o200k_base"}) {
-    const Vocabulary vocab = LoadEmbedded(name);
-    for (int round = 0; round < 20; ++round) {
-      const size_t length = kBpeHeapThreshold + rng() % 400;
-      const std::string piece = SymbolPiece(rng, length);
-      std::vector<uint32_t> ids;
-      BytePairEncodeWith(BpeMethod::kSymbols, vocab, piece, &ids);
-      REQUIRE_MESSAGE(
-          ids == ReferenceMerge(vocab, piece),
-          name << ", round " << round << ", " << length << " bytes");
-    }
-    for (int round = 0; round < 60; ++round) {
-      const size_t length = kBpeHeapThreshold + rng() % 4000;
-      const std::string piece = SymbolPiece(rng, length);
-      std::vector<uint32_t> by_symbols, by_runs, by_long;
-      BytePairEncodeWith(BpeMethod::kSymbols, vocab, piece, &by_symbols);
-      BytePairEncodeWith(BpeMethod::kRuns, vocab, piece, &by_runs);
-      BytePairEncodeWith(BpeMethod::kLong, vocab, piece, &by_long);
-      REQUIRE_MESSAGE(by_symbols == by_runs, name << ", round " << round);
-      REQUIRE_MESSAGE(by_long == by_runs, name << ", round " << round);
-    }
-  }
+  CheckLongMerges(BpeMethod::kSymbols, {BpeMethod::kSymbols, BpeMethod::kLong},
+                  {"r50k_base", "cl100k_base", "o200k_base"}, 41, 20, 400, 60,
+                  4000, SymbolPiece);
 }
 
 TEST_CASE("the symbol search agrees with tiktoken's loop on crafted ranks") {
-  // The crafted vocabulary of the segment test, spelled in symbols
-  // (a -> '-', b -> '=', c -> ' '): "---" before "--", " --" before "--",
-  // and long tokens across likely boundaries.
-  const char* lines[][2] = {
-      {"LQ==", "0"},      {"PQ==", "1"},     {"IA==", "2"},  {"LS0t", "3"},
-      {"LS0tLQ==", "4"},  {"IC0t", "5"},     {"LS0=", "6"},  {"PT0=", "7"},
-      {"LT0=", "8"},      {"PSA=", "9"},     {"LT0g", "10"}, {"IC0=", "11"},
-      {"LT0gLT0g", "12"}, {"PSAtPQ==", "13"}};
-  std::string text;
-  for (const auto& line : lines)
-    text += std::string(line[0]) + " " + line[1] + "\n";
-  auto vocab = Vocabulary::FromTiktoken(text);
-  REQUIRE(vocab.ok());
-  std::mt19937 rng(43);
-  for (int round = 0; round < 300; ++round) {
-    std::string piece;
-    const size_t length = kBpeHeapThreshold + rng() % 400;
-    while (piece.size() < length) {
-      if (rng() % 3 == 0) {
-        piece += "-= ";
-      } else {
-        piece.append(1 + rng() % 20, "-= "[rng() % 3]);
-      }
-    }
-    std::vector<uint32_t> ids;
-    BytePairEncodeWith(BpeMethod::kSymbols, *vocab, piece, &ids);
-    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
-    ids.clear();
-    BytePairEncodeWith(BpeMethod::kLong, *vocab, piece, &ids);
-    REQUIRE_MESSAGE(ids == ReferenceMerge(*vocab, piece), piece);
-  }
+  CheckCrafted("-= ", 43, {BpeMethod::kSymbols, BpeMethod::kLong});
 }
 
 TEST_CASE(
     "the whitespace search agrees with tiktoken's loop on crafted ranks") {
-  // The crafted vocabulary above spelled in whitespace (a -> '\t',
-  // b -> '\n', c -> ' ').
-  const char* lines[][2] = {
-      {"CQ==", "0"},      {"Cg==", "1"},     {"IA==", "2"},  {"CQkJ", "3"},
-      {"CQkJCQ==", "4"},  {"IAkJ", "5"},     {"CQk=", "6"},  {"Cgo=", "7"},
-      {"CQo=", "8"},      {"CiA=", "9"},     {"CQog", "10"}, {"IAk=", "11"},
-      {"CQogCQog", "12"}, {"CiAJCg==", "13"}};
-  std::string text;
-  for (const auto& line : lines)
-    text += std::string(line[0]) + " " + line[1] + "\n";
-  auto vocab = Vocabulary::FromTiktoken(text);
-  REQUIRE(vocab.ok());
-  REQUIRE(vocab->symbol_trie().whitespace().usable());
-  std::mt19937 rng(61);
-  for (int round = 0; round < 300; ++round) {
-    std::string piece;
-    const size_t length = kBpeHeapThreshold + rng() % 400;
-    while (piece.size() < length) {
-      if (rng() % 3 == 0) {
-        piece += "\t\n ";
-      } else {
-        piece.append(1 + rng() % 20, "\t\n "[rng() % 3]);
-      }
-    }
-    std::vector<uint32_t> ids;
-    BytePairEncodeWith(BpeMethod::kWhitespace, *vocab, piece, &ids);
-    REQUIRE(ids == ReferenceMerge(*vocab, piece));
-    ids.clear();
-    BytePairEncodeWith(BpeMethod::kLong, *vocab, piece, &ids);
-    REQUIRE(ids == ReferenceMerge(*vocab, piece));
-  }
+  REQUIRE(CraftedVocabulary("\t\n ").symbol_trie().whitespace().usable());
+  CheckCrafted("\t\n ", 61, {BpeMethod::kWhitespace, BpeMethod::kLong});
 }
 
-// Long runs of the alphabets item 15 of issue 13 found slow: random
+// Long runs of the alphabets that merge slowest: random
 // spaces and newlines, mixed indentation and line ends, random ASCII
 // punctuation, punctuation with blanks, and repeated units of them (CRLF
 // blank lines, rules of "-="), as pre-tokenization leaves them whole.

@@ -42,12 +42,14 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "bench/tokenizer_inputs.h"
 #include "ctxkit/tokenizer.h"
 
 namespace {
 
 using ctxkit::bench::BenchInput;
+using ctxkit::bench::JsonString;
 using Clock = std::chrono::steady_clock;
 
 struct Options {
@@ -113,35 +115,6 @@ Options ParseArgs(int argc, char** argv) {
     }
   }
   return o;
-}
-
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 // FNV-1a, 64 bits: the script hashes the files it reads the same way to

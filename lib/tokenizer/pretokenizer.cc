@@ -138,10 +138,46 @@ size_t CaseInsensitiveContraction(const unsigned char* s, size_t n, size_t i) {
 // \s*[\r\n]+ backtracks \s* to the last newline of the run and ends right
 // after it. \s+(?!\S) gives back the run's last character when a non-space
 // follows, unless that would leave nothing; then \s+ takes the one character.
+// The high bit of each byte of `w` that is ASCII and in [lo, hi].
+inline uint64_t AsciiRangeBits(uint64_t w, unsigned char lo, unsigned char hi) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHighs = 0x8080808080808080ull;
+  const uint64_t low7 = w & ~kHighs;  // no byte carries into the next
+  const uint64_t at_least_lo = low7 + kOnes * (0x80 - lo);
+  const uint64_t above_hi = low7 + kOnes * (0x7F - hi);
+  return at_least_lo & ~above_hi & ~w & kHighs;
+}
+
 size_t Whitespace(const unsigned char* s, size_t n, size_t pos,
                   bool with_newlines) {
   size_t i = pos;
   size_t after_newline = 0;
+  // Eight bytes at a time while all are ASCII whitespace (tab to carriage
+  // return, space): in long runs of spaces and line ends, a branch on each
+  // byte's being a line end mispredicted every few bytes.
+  while (n - i >= 8) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    uint64_t w;
+    std::memcpy(&w, s + i, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    // The high bit of each byte equal to b, exactly: no carry crosses a
+    // byte, unlike the classic has-zero-byte trick.
+    auto equal = [&](unsigned char b) {
+      const uint64_t x = w ^ (kOnes * b);
+      return ~(((x & ~kHighs) + ~kHighs) | x) & kHighs;
+    };
+    const uint64_t blank = equal(' ') | AsciiRangeBits(w, '\t', '\r');
+    if (blank != kHighs) break;
+    const uint64_t line_end = equal('\n') | equal('\r');
+    if (line_end != 0) {
+      after_newline =
+          i + (63 - static_cast<unsigned>(__builtin_clzll(line_end))) / 8 + 1;
+    }
+    i += 8;
+  }
   while (i < n) {
     if (s[i] < 0x80) {
       const uint32_t c = kAsciiClasses[s[i]];
@@ -278,14 +314,6 @@ LetterMatch O200kLetters(const unsigned char* s, size_t n, size_t p) {
 // at the lowest clear bits. Words of mixed case are mostly runs of one to
 // three letters (base64, identifiers), whose two byte-at-a-time loops each
 // mispredicted their end.
-inline uint64_t AsciiRangeBits(uint64_t w, unsigned char lo, unsigned char hi) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull;
-  constexpr uint64_t kHighs = 0x8080808080808080ull;
-  const uint64_t low7 = w & ~kHighs;  // no byte carries into the next
-  const uint64_t at_least_lo = low7 + kOnes * (0x80 - lo);
-  const uint64_t above_hi = low7 + kOnes * (0x7F - hi);
-  return at_least_lo & ~above_hi & ~w & kHighs;
-}
 
 inline size_t O200kAsciiLetters(const unsigned char* s, size_t n, size_t p) {
   size_t i = p;

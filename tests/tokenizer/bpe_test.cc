@@ -9,10 +9,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <initializer_list>
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -567,6 +569,35 @@ TEST_CASE(
       {BpeMethod::kWhitespace, BpeMethod::kSymbols, BpeMethod::kLong},
       {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}, 59, 40, 480, 30,
       20000, WhitespacePiece);
+}
+
+TEST_CASE("threads merging whitespace at once fill one pair table alike") {
+  // A fresh vocabulary: its symbol trie is built, and its table of
+  // whitespace pairs filled, by the four threads racing on first use.
+  const Vocabulary vocab = LoadEmbedded("cl100k_base");
+  std::mt19937 rng(67);
+  std::vector<std::string> pieces;
+  std::vector<std::vector<uint32_t>> expected;
+  for (int i = 0; i < 8; ++i) {
+    pieces.push_back(WhitespacePiece(rng, 4000 + rng() % 4000));
+    expected.emplace_back();
+    BytePairEncodeWith(BpeMethod::kRuns, vocab, pieces.back(),
+                       &expected.back());
+  }
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        const size_t k = (i + 2 * t) % pieces.size();
+        std::vector<uint32_t> ids;
+        BytePairEncodeWith(BpeMethod::kWhitespace, vocab, pieces[k], &ids);
+        if (ids != expected[k]) ++mismatches;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(mismatches.load() == 0);
 }
 
 TEST_CASE("the symbol search merges long symbol pieces exactly as tiktoken") {

@@ -768,12 +768,11 @@ bool AllSymbols(std::string_view piece) {
 //
 // Candidates come from the vocabulary's symbol trie, which lists every token
 // that is a prefix of the text when the text is all symbol bytes; pieces
-// with other bytes are left to the segments. Checks of two whitespace
-// tokens are remembered by the trie (one table for all threads), others by
-// the thread's pair cache: whitespace and punctuation use a few hundred
-// tokens, so nearly every check is a hit. Random mixes of whitespace or
-// punctuation, which defeat the segment cache, cost a trie walk and a
-// remembered check per token.
+// with other bytes are left to the segments, and pieces made only of
+// whitespace to WhitespaceMerger below. Checks go through the thread's pair
+// cache: whitespace and punctuation use a few hundred tokens, so nearly
+// every check is a hit. Random mixes of whitespace and punctuation, which
+// defeat the segment cache, cost a trie walk and a cached check per token.
 class SymbolMerger {
  public:
   SymbolMerger(const Vocabulary& vocab, std::string_view piece)

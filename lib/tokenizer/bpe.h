@@ -15,11 +15,13 @@
 // side of the cut side by side (every few bytes in random punctuation):
 // the merge never crosses such a cut, so each stretch is merged alone.
 // A stretch whose segments neither repeat nor fall on token boundaries
-// (random mixes of spaces and newlines) is merged instead by a search
-// from the left over the vocabulary's symbol tokens (symbol_trie.h; its
-// whitespace tokens alone, whitespace_trie.h, for a piece of whitespace), which
-// keeps a token only when it is compatible with the one before, by the same
-// rule, and steps back when no token fits: linear in the piece. A piece
+// (random mixes of spaces and newlines) is merged instead by a search over
+// the vocabulary's symbol tokens, which keeps a token only when it is
+// compatible with its neighbour, by the same rule, and steps back when no
+// token fits: linear in the piece. It runs from the left over a trie
+// (symbol_trie.h), or, for a stretch made only of whitespace, from the right
+// over an automaton that finds in one pass the tokens ending at every
+// position (whitespace_trie.h). A piece
 // that keeps defeating the cuts (one very long token, as in a run of one
 // letter) goes to a heap over runs of equal tokens: the same merges in
 // O(n log n), where a run of one token merges all its pairs in one step

@@ -489,11 +489,32 @@ struct SegmentCaches {
   // Compatible()'s scratch.
   std::string pair_bytes;
   std::vector<uint32_t> pair_ids;
-};
 
-// Past this many ids the thread's buffers are released after the piece, so
-// that one huge piece does not keep its memory for the life of the thread.
-constexpr size_t kMaxKeptIds = size_t{1} << 22;
+  // Past this many entries the piece buffers are released after the piece,
+  // so that one huge piece does not keep its memory for the life of the
+  // thread.
+  static constexpr size_t kMaxKept = size_t{1} << 22;
+
+  // Empties the piece buffers for a merger's new piece; their capacity
+  // stays.
+  void StartPiece() {
+    ids.clear();
+    ends.clear();
+    nodes.clear();
+    longest.clear();
+  }
+  // Releases the piece buffers when the piece just merged grew one past
+  // kMaxKept.
+  void EndPiece() {
+    if (ids.capacity() <= kMaxKept && ending.capacity() <= kMaxKept) return;
+    std::vector<uint32_t>().swap(ids);
+    std::vector<uint32_t>().swap(ends);
+    std::vector<uint32_t>().swap(nodes);
+    std::vector<uint64_t>().swap(dead);
+    std::vector<uint32_t>().swap(longest);
+    std::vector<uint16_t>().swap(ending);
+  }
+};
 
 SegmentCaches& ThreadSegmentCaches() {
   thread_local std::unique_ptr<SegmentCaches> caches;
@@ -554,16 +575,10 @@ class SegmentMerger {
         ids_(caches_.ids),
         ends_(caches_.ends) {
     caches_.pairs.Use(vocab.cache_tag());
-    ids_.clear();
-    ends_.clear();
+    caches_.StartPiece();
   }
 
-  ~SegmentMerger() {
-    if (ids_.capacity() > kMaxKeptIds) {
-      std::vector<uint32_t>().swap(ids_);
-      std::vector<uint32_t>().swap(ends_);
-    }
-  }
+  ~SegmentMerger() { caches_.EndPiece(); }
   SegmentMerger(const SegmentMerger&) = delete;
   SegmentMerger& operator=(const SegmentMerger&) = delete;
 
@@ -787,21 +802,10 @@ class SymbolMerger {
         dead_(caches_.dead),
         longest_(caches_.longest) {
     caches_.pairs.Use(vocab.cache_tag());
-    ids_.clear();
-    ends_.clear();
-    nodes_.clear();
-    longest_.clear();
+    caches_.StartPiece();
   }
 
-  ~SymbolMerger() {
-    if (ids_.capacity() > kMaxKeptIds) {
-      std::vector<uint32_t>().swap(ids_);
-      std::vector<uint32_t>().swap(ends_);
-      std::vector<uint32_t>().swap(nodes_);
-      std::vector<uint64_t>().swap(dead_);
-      std::vector<uint32_t>().swap(longest_);
-    }
-  }
+  ~SymbolMerger() { caches_.EndPiece(); }
   SymbolMerger(const SymbolMerger&) = delete;
   SymbolMerger& operator=(const SymbolMerger&) = delete;
 
@@ -934,22 +938,10 @@ class WhitespaceMerger {
         dead_(caches_.dead),
         longest_(caches_.longest),
         ending_(caches_.ending) {
-    ids_.clear();
-    starts_.clear();
-    states_.clear();
-    longest_.clear();
+    caches_.StartPiece();
   }
 
-  ~WhitespaceMerger() {
-    if (ids_.capacity() > kMaxKeptIds || ending_.capacity() > kMaxKeptIds) {
-      std::vector<uint32_t>().swap(ids_);
-      std::vector<uint32_t>().swap(starts_);
-      std::vector<uint32_t>().swap(states_);
-      std::vector<uint64_t>().swap(dead_);
-      std::vector<uint32_t>().swap(longest_);
-      std::vector<uint16_t>().swap(ending_);
-    }
-  }
+  ~WhitespaceMerger() { caches_.EndPiece(); }
   WhitespaceMerger(const WhitespaceMerger&) = delete;
   WhitespaceMerger& operator=(const WhitespaceMerger&) = delete;
 

@@ -62,10 +62,9 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
         entry.model.assign(meta.model.data(), meta.model.size());
         entry.conversation_id.assign(meta.conversation_id.data(),
                                      meta.conversation_id.size());
-        uint64_t pending = 0;
-        RecordHit(*key, meta.serial, meta.tokens, meta.model, now, &pending);
         entry.tokens = meta.tokens;
-        entry.hit_count = meta.hit_count + pending;
+        entry.hit_count = RecordHit(*key, meta.serial, meta.tokens, meta.model,
+                                    now, txn->snapshot_id(), meta.hit_count);
         entry.created_at = meta.created_at;
         entry.last_accessed = std::max(now, meta.last_accessed);
         entry.expires_at = meta.expires_at;
@@ -116,14 +115,14 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
   const int64_t now = Now();
   CacheEntry entry;
   // Counts the hit and completes `entry` from the stored figures `rec` (the
-  // memo's copy or the record itself), with this hit and those not yet
-  // flushed included.
-  const auto hit = [&](const auto& rec, std::string_view model) {
+  // memo's copy or the record itself, read in snapshot `snapshot`), with
+  // this hit and those not yet flushed included.
+  const auto hit = [&](const auto& rec, std::string_view model,
+                       uint64_t snapshot) {
     entry.key.assign(key.data(), key.size());
-    uint64_t pending = 0;
-    RecordHit(key, rec.serial, rec.tokens, model, now, &pending);
     entry.tokens = rec.tokens;
-    entry.hit_count = rec.hit_count + pending;
+    entry.hit_count = RecordHit(key, rec.serial, rec.tokens, model, now,
+                                snapshot, rec.hit_count);
     entry.created_at = rec.created_at;
     entry.last_accessed = std::max(now, rec.last_accessed);
     entry.expires_at = rec.expires_at;
@@ -150,7 +149,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
       }
     }
     if (found) {
-      hit(hot, entry.model);
+      hit(hot, entry.model, current);
       return entry;
     }
   }
@@ -188,7 +187,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
         keep.conversation_id = entry.conversation_id;
         keep.content = entry.content;
         Remember(key, std::move(keep));
-        hit(meta, meta.model);
+        hit(meta, meta.model, txn->snapshot_id());
         return entry;
       }
     }
@@ -240,8 +239,8 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
       result.exists = true;
       result.key = std::string(key);
       result.tokens_saved = meta.tokens;
-      uint64_t pending = 0;
-      RecordHit(key, meta.serial, meta.tokens, meta.model, now, &pending);
+      RecordHit(key, meta.serial, meta.tokens, meta.model, now,
+                txn->snapshot_id(), meta.hit_count);
       return result;
     }
     CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(*cursor));

@@ -51,16 +51,18 @@ void CacheImpl::FlusherLoop() {
     if (stop_) break;
     flush_wanted_ = false;
     lock.unlock();
-    // A failed flush keeps its batch (RestoreBatch); the next one retries.
+    // A failed flush keeps its batch (UpdateWithBatch); the next one retries.
     (void)Flush();
     lock.lock();
   }
 }
 
-void CacheImpl::RecordHit(std::string_view key, uint64_t serial,
-                          uint64_t tokens, std::string_view model, int64_t now,
-                          uint64_t* pending_hits) {
+uint64_t CacheImpl::RecordHit(std::string_view key, uint64_t serial,
+                              uint64_t tokens, std::string_view model,
+                              int64_t now, uint64_t snapshot,
+                              uint64_t stored_hits) {
   bool wake = false;
+  std::optional<uint64_t> unflushed;
   {
     std::lock_guard lock(pending_mu_);
     auto it = pending_.entries.find(AV(key));
@@ -81,7 +83,7 @@ void CacheImpl::RecordHit(std::string_view key, uint64_t serial,
     }
     it->second.hits += 1;
     it->second.last_accessed = std::max(it->second.last_accessed, now);
-    *pending_hits = it->second.hits;
+    unflushed = UnflushedHitsLocked(key, serial, snapshot);
   }
   if (wake) {
     {
@@ -90,27 +92,47 @@ void CacheImpl::RecordHit(std::string_view key, uint64_t serial,
     }
     flusher_cv_.notify_one();
   }
+  // A batch was committed since the snapshot: read the stored count again.
+  // A new snapshot is at least as new as that commit, so one more read
+  // suffices unless yet another batch is committed meanwhile.
+  for (int attempt = 0; !unflushed && attempt < 4; ++attempt) {
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
+    if (!txn.ok()) break;
+    absl::StatusOr<MetaView> meta = ReadView(*txn, dbs_.entries, key);
+    // Removed or stored again meanwhile: the count read first stands.
+    if (!meta.ok() || meta->serial != serial) break;
+    stored_hits = meta->hit_count;
+    std::lock_guard lock(pending_mu_);
+    unflushed = UnflushedHitsLocked(key, serial, txn->snapshot_id());
+  }
+  if (!unflushed) {
+    std::lock_guard lock(pending_mu_);
+    unflushed = UnflushedHitsLocked(key, serial, flushed_commit_);
+  }
+  return stored_hits + *unflushed;
+}
+
+std::optional<uint64_t> CacheImpl::UnflushedHitsLocked(
+    std::string_view key, uint64_t serial, uint64_t snapshot) const {
+  if (snapshot < flushed_commit_) return std::nullopt;
+  uint64_t hits = 0;
+  if (const auto it = pending_.entries.find(AV(key));
+      it != pending_.entries.end() && it->second.serial == serial) {
+    hits += it->second.hits;
+  }
+  if (in_flight_commit_ == 0 || snapshot < in_flight_commit_) {
+    if (const auto it = in_flight_.entries.find(AV(key));
+        it != in_flight_.entries.end() && it->second.serial == serial) {
+      hits += it->second.hits;
+    }
+  }
+  return hits;
 }
 
 void CacheImpl::RecordMiss(std::string_view expired_key) {
   std::lock_guard lock(pending_mu_);
   pending_.misses += 1;
   if (!expired_key.empty()) pending_.expired.insert(std::string(expired_key));
-}
-
-HitBatch CacheImpl::TakeBatch() {
-  std::lock_guard lock(pending_mu_);
-  HitBatch out = std::move(pending_);
-  pending_ = HitBatch{};
-  return out;
-}
-
-void CacheImpl::RestoreBatch(HitBatch&& batch) {
-  std::lock_guard lock(pending_mu_);
-  // Hits recorded meanwhile are newer: merge the old batch into them.
-  HitBatch newer = std::move(pending_);
-  pending_ = std::move(batch);
-  pending_.MergeFrom(std::move(newer));
 }
 
 absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
@@ -184,17 +206,43 @@ absl::Status CacheImpl::UpdateWithBatch(
   // Held from taking the batch until it is committed (or restored), so that
   // a Flush() or Stats() returning after this one has begun sees its hits.
   std::lock_guard flush_lock(flush_mu_);
-  HitBatch batch = TakeBatch();
-  if (skip_if_empty && batch.empty()) return absl::OkStatus();
+  {
+    std::lock_guard lock(pending_mu_);
+    in_flight_ = std::exchange(pending_, HitBatch{});
+    in_flight_commit_ = 0;
+  }
+  if (skip_if_empty && in_flight_.empty()) return absl::OkStatus();
   const int64_t now = Now();
   absl::Status status =
       internal::StoreUpdate(store_, [&](WriteTransaction& txn) {
-        if (absl::Status s = ApplyBatch(txn, batch, now); !s.ok()) {
+        {
+          // No other commit can come between: this transaction holds the
+          // store's write lock.
+          std::lock_guard lock(pending_mu_);
+          in_flight_commit_ = store_.LastCommittedTransactionId() + 1;
+        }
+        if (absl::Status s = ApplyBatch(txn, in_flight_, now); !s.ok()) {
           return s;
         }
         return fn(txn, now);
       });
-  if (!status.ok()) RestoreBatch(std::move(batch));
+  std::lock_guard lock(pending_mu_);
+  if (status.ok()) {
+    // Hits are written whenever the batch has entries, so the commit took
+    // the id; the check keeps a commit that wrote nothing from naming an id
+    // no snapshot may ever reach.
+    if (!in_flight_.entries.empty() && in_flight_commit_ != 0 &&
+        store_.LastCommittedTransactionId() >= in_flight_commit_) {
+      flushed_commit_ = std::max(flushed_commit_, in_flight_commit_);
+    }
+  } else {
+    // Kept for the next batch; hits recorded meanwhile are newer, so the
+    // old batch is merged into them.
+    HitBatch newer = std::exchange(pending_, std::move(in_flight_));
+    pending_.MergeFrom(std::move(newer));
+  }
+  in_flight_ = HitBatch{};
+  in_flight_commit_ = 0;
   return status;
 }
 

@@ -107,11 +107,21 @@ class CacheImpl {
                            const CachePutOptions& options,
                            CachePutResult* result);
   int64_t Now() const;
-  void RecordHit(std::string_view key, uint64_t serial, uint64_t tokens,
-                 std::string_view model, int64_t now, uint64_t* pending_hits);
+  // Counts one hit on entry `key` (of `serial`), read with `stored_hits`
+  // in a snapshot whose id is `snapshot`, and returns its hit count with
+  // this hit and every hit the snapshot cannot show: those pending, those of
+  // a batch still in flight, and, when a batch committed after the snapshot
+  // may hold some, the count read again in a new snapshot.
+  uint64_t RecordHit(std::string_view key, uint64_t serial, uint64_t tokens,
+                     std::string_view model, int64_t now, uint64_t snapshot,
+                     uint64_t stored_hits);
+  // The hits on `key` (of `serial`) that a snapshot `snapshot` cannot show,
+  // or nullopt when a batch this process committed after it may hold some.
+  // Requires pending_mu_.
+  std::optional<uint64_t> UnflushedHitsLocked(std::string_view key,
+                                              uint64_t serial,
+                                              uint64_t snapshot) const;
   void RecordMiss(std::string_view expired_key);
-  HitBatch TakeBatch();
-  void RestoreBatch(HitBatch&& batch);
   // Applies `batch` in `txn`; reads `now` to re-check expiry.
   absl::Status ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
                           int64_t now);
@@ -131,11 +141,21 @@ class CacheImpl {
   const CacheDbs dbs_;
   HashFn hash_fn_;
 
-  // Serializes batch writers (a batch is in flight between TakeBatch and its
-  // commit); readers never take it.
+  // Serializes batch writers; readers never take it.
   std::mutex flush_mu_;
   std::mutex pending_mu_;
   HitBatch pending_;  // guarded by pending_mu_
+  // The batch being written (UpdateWithBatch): its hits are in no snapshot
+  // older than its commit, so a read that counts hits must still add them.
+  // Replaced and cleared only with both flush_mu_ and pending_mu_ held; the
+  // writer reads it with flush_mu_ held, readers with pending_mu_ held.
+  HitBatch in_flight_;
+  // The id its commit will have, once its write transaction has begun
+  // (0 before): snapshots from that id on show its hits.
+  uint64_t in_flight_commit_ = 0;  // guarded by pending_mu_
+  // The id of the last commit of a batch with hits; a snapshot older than it
+  // may lack hits that are no longer pending nor in flight.
+  uint64_t flushed_commit_ = 0;  // guarded by pending_mu_
 
   // Entries read by Get, each stamped with the snapshot it was read in, and
   // served again without LMDB while Store::LastCommittedTransactionId() still

@@ -645,5 +645,37 @@ TEST_CASE("8 threads mixing Get, Put and Check") {
   CheckAgainstRecount(*f.store, *cache);
 }
 
+// A hit count read while a batch of hits is being written, or just after,
+// must still include that batch: the reader's snapshot may predate its
+// commit while the batch is no longer pending. One reader, so the n-th Get
+// must say n, while another thread flushes without pause.
+TEST_CASE("hit counts stay exact while batches are being flushed") {
+  Fixture f;
+  auto cache = f.Open();
+  const std::string key = cache->Put("You are a terse SQL expert.")->key;
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> flushes{0};
+  std::thread flusher([&] {
+    while (!done.load()) {
+      if (cache->Flush().ok()) ++flushes;
+    }
+  });
+  uint64_t wrong = 0;
+  uint64_t first_wrong = 0;
+  constexpr uint64_t kGets = 20000;
+  for (uint64_t n = 1; n <= kGets; ++n) {
+    auto got = cache->Get(key);
+    REQUIRE(got.ok());
+    if (got->hit_count != n && wrong++ == 0) first_wrong = n;
+  }
+  done = true;
+  flusher.join();
+  CHECK_MESSAGE(wrong == 0, wrong, " of ", kGets,
+                " counts were wrong, the first at Get ", first_wrong);
+  CHECK(flushes.load() > 0);
+  REQUIRE(cache->Flush().ok());
+  CHECK(cache->Stats()->total_hits == kGets);
+}
+
 }  // namespace
 }  // namespace ctxkit

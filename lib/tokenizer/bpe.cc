@@ -1075,14 +1075,35 @@ class WhitespaceMerger {
 // way), and keep going to the search or the segments whole.
 
 // The pairs of symbol bytes that some token of one vocabulary made only of
-// symbol bytes has side by side, a bit each.
+// symbol bytes has side by side, a bit each; and, hashed to a bit each, the
+// first three bytes of its symbol tokens of three bytes or more.
 struct InnerPairs {
   uint32_t tag = 0;  // the vocabulary's cache tag; 0: none yet
   uint64_t bits[128 * 128 / 64] = {};
+  // 65,536 bits for the 2,000 or so openings of a vocabulary: a byte triple
+  // that opens no token reads as opening one about once in thirty, which
+  // costs only the exact merge of a stretch that did not need it.
+  uint64_t openings[65536 / 64] = {};
 
-  bool Has(unsigned char a, unsigned char b) const {
-    const size_t i = size_t{a} << 7 | b;
-    return (bits[i >> 6] >> (i & 63)) & 1;
+  bool Has(unsigned char a, unsigned char b) const { return Has(Pair(a, b)); }
+  // The pair `a` `b`, both below 0x80, as an index.
+  static size_t Pair(unsigned char a, unsigned char b) {
+    return size_t{a} << 7 | b;
+  }
+  bool Has(size_t pair) const { return (bits[pair >> 6] >> (pair & 63)) & 1; }
+  // False when no token of three bytes or more opens with `pair` then `c`.
+  bool MayOpenLong(size_t pair, unsigned char c) const {
+    const size_t i = OpeningBit(pair, c);
+    return (openings[i >> 6] >> (i & 63)) & 1;
+  }
+  void AddOpening(size_t pair, unsigned char c) {
+    const size_t i = OpeningBit(pair, c);
+    openings[i >> 6] |= uint64_t{1} << (i & 63);
+  }
+  // A 21-bit triple hashed to 16 bits: a collision only makes a triple that
+  // opens nothing look as if it might.
+  static size_t OpeningBit(size_t pair, unsigned char c) {
+    return (static_cast<uint32_t>(pair << 7 | c) * 0x9E3779B1u) >> 16;
   }
 };
 
@@ -1116,6 +1137,11 @@ const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
       const size_t pair = size_t{static_cast<unsigned char>(bytes[i])} << 7 |
                           static_cast<unsigned char>(bytes[i + 1]);
       table.bits[pair >> 6] |= uint64_t{1} << (pair & 63);
+    }
+    if (bytes.size() >= 3) {
+      table.AddOpening(InnerPairs::Pair(static_cast<unsigned char>(bytes[0]),
+                                        static_cast<unsigned char>(bytes[1])),
+                       static_cast<unsigned char>(bytes[2]));
     }
   }
   table.tag = vocab.cache_tag();
@@ -1166,8 +1192,41 @@ void MergeSymbolRun(const Vocabulary& vocab, std::string_view piece,
   MergeRuns(vocab, piece, emit);
 }
 
-// A long piece made only of symbol bytes, stretch by stretch between the
-// positions no token can cross.
+// Between the cuts, most of random punctuation merges in pairs of bytes
+// only, and that merge needs no search. Where no token of three bytes or
+// more is made, each pair's rank is fixed from the start, and a merged pair
+// makes three bytes or more with either neighbour, which is no token: the
+// merge is "take the pairs in order of (rank, position), each one whose two
+// bytes are both still free", and pair j is taken exactly when neither
+// neighbour was taken before it. Its left neighbour goes first when its
+// rank is lower or equal, and is then taken exactly when nothing blocked it
+// from its own left; likewise to the right with a strictly lower rank. Two
+// passes, one each way, decide every pair of a chunk with no branch and no
+// lookup but the pair's rank.
+//
+// Whether that is the merge is then checked: the merge of a text is the one
+// tokenization of it into compatible neighbours, and two neighbours of the
+// pairs' tokenization can only be incompatible when a longer token may
+// open within their bytes (with pairs only, they merge back into
+// themselves). Only those are checked, through the thread's pair memo; a
+// stretch with an incompatible pair is merged alone, exactly, instead.
+// Merging every stretch alone cost a call, a setup and a scan per merge,
+// most of the cost of random punctuation.
+
+// MergeSmall's knowledge of a stretch of symbols: a span whose first three
+// bytes open no token of three bytes or more is no token.
+struct NoLongOpening {
+  const InnerPairs& inner;
+  const unsigned char* bytes;  // the stretch's
+  bool Whole(size_t begin, size_t) const {
+    return !inner.MayOpenLong(InnerPairs::Pair(bytes[begin], bytes[begin + 1]),
+                              bytes[begin + 2]);
+  }
+};
+
+// A long piece made only of symbol bytes, a chunk of stretches between the
+// positions no token can cross at a time: in pairs where that is the merge,
+// else stretch by stretch.
 template <typename Emit>
 void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
                   Emit&& emit) {
@@ -1176,50 +1235,135 @@ void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
   const size_t n = piece.size();
   auto merge_stretch = [&](size_t begin, size_t end) {
     const size_t length = end - begin;
-    if (length == 1) {
-      emit(vocab.ByteRank(bytes[begin]));
-    } else if (length == 2) {
-      if (const uint32_t pair = vocab.PairRank(bytes[begin], bytes[begin + 1]);
-          pair != kNoRank) {
-        emit(pair);
-      } else {
-        emit(vocab.ByteRank(bytes[begin]));
-        emit(vocab.ByteRank(bytes[begin + 1]));
-      }
-    } else if (length < kBpeHeapThreshold) {
+    if (length < kBpeHeapThreshold) {
       // Merged, never looked up whole: a stretch that is a token the
       // merges cannot reach (tiktoken takes a piece whole, not a part of
       // one) merges into several.
-      MergeSmall(vocab, piece.substr(begin, length), emit);
+      MergeSmall(vocab, piece.substr(begin, length), emit,
+                 NoLongOpening{inner, bytes + begin});
     } else {
       MergeSymbolRun(vocab, piece.substr(begin, length), emit);
     }
   };
-  // The cuts are found a block at a time without a branch (in random
+  // The cuts are found a chunk at a time without a branch (in random
   // punctuation whether a position is one is a coin toss, and a branch on
-  // it mispredicted a third of the time), then the stretches merged. A
-  // block with hardly any cut (whitespace, a repeated rule) ends the
-  // search: the rest of the piece is merged whole, which is as exact and
-  // spares the scan to pieces that gain nothing from it.
-  constexpr size_t kBlock = 256;
+  // it mispredicted a third of the time). A chunk with hardly any cut
+  // (whitespace, a repeated rule) ends the search: the rest of the piece
+  // is merged whole, which is as exact and spares the passes to pieces
+  // that gain nothing from them.
+  constexpr size_t kChunk = 256;
   constexpr size_t kFewCuts = 2;
-  uint32_t cuts[kBlock + 1];
+  uint32_t rank[kChunk];          // of the pair at j
+  uint8_t free_left[kChunk];      // no pair to its left was taken before it
+  uint8_t taken[kChunk];          // the pair at j is merged
+  uint8_t opens[kChunk + 1];      // a token of 3 bytes or more may open at j
+  uint32_t ids[kChunk];           // the pairs' tokens
+  uint32_t starts[kChunk + 1];    // where ids[k] starts in the chunk
+  uint32_t check[kChunk];         // neighbours ids[k], ids[k + 1] to check
+  uint32_t redo[kChunk * 2 + 1];  // stretches to merge alone: begin, end
+  SegmentCaches* caches = nullptr;
   size_t begin = 0;
-  for (size_t block = 1; block <= n; block += kBlock) {
-    const size_t last = std::min(block + kBlock, n + 1);
-    size_t found = 0;
-    for (size_t at = block; at < last; ++at) {
-      cuts[found] = static_cast<uint32_t>(at);
-      found += at == n || !inner.Has(bytes[at - 1], bytes[at]);
+  while (begin < n) {
+    const unsigned char* b = bytes + begin;
+    const size_t window = std::min(kChunk, n - begin);
+    // The cuts, and where a token of three bytes or more may open.
+    size_t cuts = 0;
+    size_t length = 0;  // up to the window's last cut
+    auto cut_at = [&](size_t at, size_t pair) {
+      const size_t cut = !inner.Has(pair);
+      cuts += cut;
+      length ^= (length ^ at) & (0 - cut);
+    };
+    size_t at = 1;
+    for (; at + 1 < window; ++at) {
+      const size_t pair = InnerPairs::Pair(b[at - 1], b[at]);
+      cut_at(at, pair);
+      opens[at - 1] = inner.MayOpenLong(pair, b[at + 1]);
     }
-    if (found < kFewCuts && last <= n) {
+    if (at < window) cut_at(at, InnerPairs::Pair(b[at - 1], b[at]));
+    // The last two positions open nothing within the window.
+    opens[window] = opens[window - 1] = 0;
+    if (window >= 2) opens[window - 2] = 0;
+    if (begin + window == n || !inner.Has(b[window - 1], b[window])) {
+      ++cuts;
+      length = window;
+    }
+    if (cuts < kFewCuts && begin + window < n) {
       merge_stretch(begin, n);
       return;
     }
-    for (size_t c = 0; c < found; ++c) {
-      merge_stretch(begin, cuts[c]);
-      begin = cuts[c];
+    // cuts >= 1, so the chunk [0, length) ends at a cut. Forward over it:
+    // the pairs' ranks (none across a cut: a two-byte token has its pair
+    // inside), and which pairs no left neighbour blocks.
+    uint32_t left_rank = kNoRank;
+    uint8_t free = 0;
+    size_t j = 0;
+    for (; j + 1 < length; ++j) {
+      const uint32_t r = vocab.PairRank(b[j], b[j + 1]);
+      rank[j] = r;
+      free = 1 ^ (free & (left_rank <= r));
+      free_left[j] = free;
+      left_rank = r;
     }
+    // Backward over the chunk: which pairs are taken.
+    rank[length - 1] = kNoRank;
+    uint8_t free_right = 1;
+    taken[length - 1] = 0;
+    for (j = length - 1; j-- > 0;) {
+      free_right = 1 ^ (free_right & (rank[j + 1] < rank[j]));
+      taken[j] = free_left[j] & free_right & (rank[j] != kNoRank);
+    }
+    // The pairs' tokens, and the neighbours to check: those where a longer
+    // token may open at the first's start or, when the two have four
+    // bytes, at its second byte.
+    size_t count = 0;
+    size_t checks = 0;
+    size_t previous = 0;  // where the token before starts
+    for (j = 0; j < length;) {
+      const uint32_t pair = taken[j];
+      const uint32_t mask = 0 - pair;
+      ids[count] = (rank[j] & mask) | (vocab.ByteRank(b[j]) & ~mask);
+      starts[count] = static_cast<uint32_t>(j);
+      const size_t end = j + 1 + pair;
+      const size_t span = end - previous;
+      check[checks] = static_cast<uint32_t>(count - 1);
+      checks +=
+          (opens[previous] & (span >= 3)) | (opens[previous + 1] & (span == 4));
+      previous = j;
+      ++count;
+      j = end;
+    }
+    starts[count] = static_cast<uint32_t>(length);
+    size_t redos = 0;
+    for (size_t c = 0; c < checks; ++c) {
+      const size_t k = check[c];
+      const size_t from = starts[k];
+      const size_t to = starts[k + 2];
+      if (redos > 0 && from < redo[redos - 1]) continue;  // redone anyway
+      if (caches == nullptr) {
+        caches = &ThreadSegmentCaches();
+        caches->pairs.Use(vocab.cache_tag());
+      }
+      if (Compatible(vocab, *caches, ids[k], ids[k + 1])) continue;
+      size_t first = from;
+      while (first > 0 && inner.Has(b[first - 1], b[first])) --first;
+      size_t last = to;
+      while (last < length && inner.Has(b[last - 1], b[last])) ++last;
+      redo[redos++] = static_cast<uint32_t>(first);
+      redo[redos++] = static_cast<uint32_t>(last);
+    }
+    redo[redos] = UINT32_MAX;  // no token starts there
+    size_t r = 0;
+    for (size_t k = 0; k < count;) {
+      if (starts[k] == redo[r]) {
+        merge_stretch(begin + redo[r], begin + redo[r + 1]);
+        while (k < count && starts[k] < redo[r + 1]) ++k;
+        r += 2;
+      } else {
+        emit(ids[k++]);
+      }
+    }
+    begin += length;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "lib/tokenizer/bpe.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -1079,18 +1080,19 @@ class WhitespaceMerger {
 // first three bytes of its symbol tokens of three bytes or more.
 struct InnerPairs {
   uint32_t tag = 0;  // the vocabulary's cache tag; 0: none yet
-  uint64_t bits[128 * 128 / 64] = {};
+  uint64_t bits[65536 / 64] = {};
   // 65,536 bits for the 2,000 or so openings of a vocabulary: a byte triple
   // that opens no token reads as opening one about once in thirty, which
   // costs only the exact merge of a stretch that did not need it.
   uint64_t openings[65536 / 64] = {};
 
-  bool Has(unsigned char a, unsigned char b) const { return Has(Pair(a, b)); }
-  // The pair `a` `b`, both below 0x80, as an index.
+  // The pair `a` `b` as an index, the same as Vocabulary::PairRanks'.
   static size_t Pair(unsigned char a, unsigned char b) {
-    return size_t{a} << 7 | b;
+    return size_t{a} << 8 | b;
   }
   bool Has(size_t pair) const { return (bits[pair >> 6] >> (pair & 63)) & 1; }
+  bool Has(unsigned char a, unsigned char b) const { return Has(Pair(a, b)); }
+  void Add(size_t pair) { bits[pair >> 6] |= uint64_t{1} << (pair & 63); }
   // False when no token of three bytes or more opens with `pair` then `c`.
   bool MayOpenLong(size_t pair, unsigned char c) const {
     const size_t i = OpeningBit(pair, c);
@@ -1100,17 +1102,18 @@ struct InnerPairs {
     const size_t i = OpeningBit(pair, c);
     openings[i >> 6] |= uint64_t{1} << (i & 63);
   }
-  // A 21-bit triple hashed to 16 bits: a collision only makes a triple that
+  // A 24-bit triple hashed to 16 bits: a collision only makes a triple that
   // opens nothing look as if it might.
   static size_t OpeningBit(size_t pair, unsigned char c) {
-    return (static_cast<uint32_t>(pair << 7 | c) * 0x9E3779B1u) >> 16;
+    return (static_cast<uint32_t>(pair << 8 | c) * 0x9E3779B1u) >> 16;
   }
 };
 
 // The thread's InnerPairs for `vocab`: built by one pass over its tokens
 // the first time a thread meets a long symbol piece of that vocabulary
 // (within the 7 ms that o200k_base's first such piece takes, symbol trie
-// included), kept for the last four vocabularies a thread has seen.
+// included), kept for the last four vocabularies a thread has seen (16 KB
+// each).
 const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
   constexpr size_t kKept = 4;
   struct Kept {
@@ -1133,16 +1136,11 @@ const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
       symbols = symbols && SymbolTrie::IsSymbol(static_cast<unsigned char>(c));
     }
     if (!symbols) continue;
+    const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
     for (size_t i = 0; i + 1 < bytes.size(); ++i) {
-      const size_t pair = size_t{static_cast<unsigned char>(bytes[i])} << 7 |
-                          static_cast<unsigned char>(bytes[i + 1]);
-      table.bits[pair >> 6] |= uint64_t{1} << (pair & 63);
+      table.Add(InnerPairs::Pair(u[i], u[i + 1]));
     }
-    if (bytes.size() >= 3) {
-      table.AddOpening(InnerPairs::Pair(static_cast<unsigned char>(bytes[0]),
-                                        static_cast<unsigned char>(bytes[1])),
-                       static_cast<unsigned char>(bytes[2]));
-    }
+    if (bytes.size() >= 3) table.AddOpening(InnerPairs::Pair(u[0], u[1]), u[2]);
   }
   table.tag = vocab.cache_tag();
   return table;
@@ -1200,9 +1198,11 @@ void MergeSymbolRun(const Vocabulary& vocab, std::string_view piece,
 // bytes are both still free", and pair j is taken exactly when neither
 // neighbour was taken before it. Its left neighbour goes first when its
 // rank is lower or equal, and is then taken exactly when nothing blocked it
-// from its own left; likewise to the right with a strictly lower rank. Two
-// passes, one each way, decide every pair of a chunk with no branch and no
-// lookup but the pair's rank.
+// from its own left: in a run of pairs each going after the one on its
+// left, the first is free on its left, the second blocked, the third free,
+// and so on. Likewise to the right, with a strictly lower rank going first.
+// So the pairs taken follow from where such runs start, which a few word
+// operations find for 64 pairs at a time.
 //
 // Whether that is the merge is then checked: the merge of a text is the one
 // tokenization of it into compatible neighbours, and two neighbours of the
@@ -1212,6 +1212,70 @@ void MergeSymbolRun(const Vocabulary& vocab, std::string_view piece,
 // stretch with an incompatible pair is merged alone, exactly, instead.
 // Merging every stretch alone cost a call, a setup and a scan per merge,
 // most of the cost of random punctuation.
+
+// A chunk's positions, a bit each: position j is bit j % 64 of word j / 64.
+constexpr size_t kChunk = 256;
+constexpr size_t kChunkWords = kChunk / 64;
+using ChunkBits = std::array<uint64_t, kChunkWords>;
+
+// Bits [0, end).
+ChunkBits FirstBits(size_t end) {
+  ChunkBits out{};
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    const size_t from = w * 64;
+    out[w] = end >= from + 64 ? ~uint64_t{0}
+             : end > from     ? (uint64_t{1} << (end - from)) - 1
+                              : 0;
+  }
+  return out;
+}
+
+// Bit j of the result is bit j + k of `x`, for k in [1, 63].
+ChunkBits ShiftDown(const ChunkBits& x, unsigned k) {
+  ChunkBits out{};
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    out[w] = x[w] >> k | (w + 1 < kChunkWords ? x[w + 1] << (64 - k) : 0);
+  }
+  return out;
+}
+
+// The chunk's positions in reverse order: bit j becomes bit kChunk - 1 - j.
+ChunkBits Reversed(const ChunkBits& x) {
+  ChunkBits out{};
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    uint64_t v = __builtin_bswap64(x[kChunkWords - 1 - w]);
+    v = (v >> 4 & 0x0F0F0F0F0F0F0F0Full) | (v & 0x0F0F0F0F0F0F0F0Full) << 4;
+    v = (v >> 2 & 0x3333333333333333ull) | (v & 0x3333333333333333ull) << 2;
+    v = (v >> 1 & 0x5555555555555555ull) | (v & 0x5555555555555555ull) << 1;
+    out[w] = v;
+  }
+  return out;
+}
+
+// The set bits of `runs` at an even distance from the lowest bit of their
+// run of set bits. Adding a run's lowest bit to the run clears it by the
+// carry, so the runs that start at even positions are found apart from
+// those that start at odd ones, and each keeps the bits of its own parity.
+ChunkBits EvenInRuns(const ChunkBits& runs) {
+  constexpr uint64_t kEven = 0x5555555555555555ull;
+  ChunkBits out{};
+  uint64_t carry = 0;  // 1: the word before ends inside a run
+  uint64_t even = 0;   // 1: that run reaches bit 0 at an even distance
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    const uint64_t x = runs[w];
+    const uint64_t starts = x & ~(x << 1 | carry);
+    // A run going on from the word before counts as starting at bit 0, at
+    // an even position when its distance there is even, else at an odd.
+    const uint64_t goes_on = x & carry;
+    const uint64_t even_starts = (starts & kEven) | (goes_on & even);
+    const uint64_t odd_starts = (starts & ~kEven) | (goes_on & (even ^ 1));
+    out[w] =
+        (x & ~(x + even_starts) & kEven) | (x & ~(x + odd_starts) & ~kEven);
+    carry = x >> 63;
+    even = (out[w] >> 63 ^ 1) & carry;
+  }
+  return out;
+}
 
 // MergeSmall's knowledge of a stretch of symbols: a span whose first three
 // bytes open no token of three bytes or more is no token.
@@ -1223,6 +1287,152 @@ struct NoLongOpening {
                               bytes[begin + 2]);
   }
 };
+
+// One chunk of a long piece of symbol bytes, up to kChunk bytes ending at a
+// cut, merged in pairs where that is the merge. Not a template, so that the
+// three callers of MergeSymbols share one copy.
+class PairChunk {
+ public:
+  PairChunk(const Vocabulary& vocab, const InnerPairs& inner)
+      : vocab_(vocab), inner_(inner), pair_ranks_(vocab.PairRanks()) {}
+
+  // False when the vocabulary cannot be merged in pairs (moved from).
+  bool usable() const { return pair_ranks_ != nullptr; }
+
+  // Merges the chunk that starts at `bytes`: the `window` bytes up to
+  // their last cut (all of them when `ends_piece`). Returns its length, or
+  // 0 when the window has no cut.
+  size_t Merge(const unsigned char* bytes, size_t window, bool ends_piece);
+
+  // After Merge: where tokens start, a bit each.
+  const ChunkBits& starts() const { return starts_; }
+  // The token starting at `at`, a start.
+  uint32_t Token(size_t at) const {
+    const uint32_t mask = 0 - static_cast<uint32_t>(Taken(at));
+    return (rank_[at] & mask) | (vocab_.ByteRank(bytes_[at]) & ~mask);
+  }
+  // The stretches to merge alone instead, in order: [redo(2i), redo(2i+1)),
+  // then kNoStart.
+  uint32_t redo(size_t i) const { return redo_[i]; }
+  static constexpr uint32_t kNoStart = UINT32_MAX;
+
+ private:
+  bool Taken(size_t at) const { return taken_[at >> 6] >> (at & 63) & 1; }
+  size_t TokenEnd(size_t at) const { return at + 1 + Taken(at); }
+  // Finds the neighbours to check and records the stretches of those that
+  // are incompatible.
+  void Check(size_t length, const ChunkBits& opens);
+
+  const Vocabulary& vocab_;
+  const InnerPairs& inner_;
+  const uint32_t* pair_ranks_;
+  SegmentCaches* caches_ = nullptr;  // the thread's, once a check needs it
+  const unsigned char* bytes_ = nullptr;
+  uint32_t rank_[kChunk];  // of the pair at j
+  ChunkBits taken_{};
+  ChunkBits starts_{};
+  uint32_t redo_[2 * kChunk + 1];
+};
+
+size_t PairChunk::Merge(const unsigned char* bytes, size_t window,
+                        bool ends_piece) {
+  const unsigned char* b = bytes_ = bytes;
+  // The chunk ends at the window's last cut, the piece's end at the latest.
+  size_t length = window;
+  if (!ends_piece) {
+    while (length > 0 && inner_.Has(b[length - 1], b[length])) --length;
+    if (length == 0) return 0;
+  }
+  // One pass over the chunk's pairs: their ranks (none across a cut: a
+  // two-byte token has its pair inside), which pairs go after their left
+  // neighbour, and where a token of three bytes or more may open, a bit
+  // each in a register until its word is full.
+  ChunkBits opens{};
+  ChunkBits after_left{};
+  ChunkBits ranked{};
+  uint64_t opens_word = 0;
+  uint64_t after_left_word = 0;
+  uint64_t ranked_word = 0;
+  uint32_t left_rank = kNoRank;
+  auto pair_at = [&](size_t j, size_t pair) {
+    const unsigned bit = j & 63;
+    const uint32_t r = pair_ranks_[pair];
+    rank_[j] = r;
+    after_left_word |= uint64_t{left_rank <= r} << bit;
+    ranked_word |= uint64_t{r != kNoRank} << bit;
+    left_rank = r;
+  };
+  auto store = [&](size_t w) {
+    opens[w] = std::exchange(opens_word, 0);
+    after_left[w] = std::exchange(after_left_word, 0);
+    ranked[w] = std::exchange(ranked_word, 0);
+  };
+  size_t j = 0;
+  for (; j + 2 < length; ++j) {
+    const size_t pair = InnerPairs::Pair(b[j], b[j + 1]);
+    pair_at(j, pair);
+    opens_word |= uint64_t{inner_.MayOpenLong(pair, b[j + 2])} << (j & 63);
+    if ((j & 63) == 63) store(j >> 6);
+  }
+  if (j + 1 < length) pair_at(j, InnerPairs::Pair(b[j], b[j + 1]));
+  if (length >= 2) store((length - 2) >> 6);
+  rank_[length - 1] = kNoRank;    // the pair across the chunk's end
+  after_left[0] &= ~uint64_t{1};  // the first pair has no left neighbour
+  // Pair j goes after its right neighbour when that one's rank is strictly
+  // lower, which is pair j + 1 not going after pair j; the last pair's
+  // right neighbour crosses the chunk's end, and is no pair.
+  const ChunkBits within = FirstBits(length >= 2 ? length - 2 : 0);
+  const ChunkBits after_right_of = ShiftDown(after_left, 1);
+  ChunkBits after_right{};
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    after_right[w] = ~after_right_of[w] & within[w];
+  }
+  const ChunkBits blocked_left = EvenInRuns(after_left);
+  const ChunkBits blocked_right = Reversed(EvenInRuns(Reversed(after_right)));
+  const ChunkBits inside = FirstBits(length);
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    taken_[w] = ranked[w] & ~blocked_left[w] & ~blocked_right[w];
+    opens[w] &= within[w];
+  }
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    const uint64_t covered = taken_[w] << 1 | (w > 0 ? taken_[w - 1] >> 63 : 0);
+    starts_[w] = ~covered & inside[w];
+  }
+  Check(length, opens);
+  return length;
+}
+
+void PairChunk::Check(size_t length, const ChunkBits& opens) {
+  // Those where a longer token may open at the first's start or, when both
+  // are pairs, at its second byte.
+  const unsigned char* b = bytes_;
+  const ChunkBits taken1 = ShiftDown(taken_, 1);
+  const ChunkBits taken2 = ShiftDown(taken_, 2);
+  const ChunkBits opens1 = ShiftDown(opens, 1);
+  size_t redos = 0;
+  for (size_t w = 0; w < kChunkWords; ++w) {
+    uint64_t check =
+        starts_[w] & ((taken_[w] & (opens[w] | (opens1[w] & taken2[w]))) |
+                      (~taken_[w] & opens[w] & taken1[w]));
+    for (; check != 0; check &= check - 1) {
+      const size_t first = w * 64 + static_cast<size_t>(__builtin_ctzll(check));
+      if (redos > 0 && first < redo_[redos - 1]) continue;  // redone anyway
+      const size_t second = TokenEnd(first);
+      if (caches_ == nullptr) {
+        caches_ = &ThreadSegmentCaches();
+        caches_->pairs.Use(vocab_.cache_tag());
+      }
+      if (Compatible(vocab_, *caches_, Token(first), Token(second))) continue;
+      size_t from = first;
+      while (from > 0 && inner_.Has(b[from - 1], b[from])) --from;
+      size_t to = TokenEnd(second);
+      while (to < length && inner_.Has(b[to - 1], b[to])) ++to;
+      redo_[redos++] = static_cast<uint32_t>(from);
+      redo_[redos++] = static_cast<uint32_t>(to);
+    }
+  }
+  redo_[redos] = kNoStart;
+}
 
 // A long piece made only of symbol bytes, a chunk of stretches between the
 // positions no token can cross at a time: in pairs where that is the merge,
@@ -1245,122 +1455,36 @@ void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
       MergeSymbolRun(vocab, piece.substr(begin, length), emit);
     }
   };
-  // The cuts are found a chunk at a time without a branch (in random
-  // punctuation whether a position is one is a coin toss, and a branch on
-  // it mispredicted a third of the time). A chunk with hardly any cut
-  // (whitespace, a repeated rule) ends the search: the rest of the piece
-  // is merged whole, which is as exact and spares the passes to pieces
-  // that gain nothing from them.
-  constexpr size_t kChunk = 256;
-  constexpr size_t kFewCuts = 2;
-  uint32_t rank[kChunk];          // of the pair at j
-  uint8_t free_left[kChunk];      // no pair to its left was taken before it
-  uint8_t taken[kChunk];          // the pair at j is merged
-  uint8_t opens[kChunk + 1];      // a token of 3 bytes or more may open at j
-  uint32_t ids[kChunk];           // the pairs' tokens
-  uint32_t starts[kChunk + 1];    // where ids[k] starts in the chunk
-  uint32_t check[kChunk];         // neighbours ids[k], ids[k + 1] to check
-  uint32_t redo[kChunk * 2 + 1];  // stretches to merge alone: begin, end
-  SegmentCaches* caches = nullptr;
+  PairChunk chunk(vocab, inner);
+  if (!chunk.usable()) {
+    merge_stretch(0, n);
+    return;
+  }
   size_t begin = 0;
   while (begin < n) {
-    const unsigned char* b = bytes + begin;
     const size_t window = std::min(kChunk, n - begin);
-    // The cuts, and where a token of three bytes or more may open.
-    size_t cuts = 0;
-    size_t length = 0;  // up to the window's last cut
-    auto cut_at = [&](size_t at, size_t pair) {
-      const size_t cut = !inner.Has(pair);
-      cuts += cut;
-      length ^= (length ^ at) & (0 - cut);
-    };
-    size_t at = 1;
-    for (; at + 1 < window; ++at) {
-      const size_t pair = InnerPairs::Pair(b[at - 1], b[at]);
-      cut_at(at, pair);
-      opens[at - 1] = inner.MayOpenLong(pair, b[at + 1]);
-    }
-    if (at < window) cut_at(at, InnerPairs::Pair(b[at - 1], b[at]));
-    // The last two positions open nothing within the window.
-    opens[window] = opens[window - 1] = 0;
-    if (window >= 2) opens[window - 2] = 0;
-    if (begin + window == n || !inner.Has(b[window - 1], b[window])) {
-      ++cuts;
-      length = window;
-    }
-    if (cuts < kFewCuts && begin + window < n) {
+    const size_t length =
+        chunk.Merge(bytes + begin, window, begin + window == n);
+    // A window with no cut (whitespace, a repeated rule) ends the search:
+    // the rest of the piece is merged whole, which is as exact and spares
+    // the passes to pieces that gain nothing from them.
+    if (length == 0) {
       merge_stretch(begin, n);
       return;
     }
-    // cuts >= 1, so the chunk [0, length) ends at a cut. Forward over it:
-    // the pairs' ranks (none across a cut: a two-byte token has its pair
-    // inside), and which pairs no left neighbour blocks.
-    uint32_t left_rank = kNoRank;
-    uint8_t free = 0;
-    size_t j = 0;
-    for (; j + 1 < length; ++j) {
-      const uint32_t r = vocab.PairRank(b[j], b[j + 1]);
-      rank[j] = r;
-      free = 1 ^ (free & (left_rank <= r));
-      free_left[j] = free;
-      left_rank = r;
-    }
-    // Backward over the chunk: which pairs are taken.
-    rank[length - 1] = kNoRank;
-    uint8_t free_right = 1;
-    taken[length - 1] = 0;
-    for (j = length - 1; j-- > 0;) {
-      free_right = 1 ^ (free_right & (rank[j + 1] < rank[j]));
-      taken[j] = free_left[j] & free_right & (rank[j] != kNoRank);
-    }
-    // The pairs' tokens, and the neighbours to check: those where a longer
-    // token may open at the first's start or, when the two have four
-    // bytes, at its second byte.
-    size_t count = 0;
-    size_t checks = 0;
-    size_t previous = 0;  // where the token before starts
-    for (j = 0; j < length;) {
-      const uint32_t pair = taken[j];
-      const uint32_t mask = 0 - pair;
-      ids[count] = (rank[j] & mask) | (vocab.ByteRank(b[j]) & ~mask);
-      starts[count] = static_cast<uint32_t>(j);
-      const size_t end = j + 1 + pair;
-      const size_t span = end - previous;
-      check[checks] = static_cast<uint32_t>(count - 1);
-      checks +=
-          (opens[previous] & (span >= 3)) | (opens[previous + 1] & (span == 4));
-      previous = j;
-      ++count;
-      j = end;
-    }
-    starts[count] = static_cast<uint32_t>(length);
-    size_t redos = 0;
-    for (size_t c = 0; c < checks; ++c) {
-      const size_t k = check[c];
-      const size_t from = starts[k];
-      const size_t to = starts[k + 2];
-      if (redos > 0 && from < redo[redos - 1]) continue;  // redone anyway
-      if (caches == nullptr) {
-        caches = &ThreadSegmentCaches();
-        caches->pairs.Use(vocab.cache_tag());
-      }
-      if (Compatible(vocab, *caches, ids[k], ids[k + 1])) continue;
-      size_t first = from;
-      while (first > 0 && inner.Has(b[first - 1], b[first])) --first;
-      size_t last = to;
-      while (last < length && inner.Has(b[last - 1], b[last])) ++last;
-      redo[redos++] = static_cast<uint32_t>(first);
-      redo[redos++] = static_cast<uint32_t>(last);
-    }
-    redo[redos] = UINT32_MAX;  // no token starts there
     size_t r = 0;
-    for (size_t k = 0; k < count;) {
-      if (starts[k] == redo[r]) {
-        merge_stretch(begin + redo[r], begin + redo[r + 1]);
-        while (k < count && starts[k] < redo[r + 1]) ++k;
-        r += 2;
-      } else {
-        emit(ids[k++]);
+    size_t skip_to = 0;  // the end of the stretch last merged alone
+    for (size_t w = 0; w < kChunkWords; ++w) {
+      for (uint64_t bits = chunk.starts()[w]; bits != 0; bits &= bits - 1) {
+        const size_t at = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+        if (at < skip_to) continue;
+        if (at == chunk.redo(r)) {
+          skip_to = chunk.redo(r + 1);
+          merge_stretch(begin + at, begin + skip_to);
+          r += 2;
+          continue;
+        }
+        emit(chunk.Token(at));
       }
     }
     begin += length;

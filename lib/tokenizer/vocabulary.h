@@ -131,6 +131,13 @@ class Vocabulary {
     return short_ranks_ ? short_ranks_[256 + (a << 8 | b)] : kNoToken;
   }
 
+  // PairRank's table, 65,536 ranks indexed by a << 8 | b, for loops that
+  // look up a pair per byte; null only in a moved-from Vocabulary. Valid as
+  // long as this Vocabulary lives.
+  const uint32_t* PairRanks() const {
+    return short_ranks_ ? short_ranks_.get() + 256 : nullptr;
+  }
+
   // The bytes of the token of rank `rank`; empty for an unused rank and for
   // rank >= size(). The view stays valid as long as this Vocabulary lives
   // (a move keeps it valid: the bytes do not move).

@@ -1085,6 +1085,8 @@ struct InnerPairs {
   // that opens no token reads as opening one about once in thirty, which
   // costs only the exact merge of a stretch that did not need it.
   uint64_t openings[65536 / 64] = {};
+  // Likewise every three bytes side by side in those tokens.
+  uint64_t triples[65536 / 64] = {};
 
   // The pair `a` `b` as an index, the same as Vocabulary::PairRanks'.
   static size_t Pair(unsigned char a, unsigned char b) {
@@ -1101,6 +1103,15 @@ struct InnerPairs {
   void AddOpening(size_t pair, unsigned char c) {
     const size_t i = OpeningBit(pair, c);
     openings[i >> 6] |= uint64_t{1} << (i & 63);
+  }
+  // False when no token has `pair` then `c` side by side.
+  bool MayHold(size_t pair, unsigned char c) const {
+    const size_t i = OpeningBit(pair, c);
+    return (triples[i >> 6] >> (i & 63)) & 1;
+  }
+  void AddTriple(size_t pair, unsigned char c) {
+    const size_t i = OpeningBit(pair, c);
+    triples[i >> 6] |= uint64_t{1} << (i & 63);
   }
   // A 24-bit triple hashed to 16 bits: a collision only makes a triple that
   // opens nothing look as if it might.
@@ -1141,6 +1152,9 @@ const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
       table.Add(InnerPairs::Pair(u[i], u[i + 1]));
     }
     if (bytes.size() >= 3) table.AddOpening(InnerPairs::Pair(u[0], u[1]), u[2]);
+    for (size_t i = 0; i + 2 < bytes.size(); ++i) {
+      table.AddTriple(InnerPairs::Pair(u[i], u[i + 1]), u[i + 2]);
+    }
   }
   table.tag = vocab.cache_tag();
   return table;
@@ -1318,6 +1332,20 @@ class PairChunk {
 
  private:
   bool Taken(size_t at) const { return taken_[at >> 6] >> (at & 63) & 1; }
+  // Whether no token can cross position `at` of a chunk of `length` bytes:
+  // a cut, or where the two bytes across are no token and no three bytes
+  // around them are in any (a longer token across `at` would hold one of
+  // those). Finer than the cuts, so a stretch merged alone is shorter.
+  bool Uncrossable(size_t at, size_t length) const {
+    if (at == 0 || at >= length) return true;
+    const unsigned char* b = bytes_;
+    const size_t pair = InnerPairs::Pair(b[at - 1], b[at]);
+    if (!inner_.Has(pair)) return true;
+    if (pair_ranks_[pair] != kNoRank) return false;
+    return (at < 2 ||
+            !inner_.MayHold(InnerPairs::Pair(b[at - 2], b[at - 1]), b[at])) &&
+           (at + 1 >= length || !inner_.MayHold(pair, b[at + 1]));
+  }
   size_t TokenEnd(size_t at) const { return at + 1 + Taken(at); }
   // Finds the neighbours to check and records the stretches of those that
   // are incompatible.
@@ -1405,7 +1433,6 @@ size_t PairChunk::Merge(const unsigned char* bytes, size_t window,
 void PairChunk::Check(size_t length, const ChunkBits& opens) {
   // Those where a longer token may open at the first's start or, when both
   // are pairs, at its second byte.
-  const unsigned char* b = bytes_;
   const ChunkBits taken1 = ShiftDown(taken_, 1);
   const ChunkBits taken2 = ShiftDown(taken_, 2);
   const ChunkBits opens1 = ShiftDown(opens, 1);
@@ -1424,9 +1451,9 @@ void PairChunk::Check(size_t length, const ChunkBits& opens) {
       }
       if (Compatible(vocab_, *caches_, Token(first), Token(second))) continue;
       size_t from = first;
-      while (from > 0 && inner_.Has(b[from - 1], b[from])) --from;
+      while (!Uncrossable(from, length)) --from;
       size_t to = TokenEnd(second);
-      while (to < length && inner_.Has(b[to - 1], b[to])) ++to;
+      while (!Uncrossable(to, length)) ++to;
       redo_[redos++] = static_cast<uint32_t>(from);
       redo_[redos++] = static_cast<uint32_t>(to);
     }

@@ -1371,41 +1371,41 @@ size_t PairChunk::Merge(const unsigned char* bytes, size_t window,
     while (length > 0 && inner_.Has(b[length - 1], b[length])) --length;
     if (length == 0) return 0;
   }
-  // One pass over the chunk's pairs: their ranks (none across a cut: a
-  // two-byte token has its pair inside), which pairs go after their left
-  // neighbour, and where a token of three bytes or more may open, a bit
-  // each in a register until its word is full.
-  ChunkBits opens{};
-  ChunkBits after_left{};
-  ChunkBits ranked{};
-  uint64_t opens_word = 0;
-  uint64_t after_left_word = 0;
-  uint64_t ranked_word = 0;
-  uint32_t left_rank = kNoRank;
-  auto pair_at = [&](size_t j, size_t pair) {
-    const unsigned bit = j & 63;
-    const uint32_t r = pair_ranks_[pair];
-    rank_[j] = r;
-    after_left_word |= uint64_t{left_rank <= r} << bit;
-    ranked_word |= uint64_t{r != kNoRank} << bit;
-    left_rank = r;
-  };
-  auto store = [&](size_t w) {
-    opens[w] = std::exchange(opens_word, 0);
-    after_left[w] = std::exchange(after_left_word, 0);
-    ranked[w] = std::exchange(ranked_word, 0);
-  };
+  // The pairs' ranks (none across a cut: a two-byte token has its pair
+  // inside) and where a token of three bytes or more may open, one byte
+  // each; then, in a loop the compiler vectorizes, which pairs go after
+  // their left neighbour and which are tokens; then the bytes packed into
+  // bits, eight by a multiplication.
+  uint8_t opens8[kChunk + 8] = {};
+  uint8_t after_left8[kChunk + 8] = {};
+  uint8_t ranked8[kChunk + 8] = {};
   size_t j = 0;
   for (; j + 2 < length; ++j) {
     const size_t pair = InnerPairs::Pair(b[j], b[j + 1]);
-    pair_at(j, pair);
-    opens_word |= uint64_t{inner_.MayOpenLong(pair, b[j + 2])} << (j & 63);
-    if ((j & 63) == 63) store(j >> 6);
+    rank_[j] = pair_ranks_[pair];
+    opens8[j] = inner_.MayOpenLong(pair, b[j + 2]);
   }
-  if (j + 1 < length) pair_at(j, InnerPairs::Pair(b[j], b[j + 1]));
-  if (length >= 2) store((length - 2) >> 6);
-  rank_[length - 1] = kNoRank;    // the pair across the chunk's end
-  after_left[0] &= ~uint64_t{1};  // the first pair has no left neighbour
+  if (j + 1 < length) rank_[j] = pair_ranks_[InnerPairs::Pair(b[j], b[j + 1])];
+  rank_[length - 1] = kNoRank;  // the pair across the chunk's end
+  // after_left8[0] stays 0: the first pair has no left neighbour.
+  for (j = 1; j + 1 < length; ++j) {
+    after_left8[j] = rank_[j - 1] <= rank_[j];
+  }
+  for (j = 0; j < length; ++j) ranked8[j] = rank_[j] != kNoRank;
+  ChunkBits opens{};
+  ChunkBits after_left{};
+  ChunkBits ranked{};
+  auto pack = [](const uint8_t* bytes8) {
+    uint64_t eight;
+    std::memcpy(&eight, bytes8, 8);
+    return (eight * 0x0102040810204080ull) >> 56;
+  };
+  for (size_t at = 0; at < length; at += 8) {
+    const unsigned shift = at & 63;
+    opens[at >> 6] |= pack(opens8 + at) << shift;
+    after_left[at >> 6] |= pack(after_left8 + at) << shift;
+    ranked[at >> 6] |= pack(ranked8 + at) << shift;
+  }
   // Pair j goes after its right neighbour when that one's rank is strictly
   // lower, which is pair j + 1 not going after pair j; the last pair's
   // right neighbour crosses the chunk's end, and is no pair.

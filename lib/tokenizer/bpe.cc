@@ -1553,7 +1553,19 @@ void BytePairEncode(const Vocabulary& vocab, std::string_view piece,
     out->push_back(*whole);
     return;
   }
-  MergeLarge(vocab, piece, [&](uint32_t token) { out->push_back(token); });
+  // Appended a block at a time: the callers of emit are many and large,
+  // and GCC left a call to push_back per token in some of them.
+  constexpr size_t kBlock = 256;
+  uint32_t block[kBlock];
+  size_t held = 0;
+  MergeLarge(vocab, piece, [&](uint32_t token) {
+    block[held++] = token;
+    if (held == kBlock) {
+      out->insert(out->end(), block, block + kBlock);
+      held = 0;
+    }
+  });
+  out->insert(out->end(), block, block + held);
 }
 
 size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,

@@ -432,10 +432,15 @@ class PairMemo {
   int Find(uint32_t left, uint32_t right) const {
     const uint64_t key = Key(left, right);
     const uint64_t* set = Set(key);
+    // All ways compared without a branch: which one holds the pair, if
+    // any, is unpredictable. A pair is in one way at most, or has one
+    // answer wherever it is.
+    int known = -1;
     for (size_t w = 0; w < kWays; ++w) {
-      if ((set[w] & ~kAnswerBit) == key) return (set[w] & kAnswerBit) != 0;
+      const bool match = (set[w] & ~kAnswerBit) == key;
+      known = match ? static_cast<int>((set[w] & kAnswerBit) != 0) : known;
     }
-    return -1;
+    return known;
   }
 
   // Records the answer, evicting the set's oldest entry.

@@ -1082,53 +1082,48 @@ class WhitespaceMerger {
 
 // The pairs of symbol bytes that some token of one vocabulary made only of
 // symbol bytes has side by side, a bit each; and, hashed to a bit each, the
-// first three bytes of its symbol tokens of three bytes or more.
+// triples of its symbol tokens of three bytes or more.
 struct InnerPairs {
+  // 65,536 bits.
+  struct Bits {
+    uint64_t words[65536 / 64] = {};
+    bool Test(size_t i) const { return (words[i >> 6] >> (i & 63)) & 1; }
+    void Set(size_t i) { words[i >> 6] |= uint64_t{1} << (i & 63); }
+  };
+
   uint32_t tag = 0;  // the vocabulary's cache tag; 0: none yet
-  uint64_t bits[65536 / 64] = {};
-  // 65,536 bits for the 2,000 or so openings of a vocabulary: a byte triple
-  // that opens no token reads as opening one about once in thirty, which
-  // costs only the exact merge of a stretch that did not need it.
-  uint64_t openings[65536 / 64] = {};
-  // Likewise every three bytes side by side in those tokens.
-  uint64_t triples[65536 / 64] = {};
+  Bits pairs;        // by Pair()
+  // By TripleBit(): the first three bytes of the 2,000 or so tokens of three
+  // bytes or more, and every three bytes side by side in them. A triple
+  // reads as set when it is not about once in thirty, which costs only an
+  // exact merge or a check that was not needed.
+  Bits openings;
+  Bits triples;
 
   // The pair `a` `b` as an index, the same as Vocabulary::PairRanks'.
   static size_t Pair(unsigned char a, unsigned char b) {
     return size_t{a} << 8 | b;
   }
-  bool Has(size_t pair) const { return (bits[pair >> 6] >> (pair & 63)) & 1; }
+  // The 24 bits of `pair` then `c` hashed to 16.
+  static size_t TripleBit(size_t pair, unsigned char c) {
+    return (static_cast<uint32_t>(pair << 8 | c) * 0x9E3779B1u) >> 16;
+  }
+  bool Has(size_t pair) const { return pairs.Test(pair); }
   bool Has(unsigned char a, unsigned char b) const { return Has(Pair(a, b)); }
-  void Add(size_t pair) { bits[pair >> 6] |= uint64_t{1} << (pair & 63); }
   // False when no token of three bytes or more opens with `pair` then `c`.
   bool MayOpenLong(size_t pair, unsigned char c) const {
-    const size_t i = OpeningBit(pair, c);
-    return (openings[i >> 6] >> (i & 63)) & 1;
-  }
-  void AddOpening(size_t pair, unsigned char c) {
-    const size_t i = OpeningBit(pair, c);
-    openings[i >> 6] |= uint64_t{1} << (i & 63);
+    return openings.Test(TripleBit(pair, c));
   }
   // False when no token has `pair` then `c` side by side.
   bool MayHold(size_t pair, unsigned char c) const {
-    const size_t i = OpeningBit(pair, c);
-    return (triples[i >> 6] >> (i & 63)) & 1;
-  }
-  void AddTriple(size_t pair, unsigned char c) {
-    const size_t i = OpeningBit(pair, c);
-    triples[i >> 6] |= uint64_t{1} << (i & 63);
-  }
-  // A 24-bit triple hashed to 16 bits: a collision only makes a triple that
-  // opens nothing look as if it might.
-  static size_t OpeningBit(size_t pair, unsigned char c) {
-    return (static_cast<uint32_t>(pair << 8 | c) * 0x9E3779B1u) >> 16;
+    return triples.Test(TripleBit(pair, c));
   }
 };
 
 // The thread's InnerPairs for `vocab`: built by one pass over its tokens
 // the first time a thread meets a long symbol piece of that vocabulary
 // (within the 7 ms that o200k_base's first such piece takes, symbol trie
-// included), kept for the last four vocabularies a thread has seen (16 KB
+// included), kept for the last four vocabularies a thread has seen (24 KB
 // each).
 const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
   constexpr size_t kKept = 4;
@@ -1154,11 +1149,13 @@ const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
     if (!symbols) continue;
     const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
     for (size_t i = 0; i + 1 < bytes.size(); ++i) {
-      table.Add(InnerPairs::Pair(u[i], u[i + 1]));
-    }
-    if (bytes.size() >= 3) table.AddOpening(InnerPairs::Pair(u[0], u[1]), u[2]);
-    for (size_t i = 0; i + 2 < bytes.size(); ++i) {
-      table.AddTriple(InnerPairs::Pair(u[i], u[i + 1]), u[i + 2]);
+      const size_t pair = InnerPairs::Pair(u[i], u[i + 1]);
+      table.pairs.Set(pair);
+      if (i + 2 < bytes.size()) {
+        const size_t triple = InnerPairs::TripleBit(pair, u[i + 2]);
+        table.triples.Set(triple);
+        if (i == 0) table.openings.Set(triple);
+      }
     }
   }
   table.tag = vocab.cache_tag();

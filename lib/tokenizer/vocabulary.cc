@@ -335,6 +335,11 @@ const SymbolTrie& Vocabulary::symbol_trie() const {
   return symbol_trie_->trie;
 }
 
+bool Vocabulary::symbol_trie_built() const {
+  return symbol_trie_ != nullptr &&
+         symbol_trie_->built.load(std::memory_order_acquire);
+}
+
 std::optional<std::pair<uint32_t, uint32_t>> Vocabulary::BuildIndex() {
   constexpr size_t kShortRanks = 256 + 65536;
   short_ranks_ = std::make_unique_for_overwrite<uint32_t[]>(kShortRanks);

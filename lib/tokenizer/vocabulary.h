@@ -160,6 +160,9 @@ class Vocabulary {
   // reference stays valid as long as this Vocabulary lives (a moved-from
   // Vocabulary has an empty trie).
   const SymbolTrie& symbol_trie() const;
+  // Whether symbol_trie() has been built, without building it: for callers
+  // that can do without it and use it only once something has paid for it.
+  bool symbol_trie_built() const;
 
   // A number no other Vocabulary of this process has had (a moved-from one
   // gets a new one), for caches that outlive a single call: keyed by it, an

@@ -726,6 +726,39 @@ TEST_CASE("a stretch between uncrossable positions is merged, not looked up") {
   CHECK(checked > 20);
 }
 
+TEST_CASE("short pieces of repeated symbols merge exactly as tiktoken") {
+  // Lines of ASCII tables and rules, 32 to 127 bytes: once the symbol trie
+  // is built they are searched, not merged by rescanning; either way the
+  // ids must be tiktoken's.
+  static const std::string kUnits[] = {"-", "=", "+",  "|",  "~",  "*", "#",
+                                       ".", "_", "-+", "=|", "\n", " "};
+  std::mt19937 rng(20261128);
+  for (const char* name :
+       {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    REQUIRE_FALSE(vocab.symbol_trie_built());
+    for (const bool built : {false, true}) {
+      if (built) vocab.symbol_trie();
+      CHECK(vocab.symbol_trie_built() == built);
+      for (int round = 0; round < 150; ++round) {
+        const size_t length = 32 + rng() % 96;
+        std::string piece;
+        while (piece.size() < length) {
+          const std::string& unit = kUnits[rng() % std::size(kUnits)];
+          const size_t repeat = 1 + rng() % 24;
+          for (size_t k = 0; k < repeat && piece.size() < length; ++k)
+            piece += unit;
+        }
+        piece.resize(length);
+        std::vector<uint32_t> ids;
+        BytePairEncode(vocab, piece, &ids);
+        REQUIRE_MESSAGE(ids == ReferenceMerge(vocab, piece),
+                        name << ", trie built " << built << ", " << piece);
+      }
+    }
+  }
+}
+
 TEST_CASE("a whole-token piece is one id") {
   const Vocabulary& vocab = Cl100k();
   std::vector<uint32_t> ids;

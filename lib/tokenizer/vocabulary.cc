@@ -491,12 +491,8 @@ size_t Vocabulary::MemoryUsage() const {
                  pattern_.capacity() +
                  special_tokens_.capacity() * sizeof(SpecialToken);
   for (const SpecialToken& s : special_tokens_) total += s.text.capacity();
-  if (symbol_trie_ != nullptr) {
-    total += sizeof(LazySymbolTrie);
-    if (symbol_trie_->built.load(std::memory_order_acquire)) {
-      total += symbol_trie_->trie.MemoryUsage();
-    }
-  }
+  if (symbol_trie_ != nullptr) total += sizeof(LazySymbolTrie);
+  if (symbol_trie_built()) total += symbol_trie_->trie.MemoryUsage();
   return total;
 }
 

@@ -1125,19 +1125,30 @@ struct InnerPairs {
 // (within the 7 ms that o200k_base's first such piece takes, symbol trie
 // included), kept for the last four vocabularies a thread has seen (24 KB
 // each).
-const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
-  constexpr size_t kKept = 4;
-  struct Kept {
-    InnerPairs tables[kKept];
-    size_t next = 0;
-  };
-  thread_local std::unique_ptr<Kept> kept;
-  if (kept == nullptr) kept = std::make_unique<Kept>();
-  for (const InnerPairs& table : kept->tables) {
-    if (table.tag == vocab.cache_tag()) return table;
+struct KeptInnerPairs {
+  static constexpr size_t kKept = 4;
+  InnerPairs tables[kKept];
+  size_t next = 0;
+};
+thread_local std::unique_ptr<KeptInnerPairs> kept_inner_pairs;
+
+// The thread's InnerPairs for `vocab` if it has been built, else null.
+const InnerPairs* BuiltInnerPairs(const Vocabulary& vocab) {
+  if (kept_inner_pairs == nullptr) return nullptr;
+  for (const InnerPairs& table : kept_inner_pairs->tables) {
+    if (table.tag == vocab.cache_tag()) return &table;
   }
+  return nullptr;
+}
+
+const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
+  if (const InnerPairs* built = BuiltInnerPairs(vocab)) return *built;
+  if (kept_inner_pairs == nullptr) {
+    kept_inner_pairs = std::make_unique<KeptInnerPairs>();
+  }
+  KeptInnerPairs* kept = kept_inner_pairs.get();
   InnerPairs& table = kept->tables[kept->next];
-  kept->next = (kept->next + 1) % kKept;
+  kept->next = (kept->next + 1) % KeptInnerPairs::kKept;
   table = InnerPairs{};
   for (uint32_t rank = 0; rank < vocab.size(); ++rank) {
     const std::string_view bytes = vocab.Bytes(rank);
@@ -1378,9 +1389,15 @@ size_t PairChunk::Merge(const unsigned char* bytes, size_t window,
   // each; then, in a loop the compiler vectorizes, which pairs go after
   // their left neighbour and which are tokens; then the bytes packed into
   // bits, eight by a multiplication.
-  uint8_t opens8[kChunk + 8] = {};
-  uint8_t after_left8[kChunk + 8] = {};
-  uint8_t ranked8[kChunk + 8] = {};
+  // Zeroed only as far as the packing reads: short pieces come here too,
+  // and clearing all of the three arrays took a fifth of their time.
+  uint8_t opens8[kChunk];
+  uint8_t after_left8[kChunk];
+  uint8_t ranked8[kChunk];
+  const size_t packed = (length + 7) & ~size_t{7};
+  std::memset(opens8, 0, packed);
+  std::memset(after_left8, 0, packed);
+  std::memset(ranked8, 0, packed);
   size_t j = 0;
   for (; j + 2 < length; ++j) {
     const size_t pair = InnerPairs::Pair(b[j], b[j + 1]);
@@ -1463,13 +1480,12 @@ void PairChunk::Check(size_t length, const ChunkBits& opens) {
   redo_[redos] = kNoStart;
 }
 
-// A long piece made only of symbol bytes, a chunk of stretches between the
-// positions no token can cross at a time: in pairs where that is the merge,
-// else stretch by stretch.
+// A piece made only of symbol bytes, and no token whole, a chunk of
+// stretches between the positions no token can cross at a time: in pairs
+// where that is the merge, else stretch by stretch.
 template <typename Emit>
-void MergeSymbols(const Vocabulary& vocab, std::string_view piece,
-                  Emit&& emit) {
-  const InnerPairs& inner = ThreadInnerPairs(vocab);
+void MergeSymbols(const Vocabulary& vocab, const InnerPairs& inner,
+                  std::string_view piece, Emit&& emit) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   const size_t n = piece.size();
   auto merge_stretch = [&](size_t begin, size_t end) {
@@ -1530,7 +1546,7 @@ void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
     return;
   }
   if (AllSymbols(piece)) {
-    MergeSymbols(vocab, piece, emit);
+    MergeSymbols(vocab, ThreadInnerPairs(vocab), piece, emit);
     return;
   }
   SegmentMerger segments(vocab, piece);
@@ -1541,30 +1557,69 @@ void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
   MergeRuns(vocab, piece, emit);
 }
 
-// Whether a short piece should go to the search from the left: symbols
-// other than whitespace alone, with a byte repeated in most places (the
-// rules and borders of ASCII tables, "=====", "~~~~"). The search merges
-// those in one pass where MergeSmall rescans the piece for every merge: on
-// lines of such tables it takes a sixth of the time. But it needs the
-// symbol trie, whose first build (17-34 ms) would multiply the time of a
-// short text many times, so it is used once built, or once the thread has
-// merged kBuildAfter bytes of such pieces the slow way (about 4 ms).
-// Random punctuation, which repeats little, stays with MergeSmall;
-// whitespace too, whose pieces are mostly short.
-bool SearchShort(const Vocabulary& vocab, std::string_view piece) {
-  constexpr size_t kMinLength = 32;
+// Whether a short piece of symbols may use the tables that long ones build
+// on first use (a thread's InnerPairs, the symbol trie): those that are
+// built, else all once the thread has merged kBuildAfter bytes of such
+// pieces without them (about 2 ms). Building them (3-5 ms for InnerPairs,
+// 17-34 ms with the symbol trie) would multiply the time of a short text.
+bool ShortSymbolsSeenEnough(size_t bytes) {
   constexpr size_t kBuildAfter = size_t{64} << 10;
+  thread_local size_t merged_slowly = 0;
+  if (merged_slowly >= kBuildAfter) return true;
+  merged_slowly += bytes;
+  return false;
+}
+
+// Whether a byte is repeated in most places of `piece` (the rules and
+// borders of ASCII tables, "=====", "~~~~"): the search from the left
+// merges those in one pass, where the pairs leave long stretches to merge
+// alone.
+bool Repetitive(std::string_view piece) {
+  size_t repeats = 0;
+  for (size_t i = 1; i < piece.size(); ++i) repeats += piece[i] == piece[i - 1];
+  return 2 * repeats >= piece.size();
+}
+
+// Merges a short piece (under kBpeHeapThreshold bytes) made only of
+// symbols as long ones are: in pairs (MergeSymbols), or by the search from
+// the left when it is Repetitive. MergeSmall rescans the piece for every
+// merge and looks up every span it makes; on random punctuation cut by
+// spaces this is about 1.5 times as fast. False, having emitted nothing,
+// when the piece is not all symbols, is whitespace alone (short pieces of
+// indentation, which the pairs made slower), is too short to gain, or
+// while the tables it needs are not worth building
+// (ShortSymbolsSeenEnough).
+template <typename Emit>
+bool MergeShortSymbols(const Vocabulary& vocab, std::string_view piece,
+                       Emit&& emit) {
+  constexpr size_t kMinLength = 8;
   if (piece.size() < kMinLength || !AllSymbols(piece) ||
       WhitespaceTrie::Applies(piece)) {
     return false;
   }
-  size_t repeats = 0;
-  for (size_t i = 1; i < piece.size(); ++i) repeats += piece[i] == piece[i - 1];
-  if (2 * repeats < piece.size()) return false;
-  if (vocab.symbol_trie_built()) return true;
-  thread_local size_t merged_slowly = 0;
-  merged_slowly += piece.size();
-  return merged_slowly >= kBuildAfter;
+  const InnerPairs* inner = BuiltInnerPairs(vocab);
+  const bool trie = vocab.symbol_trie_built();
+  const bool seen_enough =
+      (inner != nullptr && trie) || ShortSymbolsSeenEnough(piece.size());
+  if (inner == nullptr) {
+    if (!seen_enough) return false;
+    inner = &ThreadInnerPairs(vocab);
+  }
+  // A piece whose first three bytes open no token of three bytes or more
+  // is no token; any other is looked up whole first, as tiktoken does.
+  const auto* b = reinterpret_cast<const unsigned char*>(piece.data());
+  if (inner->MayOpenLong(InnerPairs::Pair(b[0], b[1]), b[2])) {
+    if (const uint32_t whole = RankOf(vocab, piece); whole != kNoRank) {
+      emit(whole);
+      return true;
+    }
+  }
+  if ((trie || seen_enough) && Repetitive(piece) &&
+      MergeWith(SymbolMerger(vocab, piece), emit)) {
+    return true;
+  }
+  MergeSymbols(vocab, *inner, piece, emit);
+  return true;
 }
 
 }  // namespace
@@ -1598,6 +1653,9 @@ void BytePairEncode(const Vocabulary& vocab, std::string_view piece,
 
 size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
                            uint32_t* ids) {
+  size_t n = 0;
+  auto emit = [&](uint32_t token) { ids[n++] = token; };
+  if (MergeShortSymbols(vocab, piece, emit)) return n;
   if (const uint32_t whole = RankOf(vocab, piece); whole != kNoRank) {
     ids[0] = whole;
     return 1;
@@ -1630,12 +1688,6 @@ size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
       ids[1] = right;
     }
     return 2;
-  }
-  size_t n = 0;
-  auto emit = [&](uint32_t token) { ids[n++] = token; };
-  if (SearchShort(vocab, piece) &&
-      MergeWith(SymbolMerger(vocab, piece), emit)) {
-    return n;
   }
   MergeSmall(vocab, piece, emit, WholeIsNoToken{piece.size()});
   return n;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <initializer_list>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -756,6 +757,84 @@ TEST_CASE("short pieces of repeated symbols merge exactly as tiktoken") {
                         name << ", trie built " << built << ", " << piece);
       }
     }
+  }
+}
+
+TEST_CASE(
+    "short pieces of symbols merge exactly as tiktoken, before and "
+    "after the thread has the tables of long ones") {
+  // Random punctuation cut by spaces and whole symbol tokens side by side,
+  // 4 to 127 bytes, and every symbol token alone: a thread merges them by
+  // rescanning until it has the pair tables that long symbol pieces build, then
+  // in pairs. Both must give tiktoken's ids, and so must a piece that is a
+  // token.
+  static const char kSymbols[] = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \n\t";
+  for (const char* name :
+       {"r50k_base", "p50k_base", "cl100k_base", "o200k_base"}) {
+    const Vocabulary vocab = LoadEmbedded(name);
+    std::vector<std::string> symbol_tokens;
+    for (uint32_t rank = 0; rank < vocab.size(); ++rank) {
+      const std::string_view bytes = vocab.Bytes(rank);
+      if (bytes.size() < 4 || bytes.size() >= kBpeHeapThreshold) continue;
+      if (std::all_of(bytes.begin(), bytes.end(), [](char c) {
+            return SymbolTrie::IsSymbol(static_cast<unsigned char>(c));
+          })) {
+        symbol_tokens.emplace_back(bytes);
+      }
+    }
+    REQUIRE(symbol_tokens.size() > 100);
+    // A fresh thread, so that it starts without the tables; it reports its
+    // first wrong piece here, where an assertion may stop the test.
+    size_t wrong = 0;
+    std::string first_wrong;
+    std::thread([&] {
+      std::mt19937 rng(20261126);
+      // tiktoken takes a piece that is a token whole, merged or not.
+      auto check = [&](const std::string& piece, const char* when) {
+        std::vector<uint32_t> ids;
+        BytePairEncode(vocab, piece, &ids);
+        const std::optional<uint32_t> whole = vocab.Rank(piece);
+        if (ids != (whole ? std::vector<uint32_t>{*whole}
+                          : ReferenceMerge(vocab, piece)) &&
+            wrong++ == 0) {
+          first_wrong = std::string(when) + ": " + piece;
+        }
+      };
+      auto check_tokens = [&](const char* when) {
+        for (const std::string& token : symbol_tokens) check(token, when);
+      };
+      auto random_piece = [&] {
+        std::string piece;
+        const size_t length = 4 + rng() % 124;
+        if (rng() % 2 == 0) {  // tokens side by side
+          while (piece.size() < length) {
+            piece += symbol_tokens[rng() % symbol_tokens.size()];
+          }
+        } else {  // random punctuation, spaces and newlines
+          while (piece.size() < length) {
+            piece += kSymbols[rng() % (sizeof(kSymbols) - 1)];
+          }
+        }
+        piece.resize(std::min(piece.size(), kBpeHeapThreshold - 1));
+        return piece;
+      };
+      check_tokens("before the tables");
+      for (int round = 0; round < 400; ++round) {
+        check(random_piece(), "before the tables");
+      }
+      std::string long_piece;
+      while (long_piece.size() < 4 * kBpeHeapThreshold) {
+        long_piece += kSymbols[rng() % (sizeof(kSymbols) - 1)];
+      }
+      check(long_piece, "the long piece");
+      check_tokens("after the tables");
+      for (int round = 0; round < 2000; ++round) {
+        check(random_piece(), "after the tables");
+      }
+    }).join();
+    CHECK_MESSAGE(wrong == 0, std::string(name)
+                                  << ", " << wrong << " pieces wrong, first "
+                                  << first_wrong);
   }
 }
 

@@ -374,6 +374,10 @@ void AddPathological(size_t n, InputSet* set) {
   }
 }
 
+// The punctuation of punct_mix and punct_spaced.
+constexpr std::string_view kAsciiPunctuation =
+    "-=*#~_.:;!?/+()[]{}&%$@^`'\",\\>";
+
 // The long runs of whitespace or punctuation that byte-pair merging finds
 // hardest (each once took tiktoken's quadratic loop, and then our long-piece
 // merger, far longer per byte than prose): each is one pre-token, or a few,
@@ -425,16 +429,35 @@ void AddMixedRuns(size_t n, InputSet* set) {
          std::move(ws), true});
   }
   {
-    static constexpr std::string_view kPunctuation =
-        "-=*#~_.:;!?/+()[]{}&%$@^`'\",\\>";
     SplitMix64 rng(0x5eed0005);
     std::string p(n, '-');
-    for (char& c : p) c = kPunctuation[rng.Next() % kPunctuation.size()];
+    for (char& c : p)
+      c = kAsciiPunctuation[rng.Next() % kAsciiPunctuation.size()];
     set->inputs.push_back({"punct_mix",
                            size + " of ASCII punctuation (" +
-                               std::string(kPunctuation) +
+                               std::string(kAsciiPunctuation) +
                                ") from SplitMix64 seed 0x5eed0005",
                            std::move(p), true});
+  }
+  {
+    // The same punctuation cut by a space every 1 to 40 bytes: many short
+    // pieces of about 1.6 bytes a token, where the cost per piece and per
+    // token, not the length of a run, sets the speed.
+    SplitMix64 rng(0x5eed0007);
+    std::string p;
+    p.reserve(n + 48);
+    while (p.size() < n) {
+      for (size_t k = rng.Range(1, 40); k > 0; --k) {
+        p.push_back(kAsciiPunctuation[rng.Next() % kAsciiPunctuation.size()]);
+      }
+      p.push_back(' ');
+    }
+    p.resize(n);
+    set->inputs.push_back(
+        {"punct_spaced",
+         size + " of ASCII punctuation as in punct_mix with a space every "
+                "1-40 bytes, from SplitMix64 seed 0x5eed0007",
+         std::move(p), true});
   }
 }
 

@@ -1120,10 +1120,7 @@ struct InnerPairs {
   }
 };
 
-// The thread's InnerPairs for `vocab`: built by one pass over its tokens
-// the first time a thread meets a long symbol piece of that vocabulary
-// (within the 7 ms that o200k_base's first such piece takes, symbol trie
-// included), kept for the last four vocabularies a thread has seen (24 KB
+// A thread's InnerPairs, for the last four vocabularies it has seen (24 KB
 // each).
 struct KeptInnerPairs {
   static constexpr size_t kKept = 4;
@@ -1141,6 +1138,9 @@ const InnerPairs* BuiltInnerPairs(const Vocabulary& vocab) {
   return nullptr;
 }
 
+// The thread's InnerPairs for `vocab`: built by one pass over its tokens
+// (3-6 ms) the first time a thread meets a long symbol piece of that
+// vocabulary, or enough short ones (ShortSymbolsSeenEnough).
 const InnerPairs& ThreadInnerPairs(const Vocabulary& vocab) {
   if (const InnerPairs* built = BuiltInnerPairs(vocab)) return *built;
   if (kept_inner_pairs == nullptr) {
@@ -1560,7 +1560,7 @@ void MergeLarge(const Vocabulary& vocab, std::string_view piece, Emit&& emit) {
 // Whether a short piece of symbols may use the tables that long ones build
 // on first use (a thread's InnerPairs, the symbol trie): those that are
 // built, else all once the thread has merged kBuildAfter bytes of such
-// pieces without them (about 2 ms). Building them (3-5 ms for InnerPairs,
+// pieces without them (about 2 ms). Building them (3-6 ms for InnerPairs,
 // 17-34 ms with the symbol trie) would multiply the time of a short text.
 bool ShortSymbolsSeenEnough(size_t bytes) {
   constexpr size_t kBuildAfter = size_t{64} << 10;

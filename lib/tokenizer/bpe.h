@@ -50,7 +50,10 @@ void BytePairEncode(const Vocabulary& vocab, std::string_view piece,
 
 // BytePairEncode for a piece shorter than kBpeHeapThreshold, into `ids`,
 // which must have room for piece.size() ids (a piece never has more ids than
-// bytes); returns how many it wrote. Allocates nothing.
+// bytes); returns how many it wrote. Thread-safe as BytePairEncode.
+// Allocates only for pieces of symbols: once per thread and vocabulary the
+// tables that long symbol pieces use too (24 KB), and per call the search's
+// buffers for a piece that repeats a byte in most places.
 size_t BytePairEncodeShort(const Vocabulary& vocab, std::string_view piece,
                            uint32_t* ids);
 

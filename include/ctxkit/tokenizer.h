@@ -202,8 +202,12 @@ class CTXKIT_EXPORT Tokenizer {
   StatusOr<std::vector<uint32_t>> Encode(
       std::string_view text, const EncodeOptions& options = {}) const;
 
-  // Encode into a caller's buffer, without allocating per call. Returns the
-  // number of ids written. OUT_OF_RANGE if `ids` is too small: the message
+  // Encode into a caller's buffer, without allocating a result: the ids go
+  // to `ids`. Working memory is still allocated for the parts of a text
+  // that need it: invalid UTF-8 being replaced, "claude"'s NFKC rewriting
+  // characters, a piece of 128 bytes or more being merged, or a shorter one
+  // that repeats a symbol in most places. Returns the number of ids
+  // written. OUT_OF_RANGE if `ids` is too small: the message
   // gives the size needed (Count gives it too) and the contents of `ids` are
   // then unspecified. Other errors as for Encode.
   StatusOr<size_t> EncodeInto(std::string_view text, std::span<uint32_t> ids,

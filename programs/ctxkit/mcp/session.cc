@@ -348,9 +348,9 @@ void Session::CancelAll() {
   for (auto& [id, flag] : in_flight_) flag->store(true);
 }
 
-std::string Session::TooLargeReply(size_t limit) {
+std::string Session::TooLargeReply(size_t limit, std::string_view id_json) {
   return ErrorReply(
-      "null", kInvalidRequest,
+      id_json, kInvalidRequest,
       "message too large: the limit is " + std::to_string(limit) + " bytes");
 }
 

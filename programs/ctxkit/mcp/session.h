@@ -82,8 +82,10 @@ class Session {
   void Handle(std::string_view message, Outbound& out);
 
   // The reply to a message too large to read (the transport's limit): a
-  // -32600 error with id null, naming the limit.
-  static std::string TooLargeReply(size_t limit);
+  // -32600 error naming the limit, with `id_json` (the message's id as JSON
+  // text, "null" when unknown) as its id.
+  static std::string TooLargeReply(size_t limit,
+                                   std::string_view id_json = "null");
 
   // Marks every request in flight as cancelled (shutdown): their adapters
   // see Cancelled() and no replies are sent for them.

@@ -17,7 +17,9 @@
 #include <thread>
 #include <utility>
 
+#include "programs/ctxkit/mcp/message_id.h"
 #include "programs/ctxkit/mcp/session.h"
+#include "simdjson.h"
 
 namespace ctxkit::mcp {
 
@@ -177,19 +179,39 @@ Status ServeStdio(host::Services& services, int in_fd, int out_fd) {
   });
 
   const size_t limit = services.config.max_message_bytes;
-  std::string pending;    // the current line, so far
-  bool skipping = false;  // inside a line beyond the limit
+  std::string pending;          // the current line, so far
+  bool skipping = false;        // inside a line beyond the limit
+  MessageIdScanner skipped_id;  // of the line being skipped
   bool signalled = false;
   char buffer[1 << 16];
+  simdjson::dom::parser probe;
+  // Whether `line` is a cancellation: its method, not its text, says so,
+  // since a request may quote the method's name anywhere in its params.
+  auto is_cancellation = [&](const std::string& line) {
+    if (line.find("notifications/cancelled") == std::string::npos) {
+      return false;
+    }
+    simdjson::dom::element root;
+    std::string_view method;
+    return probe.parse(line).get(root) == simdjson::SUCCESS &&
+           root["method"].get(method) == simdjson::SUCCESS &&
+           method == "notifications/cancelled";
+  };
   auto dispatch = [&](std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) return;
     // Cancellation must overtake the queue: handled here, at once.
-    if (line.find("notifications/cancelled") != std::string::npos) {
+    if (is_cancellation(line)) {
       session.Handle(line, writer);
       return;
     }
     queue.Push(std::move(line));
+  };
+  // The error for a line beyond the limit, sent once all of it has been
+  // read, so that it carries the id written anywhere in it.
+  auto refuse_skipped = [&] {
+    writer.Send(Session::TooLargeReply(limit, skipped_id.IdJson()));
+    skipped_id = MessageIdScanner();
   };
   // After a line, the next one usually follows within microseconds (see
   // LineQueue::Pop): look for it without sleeping for a moment first.
@@ -224,17 +246,22 @@ Status ServeStdio(host::Services& services, int in_fd, int out_fd) {
     while (!chunk.empty()) {
       const size_t newline = chunk.find('\n');
       const std::string_view piece = chunk.substr(0, newline);
-      if (!skipping) {
-        if (pending.size() + piece.size() > limit) {
-          writer.Send(Session::TooLargeReply(limit));
-          pending.clear();
-          skipping = true;
-        } else {
-          pending.append(piece);
-        }
+      if (skipping) {
+        skipped_id.Feed(piece);
+      } else if (pending.size() + piece.size() > limit) {
+        skipped_id.Feed(pending);
+        skipped_id.Feed(piece);
+        pending.clear();
+        skipping = true;
+      } else {
+        pending.append(piece);
       }
       if (newline == std::string_view::npos) break;
-      if (!skipping) dispatch(std::move(pending));
+      if (skipping) {
+        refuse_skipped();
+      } else {
+        dispatch(std::move(pending));
+      }
       pending.clear();
       skipping = false;
       chunk.remove_prefix(newline + 1);
@@ -245,11 +272,18 @@ Status ServeStdio(host::Services& services, int in_fd, int out_fd) {
     queue.Close(/*drop=*/true);
   } else {
     // A last line without a newline is still a message.
-    if (!skipping && !pending.empty()) dispatch(std::move(pending));
+    if (skipping) {
+      refuse_skipped();
+    } else if (!pending.empty()) {
+      dispatch(std::move(pending));
+    }
     queue.Close(/*drop=*/false);
   }
   worker.join();
-  if (const int error = writer.failed_errno(); error != 0) {
+  // A client that closes its end of the pipe has gone away, which ends the
+  // session as end of input does: the replies it no longer wanted are lost
+  // to it alone.
+  if (const int error = writer.failed_errno(); error != 0 && error != EPIPE) {
     return Status(
         StatusCode::kUnavailable,
         std::string("cannot write to the MCP client: ") + std::strerror(error));

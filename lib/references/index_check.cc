@@ -228,7 +228,14 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
 }
 
 absl::Status CheckReferenceIndex(Store& store, IndexCheckSummary* summary) {
-  CTXKIT_ASSIGN_OR_RETURN(ReferenceDbs dbs, OpenReferenceDbs(store));
+  absl::StatusOr<ReferenceDbs> opened = OpenReferenceDbs(store);
+  // Only a read-only store lacks the sub-databases, and then the part was
+  // never opened for writing, so it holds nothing.
+  if (absl::IsNotFound(opened.status()) && store.read_only()) {
+    if (summary != nullptr) *summary = IndexCheckSummary{};
+    return absl::OkStatus();
+  }
+  CTXKIT_ASSIGN_OR_RETURN(ReferenceDbs dbs, std::move(opened));
   CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, internal::StoreBeginRead(store));
   return CheckReferenceIndex(txn, dbs, summary);
 }

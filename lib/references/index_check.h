@@ -38,7 +38,8 @@ absl::Status CheckReferenceIndex(const Transaction& txn,
                                  IndexCheckSummary* summary = nullptr);
 
 // The same in a fresh read transaction of `store` (opening the part's
-// sub-databases first).
+// sub-databases first). On a read-only store that lacks them, the part was
+// never created: OK with an empty summary.
 absl::Status CheckReferenceIndex(Store& store,
                                  IndexCheckSummary* summary = nullptr);
 

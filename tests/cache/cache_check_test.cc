@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
@@ -17,6 +18,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -202,6 +204,35 @@ TEST_CASE("after random puts, hits, clears and expiry the check is OK") {
   Must(cache->Clear());
   w.entries.clear();
   check();
+}
+
+TEST_CASE("checks while other threads put and hit are each OK") {
+  Fixture f;
+  CacheOptions options;
+  options.flush_interval_ms = 1;  // hits land while the checks run
+  std::unique_ptr<Cache> cache = f.Open(options);
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 150; ++i) {
+      auto put = cache->Put("content " + std::to_string(i % 40),
+                            Prefix(i % 2 == 0 ? "a" : "b", i % 3 == 0 ? 1 : 0));
+      CHECK(put.ok());
+      if (!put.ok()) break;
+      (void)cache->Get(put->key);
+      if (i % 25 == 24) CHECK(cache->Clear("b").ok());
+      f.clock.Advance(1);
+    }
+    done = true;
+  });
+  int checks = 0;
+  while (!done || checks == 0) {
+    const absl::Status s = CheckCacheTotals(*f.store);
+    CHECK_MESSAGE(s.ok(), s.ToString());
+    ++checks;
+  }
+  writer.join();
+  const absl::Status s = CheckCacheTotals(*f.store);
+  CHECK_MESSAGE(s.ok(), s.ToString());
 }
 
 // ---- Damage ----------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
@@ -16,6 +17,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -206,6 +208,37 @@ TEST_CASE("the check reads its transaction's snapshot") {
   const absl::Status s = CheckConversationTotals(txn, *dbs, &summary);
   REQUIRE_MESSAGE(s.ok(), s.ToString());
   CHECK(summary.messages == 1);
+}
+
+TEST_CASE("checks while another thread writes are each OK") {
+  Fixture f;
+  Conversation c = Must(f.convs->Create({.title = "t", .model = "gpt-4"}));
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    std::vector<std::string> ids;
+    for (int i = 0; i < 150; ++i) {
+      auto added =
+          f.convs->AddMessage(c.id, Msg(MessageRole::kUser, "message text"));
+      CHECK(added.ok());
+      if (!added.ok()) break;
+      ids.push_back(added->message.id);
+      if (i % 3 == 2) {
+        CHECK(f.convs->SetCompressed(c.id, {ids[ids.size() - 2]}, true).ok());
+        CHECK(f.convs->DeleteMessages(c.id, {ids.front()}).ok());
+        ids.erase(ids.begin());
+      }
+    }
+    done = true;
+  });
+  int checks = 0;
+  while (!done || checks == 0) {
+    const absl::Status s = CheckConversationTotals(*f.store);
+    CHECK_MESSAGE(s.ok(), s.ToString());
+    ++checks;
+  }
+  writer.join();
+  const absl::Status s = CheckConversationTotals(*f.store);
+  CHECK_MESSAGE(s.ok(), s.ToString());
 }
 
 // ---- Damage ----------------------------------------------------------------

@@ -380,6 +380,10 @@ absl::Status CheckConversationTotals(const Transaction& txn,
         CTXKIT_RETURN_IF_ERROR(
             InDb(kConversationsDb,
                  DecodeConversation(id, value, &r.stored, &r.last_seq)));
+        // Kept for every conversation until the end, and never compared:
+        // metadata alone may be 64 KiB.
+        r.stored.title = std::string();
+        r.stored.metadata = std::string();
         CTXKIT_ASSIGN_OR_RETURN(
             std::optional<std::string_view> row,
             Find(txn, dbs.by_created, CreatedKey(r.stored.created_at, id)));

@@ -199,7 +199,11 @@ std::string Judge(const Row& row) {
   return why;
 }
 
-void RunTable(const char* path) {
+// Checks every row of the table at `path`. With `each_row`, every row must
+// pass; otherwise (the held-out rows) a failing row is reported and at least
+// `min_share` of the rows must pass: fixing held-out rows one by one would
+// make them tuning rows, and the share is what they measure.
+void RunTable(const char* path, bool each_row, double min_share = 1.0) {
   const std::vector<Row> rows = ReadTable(path);
   REQUIRE(!rows.empty());
   std::map<std::string, std::pair<int, int>> by_category;  // passed, total
@@ -212,8 +216,15 @@ void RunTable(const char* path) {
       ++category_passed;
       ++passed;
     }
-    CHECK_MESSAGE(why.empty(), path, ":", row.line, " [", row.category, "] \"",
-                  row.input, "\" ", why);
+    if (why.empty()) continue;
+    const std::string where = std::string(path) + ":" +
+                              std::to_string(row.line) + " [" + row.category +
+                              "] \"" + row.input + "\" " + why;
+    if (each_row) {
+      FAIL_CHECK(where);
+    } else {
+      MESSAGE("held-out row fails: ", where);
+    }
   }
   std::ostringstream summary;
   summary << path << ": " << passed << "/" << rows.size() << " rows pass";
@@ -221,12 +232,16 @@ void RunTable(const char* path) {
     summary << "; " << category << " " << counts.first << "/" << counts.second;
   }
   MESSAGE(summary.str());
+  CHECK(static_cast<double>(passed) >=
+        min_share * static_cast<double>(rows.size()));
 }
 
-TEST_CASE("meaning table: tuning rows") { RunTable(CTXKIT_MEANING_TABLE); }
+TEST_CASE("meaning table: tuning rows") {
+  RunTable(CTXKIT_MEANING_TABLE, /*each_row=*/true);
+}
 
 TEST_CASE("meaning table: held-out rows") {
-  RunTable(CTXKIT_MEANING_TABLE_HELDOUT);
+  RunTable(CTXKIT_MEANING_TABLE_HELDOUT, /*each_row=*/false, 0.95);
 }
 
 }  // namespace

@@ -238,8 +238,8 @@ std::vector<std::string> Improvements(const Applied& applied, bool collapsed,
   }
   if (res.over_max_tokens && max_tokens.has_value()) {
     improvements.push_back(absl::StrFormat(
-        "Kept %d tokens, over max_tokens %d: a shorter cut would split a "
-        "clause or drop a sentence holding a negation, condition or "
+        "Kept %d tokens, over max_tokens %d: no shorter cut keeps whole "
+        "words and every sentence holding a negation, condition or "
         "restriction",
         res.optimized_tokens, *max_tokens));
   }

@@ -197,9 +197,10 @@ absl::Status QueryOptimizer::Impl::TruncateResult(
     res.over_max_tokens = true;
     return absl::OkStatus();
   }
-  // The largest of the cuts `keep` accepts whose prefix fits, by binary
-  // search: prefix counts grow with the prefix (a longer prefix never has
-  // fewer tokens at a word boundary), so the fitting ones come first.
+  // The end of the longest fitting prefix among the cuts (clause ends only,
+  // or all), by binary search: counts of prefixes cut at word ends grow
+  // with their length in practice; where a tokenizer breaks that, the
+  // search may settle on a shorter prefix, never on one that does not fit.
   auto largest_fitting =
       [&](bool clause_only) -> absl::StatusOr<std::optional<size_t>> {
     std::vector<size_t> ends;

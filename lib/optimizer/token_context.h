@@ -57,8 +57,9 @@ bool ClauseEnd(const Ahead& a);
 // does truncation (IsConstraint()).
 bool IsNegation(std::string_view key);
 // A word key that limits what the sentence holding it allows: a negation, a
-// condition ("if", "unless", "except", "until", ...) or a restriction
-// ("only", "just", "merely", ...). Dropping such a sentence, or cutting into
+// condition ("if", "unless", "except", "until", ...), a restriction ("only",
+// "just", "merely", ...), a bound ("at least", "exactly") or an obligation
+// ("must", "always", "avoid"). Dropping such a sentence, or cutting into
 // it, can turn a limit into permission ("do not delete the logs" -> "do"),
 // so max_tokens truncation never does.
 bool IsConstraint(std::string_view key);

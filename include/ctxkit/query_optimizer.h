@@ -1,7 +1,7 @@
 // ctxkit::QueryOptimizer: finds what makes a prompt longer or vaguer than it
 // needs to be (filler words, hedges, wordy phrases, politeness padding,
 // indirect requests, vague words) and rewrites it shorter and more direct,
-// without ever dropping what the prompt is about.
+// without ever dropping what the prompt is about or changing what it says.
 //
 //   auto result = ctxkit::QueryOptimizer::Default().Optimize(
 //       "I was just wondering if you could maybe help me understand how to "
@@ -25,6 +25,16 @@
 // ("Explain X."). Optimize() verifies this on its own output and, should the
 // check ever fail, returns the query unchanged. The one deliberate exception
 // is max_tokens: the truncated query is then a prefix of the optimized one.
+//
+// Meaning. Words are kept where they change what the prompt says, even when
+// they are elsewhere padding: "just", "only", "simply", "really" after a
+// negation ("don't just copy", "not just about speed"); "just" where it
+// restricts ("just the standard library", "just one"); hedges in statements
+// of belief ("I think maybe the issue is X", "it might be the cache",
+// "maybe the server is down"), which say how sure the writer is. Hedges
+// are removed only from requests ("Could you maybe check the logs?" ->
+// "Check the logs."). tests/optimizer/meaning_table.tsv lists sentences of
+// each kind with the outputs allowed for them.
 //
 // Thread safety: a QueryOptimizer is immutable after construction; Optimize()
 // and every other const method may be called concurrently from any number of
@@ -76,7 +86,7 @@ CTXKIT_EXPORT StatusOr<OptimizationGoal> ParseOptimizationGoal(
 // The kinds of issue. Each rule has one of the first five kinds.
 enum class IssueType {
   kFillerWords = 0,      // "filler_words": just, really, basically, ...
-  kHedging = 1,          // "hedging": I think maybe, could you maybe, ...
+  kHedging = 1,          // "hedging": could you maybe, I was wondering, ...
   kRedundantPhrase = 2,  // "redundant_phrase": in order to -> to, ...
   kPoliteness = 3,       // "politeness": please, thanks in advance, ...
   kVagueLanguage = 4,    // "vague_language": stuff, things, ... (flag only)
@@ -143,7 +153,8 @@ struct QueryRule {
   // ends the sentence, if any, into '.'. Requires kSentenceStart and
   // type kHedging.
   bool restructure = false;
-  // Not after "not", "never" or a word ending in "n't" ("not really").
+  // Not after a negation: "not", "no", "never", "without", "nor", ... or a
+  // word ending in "n't" ("not really", "don't just").
   bool keep_after_negation = false;
   // Not directly after one of these words ("the very first").
   std::vector<std::string> not_after = {};
@@ -178,8 +189,19 @@ struct OptimizeOptions {
   // Not empty, valid UTF-8, at most kMaxModelBytes.
   std::string model = std::string(kDefaultModel);
   OptimizationGoal goal = OptimizationGoal::kBoth;
-  // When set, the optimized query is cut to at most this many tokens at a
-  // token boundary that is also a character boundary. 1..kMaxMaxTokens.
+  // When set, the optimized query is cut to fit this many tokens, by
+  // dropping text from its end, 1..kMaxMaxTokens. Meaning comes before the
+  // budget, as a caller who sends the result to an agent needs: a cut
+  // never drops or enters a sentence that holds a negation, a condition or
+  // a restriction ("Archive the entries, but do not delete the logs" is
+  // never cut to "Archive the entries, but do", nor to "Archive the
+  // entries."), nor anything before such a sentence, and never splits a
+  // word, a code span or a quoted string. Within that, the longest prefix
+  // that fits and ends a clause (at . ! ? , ; : a line break) is kept; when
+  // none fits, the longest that fits and ends a word; when none fits
+  // either, the shortest allowed prefix, which is then over the budget
+  // (QueryOptimization::over_max_tokens; possibly the whole query, not
+  // truncated).
   std::optional<int64_t> max_tokens = std::nullopt;
 };
 
@@ -228,10 +250,14 @@ struct QueryOptimization {
   std::string optimized_query;
   size_t optimized_tokens = 0;
   // E.g. "Removed filler words (4)", "Simplified structure (1 hedged request
-  // made direct)", "Preserved core meaning", "Truncated to 10 tokens
-  // (max_tokens)"; "No changes needed" when nothing changed.
+  // made direct)", "Preserved core meaning" (only when nothing was cut),
+  // "Truncated to 10 tokens (max_tokens): ...", "Kept 12 tokens, over
+  // max_tokens 7: ..."; "No changes needed" when nothing changed.
   std::vector<std::string> improvements;
   bool truncated = false;  // (extra) max_tokens cut the optimized query
+  // (extra) max_tokens was set and optimized_tokens still exceeds it (see
+  // OptimizeOptions::max_tokens).
+  bool over_max_tokens = false;
 
   // analysis
   int64_t tokens_saved = 0;        // original_tokens - optimized_tokens
@@ -304,7 +330,8 @@ class CTXKIT_EXPORT QueryOptimizer {
 //    vague_language) or "phrases" (hedging, redundant_phrase, politeness),
 //    "occurrences", "score" (verbosity), "impact", "suggestions"
 //    (redundant_phrase)}]},
-//    "optimized":{"query","tokens","improvements","truncated"},
+//    "optimized":{"query","tokens","improvements","truncated",
+//    "over_max_tokens"},
 //    "analysis":{"tokens_saved","reduction_percent","clarity_score",
 //    "original_clarity_score","recommendations":[{"priority","suggestion",
 //    "tokens_saved"}]},

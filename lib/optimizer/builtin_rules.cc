@@ -9,6 +9,15 @@
 //     fact ("what does it actually return" keeps it).
 //   - intensifiers ("really", "very", "quite") stay after a negation: "not
 //     really slow" means something else than "slow".
+//   - softeners ("just", "maybe", "perhaps", "kind of") go only where they
+//     soften a request: before a request verb ("just check the logs") or a
+//     request opener's verb ("just wondering"), and never after a negation.
+//     Elsewhere they carry meaning: "just" restricts ("just the standard
+//     library", "just one"), "not just" widens ("not just about speed"), and
+//     "maybe", "perhaps", "kind of" say how sure the writer is ("maybe the
+//     server is down"), which is a statement of belief, not padding.
+//   - statements of belief ("I think", "I guess", "I'm not sure") stay; only
+//     "I'm not sure ... but" opening a request goes.
 //   - "kind of" / "sort of" stay after determiners ("what kind of lock").
 //   - "very" stays after "the" and possessives ("the very first").
 //   - hedged request openers ("Could you ...") are rewritten only at a
@@ -17,9 +26,11 @@
 //     is left alone while "Can you explain X?" becomes "Explain X.".
 //   - whole-sentence padding ("Thanks in advance!", "Hi there,") only when it
 //     is the whole clause.
-// Words deliberately absent: "like", "simply", "pretty" (alone), "so"
-// (except "So," opening a sentence), "possibly", "completely", "rather":
-// each is content too often.
+// Words deliberately absent: "like", "simply", "only", "merely", "pretty"
+// (alone), "so" (except "So," opening a sentence), "possibly", "completely",
+// "rather": each is content too often. "whether or not" is absent too:
+// "whether or not it fails, log it" means "in either case", which
+// "whether" alone does not.
 //
 // Replacements of redundant phrases follow the usual plain-language lists
 // (e.g. the U.S. Plain Language Guidelines' "words to avoid"); each keeps the
@@ -55,6 +66,50 @@ const std::vector<std::string>& RequestVerbs() {
       "translate", "troubleshoot", "update",    "verify",     "walk",
       "write"};
   return *kVerbs;
+}
+
+// The words a softener ("just", "maybe", "kind of") may precede and still be
+// padding: request verbs, other imperatives that are no question of ability
+// after "could you" ("can you run X?") but are requests after "just", and
+// the verbs of request openers ("I was just wondering if you could").
+const std::vector<std::string>& SoftenedWords() {
+  static const auto* const kWords = [] {
+    auto* words = new std::vector<std::string>(RequestVerbs());
+    for (const char* w :
+         {"run",     "use",       "try",    "do",     "say",     "return",
+          "rerun",   "call",      "open",   "read",   "restart", "ignore",
+          "skip",    "print",     "stop",   "wait",   "ask",     "paste",
+          "install", "wondering", "wonder", "hoping", "wanted"}) {
+      words->push_back(w);
+    }
+    return words;
+  }();
+  return *kWords;
+}
+
+// The words that may start the request after "I'm not sure, but": a request
+// verb, or a modal opening a hedged request.
+const std::vector<std::string>& RequestStarts() {
+  static const auto* const kWords = [] {
+    auto* words = new std::vector<std::string>(RequestVerbs());
+    for (const char* w : {"could", "can", "would", "will", "please"}) {
+      words->push_back(w);
+    }
+    return words;
+  }();
+  return *kWords;
+}
+
+// A softener: padding only before a request verb, and never after a
+// negation ("don't just copy it").
+QueryRule Softener(IssueType type, std::string pattern) {
+  QueryRule r;
+  r.type = type;
+  r.pattern = std::move(pattern);
+  r.follow = RuleFollow::kWord;
+  r.keep_after_negation = true;
+  r.next_word_in = SoftenedWords();
+  return r;
 }
 
 QueryRule Filler(std::string pattern,
@@ -157,27 +212,30 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
       "(i would like|i'd like|i want|i need) you to " + kSoftener, false));
   rules.push_back(Opener(
       "(could|can|would|will) you " + kSoftener + " (be able to)?", true));
-
-  // ---- hedges, removed ----
-  rules.push_back(
-      Hedge("i (think|believe|guess|suppose|feel) (that)? "
-            "(maybe|perhaps|possibly)",
-            P::kClauseStart, F::kWord));
-  {
-    QueryRule r =
-        Hedge("(i guess|i suppose|i feel like)", P::kClauseStart, F::kWord);
-    r.next_word_not_in = {"so", "not", "that", "it", "this"};
+  rules.push_back(Opener("(maybe|perhaps) you (could|can)", true));
+  // "Could you maybe only change X?" cannot be made direct (the opener needs
+  // a request verb next), but its softener is still padding.
+  for (const char* modal : {"could", "can", "would", "will"}) {
+    QueryRule r = Hedge(std::string(modal) + " you (maybe|perhaps|possibly)",
+                        P::kSentenceStart, F::kWord);
+    r.replacement = std::string(modal) + " you";
     rules.push_back(r);
   }
+
+  // ---- hedges, removed ----
   rules.push_back(
       Hedge("if (it's|it is) not too much (trouble|to ask)", P::kAnywhere));
   rules.push_back(Hedge("if you (don't|do not) mind", P::kAnywhere));
   rules.push_back(Hedge("if (that's|that is) (okay|ok|alright|all right|fine)",
                         P::kClauseStart, F::kClauseEnd));
-  rules.push_back(
-      Hedge("(i'm|i am) not (sure|certain) (if this is possible|"
-            "if this makes sense)? but",
-            P::kClauseStart));
+  {
+    QueryRule r = Hedge(
+        "(i'm|i am) not (sure|certain) (if this is possible|"
+        "if this makes sense)? but",
+        P::kClauseStart, F::kWord);
+    r.next_word_in = RequestStarts();
+    rules.push_back(r);
+  }
   rules.push_back(
       Hedge("(this|it) (might|may) be a (dumb|stupid|silly|naive|"
             "basic) question (but)?",
@@ -187,7 +245,7 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
             "basic) question",
             P::kSentenceStart, F::kClauseEnd));
   {
-    QueryRule r = Hedge("(kind|sort) of", P::kAnywhere, F::kWord);
+    QueryRule r = Softener(IssueType::kHedging, "(kind|sort) of");
     r.not_after = {"a",          "an",       "the",     "what",  "which",
                    "this",       "that",     "these",   "those", "some",
                    "any",        "one",      "same",    "every", "each",
@@ -196,10 +254,10 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
                    "particular", "specific", "certain"};
     rules.push_back(r);
   }
-  rules.push_back(Hedge("(kinda|sorta|perhaps)", P::kAnywhere, F::kWord));
+  rules.push_back(Softener(IssueType::kHedging, "(kinda|sorta|perhaps)"));
 
   // ---- filler words ----
-  rules.push_back(Filler("just"));
+  rules.push_back(Softener(IssueType::kFillerWords, "just"));
   rules.push_back(Intensifier("really"));
   rules.push_back(Filler("basically"));
   rules.push_back(Filler("actually", P::kClauseEdge));
@@ -214,7 +272,7 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   rules.push_back(Intensifier("totally"));
   rules.push_back(Filler("honestly", P::kClauseEdge));
   rules.push_back(Filler("essentially"));
-  rules.push_back(Filler("maybe"));
+  rules.push_back(Softener(IssueType::kFillerWords, "maybe"));
   rules.push_back(Filler("pretty much"));
   rules.push_back(Intensifier("definitely"));
   rules.push_back(Intensifier("absolutely"));
@@ -240,7 +298,7 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
       Polite("(thank you|thanks|many thanks) (so much|very much|a "
              "lot|a bunch)? (in advance)? (for your help|for any "
              "help|for the help|for your time)?",
-             P::kSentenceStart, F::kClauseEnd));
+             P::kClauseStart, F::kClauseEnd));
   rules.push_back(
       Polite("any (help|advice|guidance|suggestions) (would be|is|"
              "will be) (greatly|much|really|very much)? "
@@ -271,7 +329,9 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
                 "now"));
   rules.push_back(Redundant("in the near future", "soon"));
   rules.push_back(Redundant("each and every", "every"));
-  rules.push_back(Redundant("any and all", "all"));
+  // "any", not "all": under a negation "don't delete any and all files"
+  // forbids every deletion, and "don't delete all files" does not.
+  rules.push_back(Redundant("any and all", "any"));
   rules.push_back(Redundant("first and foremost", "first"));
   rules.push_back(Redundant("in the event that", "if"));
   rules.push_back(Redundant("for the purpose of", "for"));
@@ -294,7 +354,6 @@ std::vector<QueryRule> QueryOptimizer::BuiltinRules() {
   rules.push_back(Redundant("(on a daily basis)", "daily"));
   rules.push_back(Redundant("(on a regular basis)", "regularly"));
   rules.push_back(Redundant("at all times", "always"));
-  rules.push_back(Redundant("whether or not", "whether"));
   rules.push_back(
       Redundant("(it is important to note that|it should be noted "
                 "that|needless to say|as a matter of fact|for all "

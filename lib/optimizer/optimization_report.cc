@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -198,7 +200,8 @@ std::vector<QueryRecommendation> EditRecommendations(
 namespace internal {
 
 std::vector<std::string> Improvements(const Applied& applied, bool collapsed,
-                                      bool truncated, size_t optimized_tokens) {
+                                      const QueryOptimization& res,
+                                      std::optional<int64_t> max_tokens) {
   std::vector<std::string> improvements;
   if (applied.filler > 0) {
     improvements.push_back(
@@ -222,12 +225,23 @@ std::vector<std::string> Improvements(const Applied& applied, bool collapsed,
         absl::StrFormat("Removed politeness padding (%d)", applied.politeness));
   }
   if (collapsed) improvements.push_back("Collapsed extra whitespace");
-  if (applied.Total() > 0 || collapsed) {
+  // A cut drops what the query said after it, so the claim is only made
+  // of an uncut query.
+  if ((applied.Total() > 0 || collapsed) && !res.truncated) {
     improvements.push_back("Preserved core meaning");
   }
-  if (truncated) {
+  if (res.truncated) {
     improvements.push_back(absl::StrFormat(
-        "Truncated to %d tokens (max_tokens)", optimized_tokens));
+        "Truncated to %d tokens (max_tokens): the text after the cut was "
+        "dropped",
+        res.optimized_tokens));
+  }
+  if (res.over_max_tokens && max_tokens.has_value()) {
+    improvements.push_back(absl::StrFormat(
+        "Kept %d tokens, over max_tokens %d: no shorter cut keeps whole "
+        "words and every sentence holding a negation, condition or "
+        "restriction",
+        res.optimized_tokens, *max_tokens));
   }
   if (improvements.empty()) improvements.push_back("No changes needed");
 
@@ -344,12 +358,13 @@ absl::Status QueryOptimizer::Impl::Recommend(const Findings& f,
           0);
     }
   }
-  if (res.truncated) {
+  if (res.truncated || res.over_max_tokens) {
     add("high",
         absl::StrFormat("The optimized query was still %d tokens, over "
-                        "max_tokens %d, so it was cut: shorten it or raise "
+                        "max_tokens %d, so it was %s: shorten it or raise "
                         "max_tokens",
-                        untruncated_tokens, *o.max_tokens),
+                        untruncated_tokens, *o.max_tokens,
+                        res.truncated ? "cut" : "kept whole"),
         untruncated_tokens - res.optimized_tokens);
   }
 

@@ -18,6 +18,8 @@
 #include "ctxkit/model_registry.h"
 #include "lib/base/field_check.h"
 #include "lib/optimizer/optimizer_impl.h"
+#include "lib/optimizer/segmenter.h"
+#include "lib/optimizer/token_context.h"
 #include "lib/status/status_macros.h"
 #include "lib/tokenizer/tokenizer_internal.h"
 
@@ -25,6 +27,9 @@ namespace ctxkit {
 namespace {
 
 using internal::GoalMask;
+using internal::HasNewline;
+using internal::IsConstraint;
+using internal::IsPunct;
 using internal::kAllEditing;
 using internal::kFillerBit;
 using internal::kHedgingBit;
@@ -33,6 +38,8 @@ using internal::kRedundantBit;
 using internal::kVagueBit;
 using internal::Rewrite;
 using internal::Round;
+using internal::TextToken;
+using internal::TextTokenKind;
 
 }  // namespace
 
@@ -83,9 +90,8 @@ absl::StatusOr<QueryOptimization> QueryOptimizer::Impl::Optimize(
                      static_cast<int64_t>(res.optimized_tokens);
   res.reduction_percent =
       Round(100.0 * static_cast<double>(res.tokens_saved) / f.denom, 10.0);
-  res.improvements =
-      internal::Improvements(rewrite->applied, rewrite->collapsed,
-                             res.truncated, res.optimized_tokens);
+  res.improvements = internal::Improvements(
+      rewrite->applied, rewrite->collapsed, res, o.max_tokens);
 
   res.original_clarity_score = Clarity(f.found, f.tokens);
   {
@@ -144,52 +150,97 @@ absl::StatusOr<size_t> QueryOptimizer::Impl::Count(std::string_view model,
   return c.tokens;
 }
 
-absl::StatusOr<std::string> QueryOptimizer::Impl::Truncate(
-    std::string_view model, std::string_view text, size_t max_tokens) const {
-  std::string_view cut;
-  absl::StatusOr<std::shared_ptr<const Tokenizer>> tok =
-      internal::RegistryTokenizerFor(*registry, model);
-  if (tok.ok()) {
-    EncodeOptions options;
-    options.disallowed_special = SpecialTokenSet::None();
-    CTXKIT_ASSIGN_OR_RETURN(
-        Truncation t,
-        internal::TokenizerTruncate(**tok, text, max_tokens, options));
-    cut = t.text;
-  } else if (tok.status().code() == absl::StatusCode::kNotFound ||
-             tok.status().code() == absl::StatusCode::kFailedPrecondition) {
-    // Counted by the heuristic: the longest prefix ending on a character
-    // boundary whose estimate fits.
+std::vector<internal::CutPoint> internal::CutPoints(std::string_view text) {
+  const std::vector<TextToken> tokens = Segment(text);
+  std::vector<CutPoint> cuts;
+  // The end of the last sentence holding a constraint word: no cut before
+  // it. A sentence ends at . ! ? ; a line break or the end of the text.
+  size_t floor = 0;
+  bool sentence_limits = false;
+  size_t offset = 0;
+  for (const TextToken& t : tokens) {
+    const size_t end = offset + t.text.size();
+    if (t.kind == TextTokenKind::kWord && IsConstraint(t.key)) {
+      sentence_limits = true;
+    }
+    const bool newline = HasNewline(t);
+    const bool sentence_end = newline || IsPunct(&t, ".!?;");
+    if (sentence_end && sentence_limits) {
+      floor = newline ? offset : end;
+      sentence_limits = false;
+    }
+    if (t.kind == TextTokenKind::kWord || t.kind == TextTokenKind::kProtected) {
+      cuts.push_back({end, false});
+    } else if (IsPunct(&t, ".!?,;:")) {
+      if (!cuts.empty() && cuts.back().end == offset) cuts.pop_back();
+      cuts.push_back({end, true});
+    } else if (newline && !cuts.empty() && cuts.back().end == offset) {
+      cuts.back().clause = true;
+    }
+    offset = end;
+  }
+  if (sentence_limits) floor = text.size();
+  if (!cuts.empty() && cuts.back().end == text.size())
+    cuts.back().clause = true;
+  std::erase_if(cuts, [&](const CutPoint& c) { return c.end < floor; });
+  if (floor > 0 && (cuts.empty() || cuts.front().end != floor)) {
+    cuts.insert(cuts.begin(), {floor, true});
+  }
+  return cuts;
+}
+
+absl::Status QueryOptimizer::Impl::TruncateResult(
+    std::string_view model, size_t max_tokens, QueryOptimization& res) const {
+  const std::string text = res.optimized_query;
+  const std::vector<internal::CutPoint> cuts = internal::CutPoints(text);
+  if (cuts.empty()) {
+    res.over_max_tokens = true;
+    return absl::OkStatus();
+  }
+  // The end of the longest fitting prefix among the cuts (clause ends only,
+  // or all), by binary search: counts of prefixes cut at word ends grow
+  // with their length in practice; where a tokenizer breaks that, the
+  // search may settle on a shorter prefix, never on one that does not fit.
+  auto largest_fitting =
+      [&](bool clause_only) -> absl::StatusOr<std::optional<size_t>> {
+    std::vector<size_t> ends;
+    for (const internal::CutPoint& c : cuts) {
+      if (!clause_only || c.clause) ends.push_back(c.end);
+    }
+    std::optional<size_t> best;
     size_t lo = 0;
-    size_t hi = text.size();
+    size_t hi = ends.size();
     while (lo < hi) {
-      size_t mid = lo + (hi - lo + 1) / 2;
-      while (mid < text.size() &&
-             (static_cast<unsigned char>(text[mid]) & 0xC0) == 0x80) {
-        ++mid;
-      }
-      if (mid > hi) mid = hi;
-      if (EstimateTokens(text.substr(0, mid)) <= max_tokens) {
-        if (mid == lo) break;
-        lo = mid;
+      const size_t mid = lo + (hi - lo) / 2;
+      absl::StatusOr<size_t> n =
+          Count(model, std::string_view(text).substr(0, ends[mid]), nullptr);
+      if (!n.ok()) return n.status();
+      if (*n <= max_tokens) {
+        best = ends[mid];
+        lo = mid + 1;
       } else {
-        hi = mid - 1;
-        while (hi > lo &&
-               (static_cast<unsigned char>(text[hi]) & 0xC0) == 0x80) {
-          --hi;
-        }
+        hi = mid;
       }
     }
-    cut = text.substr(0, lo);
-  } else {
-    return tok.status();
+    return best;
+  };
+  absl::StatusOr<std::optional<size_t>> end = largest_fitting(true);
+  if (!end.ok()) return end.status();
+  if (!end->has_value()) {
+    end = largest_fitting(false);
+    if (!end.ok()) return end.status();
   }
-  size_t n = cut.size();
-  while (n > 0 && (cut[n - 1] == ' ' || cut[n - 1] == '\t' ||
-                   cut[n - 1] == '\n' || cut[n - 1] == '\r')) {
-    --n;
+  // Nothing fits: the shortest prefix that may be kept, over the budget.
+  const size_t keep = end->has_value() ? **end : cuts.front().end;
+  if (keep < text.size()) {
+    res.optimized_query = text.substr(0, keep);
+    res.truncated = true;
+    absl::StatusOr<size_t> n = Count(model, res.optimized_query, nullptr);
+    if (!n.ok()) return n.status();
+    res.optimized_tokens = *n;
   }
-  return std::string(cut.substr(0, n));
+  res.over_max_tokens = res.optimized_tokens > max_tokens;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Rewrite> QueryOptimizer::Impl::RewriteQuery(
@@ -254,19 +305,6 @@ absl::Status QueryOptimizer::Impl::MeasureSavings(
     f.verbosity = Round(
         static_cast<double>(original_tokens - all_tokens) / f.denom, 100.0);
   }
-  return absl::OkStatus();
-}
-
-absl::Status QueryOptimizer::Impl::TruncateResult(
-    std::string_view model, size_t max_tokens, QueryOptimization& res) const {
-  absl::StatusOr<std::string> cut =
-      Truncate(model, res.optimized_query, max_tokens);
-  if (!cut.ok()) return cut.status();
-  absl::StatusOr<size_t> n = Count(model, *cut, nullptr);
-  if (!n.ok()) return n.status();
-  res.optimized_query = *std::move(cut);
-  res.optimized_tokens = *n;
-  res.truncated = true;
   return absl::OkStatus();
 }
 

@@ -83,11 +83,25 @@ inline double Round(double v, double scale) {
   return std::round(v * scale) / scale;
 }
 
-// The improvements list of a result: what the edits did, the collapse of
-// whitespace, the truncation to `optimized_tokens`; "No changes needed"
-// when there was none.
+// The improvements list of `res` (whose truncated, over_max_tokens and
+// optimized_tokens are final): what the edits did, the collapse of
+// whitespace, what max_tokens did; "No changes needed" when there was
+// nothing. "Preserved core meaning" only when nothing was cut.
 std::vector<std::string> Improvements(const Applied& applied, bool collapsed,
-                                      bool truncated, size_t optimized_tokens);
+                                      const QueryOptimization& res,
+                                      std::optional<int64_t> max_tokens);
+
+// Where max_tokens may cut a text: after a word or protected span (`clause`
+// false) or after clause punctuation (. ! ? , ; :), before a line break or
+// at the end (`clause` true), never before the end of the last sentence
+// that holds a constraint word (IsConstraint()). That end is the first
+// point when it is not the start. Ascending; empty for a text without
+// words.
+struct CutPoint {
+  size_t end = 0;  // the prefix [0, end) is kept
+  bool clause = false;
+};
+std::vector<CutPoint> CutPoints(std::string_view text);
 
 }  // namespace ctxkit::internal
 
@@ -109,7 +123,11 @@ struct QueryOptimizer::Impl {
   std::vector<QueryRule> rules;
   std::vector<CompiledRule> compiled;
   std::unordered_map<std::string, std::vector<size_t>> by_first_word;
-  WordSet skippable;   // words of single-word, anywhere filler rules
+  // Words of single-word filler rules allowed anywhere; inside another
+  // rule's match they count as filler words removed.
+  WordSet filler_words;
+  // Those of them whose rule has no condition: a pattern may skip them.
+  WordSet skippable;
   WordSet vocabulary;  // every word of every editing rule's pattern
   const ModelRegistry* registry = nullptr;
 
@@ -171,11 +189,6 @@ struct QueryOptimizer::Impl {
   // count is exact or the heuristic's. Errors: the registry's.
   absl::StatusOr<size_t> Count(std::string_view model, std::string_view text,
                                bool* exact) const;
-  // The longest prefix of `text` of at most `max_tokens` for `model`, cut on
-  // a token and character boundary, without trailing whitespace.
-  absl::StatusOr<std::string> Truncate(std::string_view model,
-                                       std::string_view text,
-                                       size_t max_tokens) const;
   // Edits `query` for o.goal and keeps the edit only if it preserves the
   // content and, for kReduceTokens, does not cost tokens.
   absl::StatusOr<Rewrite> RewriteQuery(std::string_view query,
@@ -188,7 +201,11 @@ struct QueryOptimizer::Impl {
                               size_t original_tokens,
                               std::optional<size_t> all_editing_tokens,
                               Findings& f) const;
-  // Cuts res.optimized_query to `max_tokens` and counts it again.
+  // Cuts res.optimized_query to `max_tokens` for `model` at a CutPoint: the
+  // longest fitting prefix ending a clause, else the longest fitting one
+  // ending a word, else the shortest allowed one. Sets res.truncated when
+  // anything was cut and res.over_max_tokens when the result still exceeds
+  // `max_tokens`; counts the result again. Errors: Count()'s.
   absl::Status TruncateResult(std::string_view model, size_t max_tokens,
                               QueryOptimization& res) const;
 

@@ -91,7 +91,7 @@ size_t QueryOptimizer::Impl::Apply(const std::vector<TextToken>& in, size_t i,
   if (rule.bit != kFillerBit) {
     for (size_t k = i; k < end; ++k) {
       if (in[k].kind == TextTokenKind::kWord &&
-          skippable.count(in[k].key) > 0) {
+          filler_words.count(in[k].key) > 0) {
         ++applied.filler;
       }
     }

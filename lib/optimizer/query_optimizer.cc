@@ -180,10 +180,16 @@ StatusOr<std::unique_ptr<QueryOptimizer>> QueryOptimizer::Create(
         }
       }
     }
-    if (c.bit == kFillerBit && q.position == RulePosition::kAnywhere &&
-        q.follow == RuleFollow::kAnything && c.elements.size() == 1) {
+    if (c.bit == kFillerBit && c.elements.size() == 1 &&
+        q.position == RulePosition::kAnywhere) {
+      // A skipped word's own conditions are not checked, so only a filler
+      // that is padding wherever it stands may be skipped.
+      const bool unconditional =
+          q.follow == RuleFollow::kAnything && q.next_word_in.empty();
       for (const Alternative& alt : c.elements[0].alts) {
-        if (alt.words.size() == 1) impl->skippable.insert(alt.words[0]);
+        if (alt.words.size() != 1) continue;
+        impl->filler_words.insert(alt.words[0]);
+        if (unconditional) impl->skippable.insert(alt.words[0]);
       }
     }
     impl->compiled.push_back(std::move(c));

@@ -47,6 +47,7 @@ StatusOr<std::string> ToJson(const QueryOptimization& r) {
   for (const std::string& s : r.improvements) w.String(s);
   w.EndArray();
   w.Key("truncated").Bool(r.truncated);
+  w.Key("over_max_tokens").Bool(r.over_max_tokens);
   w.EndObject();
 
   w.Key("analysis").BeginObject();

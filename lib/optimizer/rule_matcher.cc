@@ -22,6 +22,7 @@ using internal::ClauseEnd;
 using internal::ClauseStart;
 using internal::Detection;
 using internal::IsBlank;
+using internal::IsNegation;
 using internal::IsSpaceToken;
 using internal::kFillerBit;
 using internal::kHedgingBit;
@@ -31,11 +32,6 @@ using internal::kVagueBit;
 using internal::PrevWord;
 using internal::SentenceStart;
 using internal::TextTokenKind;
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
 
 }  // namespace
 
@@ -121,11 +117,9 @@ bool QueryOptimizer::Impl::ConditionsHold(const CompiledRule& r,
   if (prev_word != nullptr && r.not_after.count(prev_word->key) > 0) {
     return false;
   }
-  if (q.keep_after_negation && prev_word != nullptr) {
-    const std::string& k = prev_word->key;
-    if (k == "not" || k == "never" || k == "cannot" || EndsWith(k, "n't")) {
-      return false;
-    }
+  if (q.keep_after_negation && prev_word != nullptr &&
+      IsNegation(prev_word->key)) {
+    return false;
   }
   const bool next_is_word =
       a.next != nullptr && a.next->kind == TextTokenKind::kWord;

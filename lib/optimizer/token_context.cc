@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,26 @@ Ahead AheadOf(const std::vector<TextToken>& v, size_t end) {
 }
 bool ClauseEnd(const Ahead& a) {
   return a.next == nullptr || a.newline || IsPunct(a.next, ",;:.!?)]}");
+}
+
+bool IsNegation(std::string_view key) {
+  static constexpr std::string_view kNegations[] = {
+      "not",  "no",     "never",   "cannot",  "without", "nor",
+      "none", "nobody", "nothing", "neither", "hardly",  "nowhere"};
+  if (key.size() > 3 && key.substr(key.size() - 3) == "n't") return true;
+  return std::find(std::begin(kNegations), std::end(kNegations), key) !=
+         std::end(kNegations);
+}
+
+bool IsConstraint(std::string_view key) {
+  // Conditions, restrictions, bounds and obligations.
+  static constexpr std::string_view kLimits[] = {
+      "if",     "unless",   "except",      "until",  "provided", "whether",
+      "when",   "whenever", "before",      "after",  "only",     "just",
+      "merely", "solely",   "exclusively", "simply", "exactly",  "least",
+      "most",   "instead",  "avoid",       "must",   "always"};
+  return IsNegation(key) || std::find(std::begin(kLimits), std::end(kLimits),
+                                      key) != std::end(kLimits);
 }
 
 std::string CapitalizeFirst(std::string s) {

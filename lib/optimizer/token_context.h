@@ -51,6 +51,19 @@ struct Ahead {
 Ahead AheadOf(const std::vector<TextToken>& v, size_t end);
 bool ClauseEnd(const Ahead& a);
 
+// A word key (TextToken::key) that negates what follows it: "not", "no",
+// "never", "without", "nor", ... or any word ending in "n't". Rules that keep
+// a word after a negation ("not just", "never simply") read this, and so
+// does truncation (IsConstraint()).
+bool IsNegation(std::string_view key);
+// A word key that limits what the sentence holding it allows: a negation, a
+// condition ("if", "unless", "except", "until", ...), a restriction ("only",
+// "just", "merely", ...), a bound ("at least", "exactly") or an obligation
+// ("must", "always", "avoid"). Dropping such a sentence, or cutting into
+// it, can turn a limit into permission ("do not delete the logs" -> "do"),
+// so max_tokens truncation never does.
+bool IsConstraint(std::string_view key);
+
 // `s` with its first byte upper-cased when it is an ASCII lower-case letter.
 std::string CapitalizeFirst(std::string s);
 

@@ -98,11 +98,13 @@ TEST_CASE("seed 000 example: issues found and a large saving") {
 }
 
 TEST_CASE("rules: fillers, negation, determiners, clause edges") {
-  CHECK(Opt("It is just really slow.") == "It is slow.");
+  // "just" restricts here ("merely slow"); only "really" is padding.
+  CHECK(Opt("It is just really slow.") == "It is just slow.");
   CHECK(Opt("It is not really slow.") == "It is not really slow.");
   CHECK(Opt("It isn't very fast.") == "It isn't very fast.");
   CHECK(Opt("What kind of lock is this?") == "What kind of lock is this?");
-  CHECK(Opt("The cache is kind of slow.") == "The cache is slow.");
+  // A hedge in a statement says how sure the writer is: it stays.
+  CHECK(Opt("The cache is kind of slow.") == "The cache is kind of slow.");
   CHECK(Opt("Actually, the test fails.") == "The test fails.");
   CHECK(Opt("What does it actually return?") ==
         "What does it actually return?");
@@ -124,7 +126,9 @@ TEST_CASE("rules: hedged requests become direct requests") {
   CHECK(Opt("i was wondering if you could help me") == "help me");
   CHECK(Opt("Please, if you don't mind, explain the error.") ==
         "Explain the error.");
-  CHECK(Opt("I think maybe the index is stale.") == "The index is stale.");
+  CHECK(Opt("I think maybe the index is stale.") ==
+        "I think maybe the index is stale.");
+  CHECK(Opt("Maybe you could rename the variable?") == "Rename the variable.");
   CHECK(Opt("I guess so.") == "I guess so.");
   CHECK(Opt("Fix the bug. Could you also add a test?") ==
         "Fix the bug. Could you also add a test?");
@@ -138,8 +142,11 @@ TEST_CASE("rules: redundant phrases") {
         "It failed because the disk was full.");
   CHECK(Opt("Check each and every file at this point in time.") ==
         "Check every file now.");
+  // "whether or not" stays: "log it, whether or not it fails" means "in
+  // either case".
   CHECK(Opt("Check whether or not it is able to parse it.") ==
-        "Check whether it can parse it.");
+        "Check whether or not it can parse it.");
+  CHECK(Opt("Don't delete any and all files.") == "Don't delete any files.");
 }
 
 TEST_CASE("goals choose what is edited") {
@@ -425,7 +432,7 @@ TEST_CASE("every bad input is INVALID_ARGUMENT naming the field") {
   CHECK(*ParseOptimizationGoal("both") == OptimizationGoal::kBoth);
 }
 
-TEST_CASE("max_tokens truncates at a token and character boundary") {
+TEST_CASE("max_tokens cuts at a clause, else at a word") {
   const std::string q =
       "Could you please explain the café migration plan for the database "
       "東京タワー in detail, covering every step and rollback?";
@@ -435,20 +442,40 @@ TEST_CASE("max_tokens truncates at a token and character boundary") {
     const QueryOptimization r = Run(q, o);
     INFO("max " << max << ": " << r.optimized_query);
     CHECK(r.truncated);
-    CHECK(r.optimized_tokens <= static_cast<size_t>(max));
+    // Within the budget, or only the first word, reported as over it.
+    CHECK((r.optimized_tokens <= static_cast<size_t>(max)) !=
+          r.over_max_tokens);
+    if (r.over_max_tokens) CHECK(r.optimized_query == "Explain");
     CHECK(r.optimized_tokens == Tokens(r.optimized_query));
-    CHECK(internal::IsPlainLowercaseWord("x"));
-    // A prefix of the untruncated optimization, valid UTF-8.
+    // A prefix of the untruncated optimization ending a word or a clause.
     const std::string full = Opt(q);
+    REQUIRE(full.size() > r.optimized_query.size());
     CHECK(full.compare(0, r.optimized_query.size(), r.optimized_query) == 0);
+    const char next = full[r.optimized_query.size()];
+    CHECK((next == ' ' || next == ','));
     CHECK(!r.improvements.empty());
+    for (const std::string& i : r.improvements) {
+      CHECK(i.find("meaning") == std::string::npos);
+    }
     CHECK(r.improvements.back().find("max_tokens") != std::string::npos);
     CHECK(r.recommendations.front().priority == "high");
+  }
+  {
+    // A clause end that fits wins over a longer cut at a word.
+    const std::string clause =
+        "Explain the café migration plan for the database 東京タワー in "
+        "detail,";
+    OptimizeOptions o;
+    for (size_t extra : {0, 1, 2}) {
+      o.max_tokens = static_cast<int64_t>(Tokens(clause) + extra);
+      CHECK(Run(q, o).optimized_query == clause);
+    }
   }
   OptimizeOptions o;
   o.max_tokens = 1000;
   const QueryOptimization r = Run(q, o);
   CHECK_FALSE(r.truncated);
+  CHECK_FALSE(r.over_max_tokens);
   // An unknown model truncates by the estimate.
   o.model = "no-such-model";
   o.max_tokens = 4;
@@ -462,6 +489,42 @@ TEST_CASE("max_tokens truncates at a token and character boundary") {
   const QueryOptimization e = Run(q, o);
   CHECK(e.tokens_exact);
   CHECK(e.optimized_tokens <= 6);
+}
+
+TEST_CASE("max_tokens never drops or enters a sentence holding a limit") {
+  const std::string q =
+      "Archive the old entries, but do not delete the log files.";
+  OptimizeOptions o;
+  o.max_tokens = 7;
+  const QueryOptimization r = Run(q, o);
+  CHECK(r.optimized_query == q);
+  CHECK_FALSE(r.truncated);
+  CHECK(r.over_max_tokens);
+  CHECK(r.optimized_tokens > 7);
+  REQUIRE(!r.improvements.empty());
+  CHECK(r.improvements.back().find("over max_tokens 7") != std::string::npos);
+  CHECK(r.recommendations.front().priority == "high");
+  StatusOr<std::string> json = ToJson(r);
+  REQUIRE(json.ok());
+  CHECK(json->find(R"("truncated":false,"over_max_tokens":true)") !=
+        std::string::npos);
+
+  // Sentences after the last limit go whole; the limit stays.
+  o.max_tokens = 8;
+  const QueryOptimization cut =
+      Run("Don't clear the queue. Check the logs, then restart the worker.", o);
+  CHECK(cut.truncated);
+  CHECK_FALSE(cut.over_max_tokens);
+  CHECK(cut.optimized_query.rfind("Don't clear the queue.", 0) == 0);
+  CHECK(cut.optimized_query.find("restart") == std::string::npos);
+
+  // A condition protects its sentence like a negation.
+  o.max_tokens = 3;
+  const QueryOptimization cond =
+      Run("Retry the request if it fails with a 503. Log it.", o);
+  CHECK(cond.optimized_query == "Retry the request if it fails with a 503.");
+  CHECK(cond.truncated);
+  CHECK(cond.over_max_tokens);
 }
 
 TEST_CASE("context: counted, and repeated sentences recommended away") {

@@ -22,9 +22,15 @@ const Flag kOptimizeModelFlag{.name = "--model",
                                   "count tokens with this model's "
                                   "tokenizer (default claude-3-5-sonnet)",
                               .check = CheckModelFlag};
+// The library decides where a cut may fall (OptimizeOptions::max_tokens);
+// the help says the part a user must know before relying on N.
 const Flag kMaxTokensFlag{"--max-tokens",
                           "N",
-                          "cut the optimized query to at most N tokens",
+                          "cut the optimized query to N tokens at a clause "
+                          "or word end; a sentence with a negation, "
+                          "condition or restriction is never cut or "
+                          "dropped, so the result may stay over N "
+                          "(\"over_max_tokens\": true)",
                           {},
                           true};
 const Flag kContextFlag{"--context", "TEXT",

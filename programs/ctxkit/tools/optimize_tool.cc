@@ -43,7 +43,7 @@ constexpr std::string_view kInputSchema = R"({
     },
     "max_tokens": {
       "type": "integer", "minimum": 1, "maximum": 10000000,
-      "description": "Cut the optimized query to at most this many tokens."
+      "description": "Cut the optimized query to this many tokens, at a clause or word end; a sentence holding a negation, condition or restriction is never cut or dropped, so the result may stay over (optimized.over_max_tokens)."
     }
   },
   "required": ["query"],
@@ -84,7 +84,8 @@ constexpr std::string_view kOutputSchema = R"({
         "query": {"type": "string"},
         "tokens": {"type": "integer", "minimum": 0},
         "improvements": {"type": "array", "items": {"type": "string"}},
-        "truncated": {"type": "boolean"}
+        "truncated": {"type": "boolean"},
+        "over_max_tokens": {"type": "boolean"}
       },
       "required": ["query", "tokens", "improvements"]
     },

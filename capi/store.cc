@@ -12,6 +12,7 @@
 #include "capi/c_internal.h"
 #include "ctxkit/c.h"
 #include "ctxkit/status.h"
+#include "ctxkit/store_check.h"
 
 struct ctxkit_store_options {
   ctxkit::StoreOptions options;
@@ -117,6 +118,20 @@ int ctxkit_store_info_json(const ctxkit_store* store, char** out_json,
     if (!info.ok()) return Report(info.status(), out_error);
     return ReturnResult(ctxkit::StoreInfoToJson(*info), out_json, out_json_len,
                         out_error);
+  });
+}
+
+int ctxkit_store_check_json(const ctxkit_store* store, char** out_json,
+                            size_t* out_json_len, char** out_error) {
+  if (int rc = StartDoc(store, "store", out_json, out_json_len, out_error);
+      rc >= 0) {
+    return rc;
+  }
+  return Guard(out_error, [&] {
+    auto report = ctxkit::CheckStore(*store->store);
+    if (!report.ok()) return Report(report.status(), out_error);
+    return ReturnDoc(ctxkit::StoreCheckReportToJson(*report), out_json,
+                     out_json_len, out_error);
   });
 }
 

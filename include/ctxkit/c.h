@@ -214,6 +214,25 @@ CTXKIT_EXPORT int ctxkit_store_info_json(const ctxkit_store* store,
                                          char** out_json, size_t* out_json_len,
                                          char** out_error);
 
+/* Checks that the store is whole (ctxkit/store_check.h says what is
+ * checked): every page of every LMDB tree walked without reading past the
+ * end of the file, and every total of the conversations, references and
+ * cache recounted from their records, all over one snapshot. On success the
+ * report, as a JSON document:
+ *   {"schema_version":1, "path", "transaction_id", "page_size", "pages",
+ *    "used_pages", "free_pages", "unaccounted_pages",
+ *    "trees":[{"name","entries","branch_pages","leaf_pages",
+ *              "overflow_pages","depth"}, ...],
+ *    "conversations", "messages", "references", "cache_entries"}
+ * *out_json (released with ctxkit_free) and *out_json_len receive it.
+ * Errors: INVALID_ARGUMENT for a NULL argument; DATA_LOSS naming the file,
+ * sub-database, page or key and the stored and recounted values at the first
+ * damage found; the status of a failed read otherwise. Reads every page in
+ * use: a maintenance call, not for serving paths. Thread-safe. */
+CTXKIT_EXPORT int ctxkit_store_check_json(const ctxkit_store* store,
+                                          char** out_json, size_t* out_json_len,
+                                          char** out_error);
+
 /* ------------------------------------------------------------------------ */
 /* Tokenizer                                                                */
 

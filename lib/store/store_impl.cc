@@ -19,6 +19,8 @@
 #include "lib/base/absl_string_view.h"
 #include "lib/json/utf8.h"
 #include "lib/status/status_internal.h"
+#include "lib/store/data_file.h"
+#include "lib/store/disk_space.h"
 #include "lib/store/lmdb_status.h"
 #include "lib/store/store_internal.h"
 
@@ -73,6 +75,42 @@ absl::StatusOr<std::string> ForeignEntry(const std::string& path) {
     }
   }
   return std::string();
+}
+
+// True when another process holds LMDB's lock on `lock_path` (byte 0 of
+// lock.mdb, which every process that has the environment open holds, and
+// which its creator holds exclusively while it writes the first meta pages).
+bool LockHeldElsewhere(const std::string& lock_path) {
+  const int fd = open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock probe = {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  probe.l_start = 0;
+  probe.l_len = 1;
+  const bool held = fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  close(fd);
+  return held;
+}
+
+// The data file's meta, read before LMDB maps it (data_file.h says why). A
+// store another process is creating this instant has an empty or short file
+// until its metas are written under LMDB's exclusive lock, so a short file
+// whose lock is held is read again for up to two seconds before it counts
+// as damaged.
+absl::Status CheckDataFileBeforeMapping(const std::string& dir,
+                                        const std::string& data_path) {
+  constexpr int kAttempts = 200;
+  constexpr useconds_t kPause = 10'000;
+  absl::StatusOr<DataFileMeta> meta = ReadDataFileMeta(data_path);
+  for (int i = 1;
+       i < kAttempts && !meta.ok() && absl::IsDataLoss(meta.status()) &&
+       LockHeldElsewhere(dir + "/lock.mdb");
+       ++i) {
+    usleep(kPause);
+    meta = ReadDataFileMeta(data_path);
+  }
+  return meta.status();
 }
 
 uint64_t RoundUp(uint64_t value, uint64_t multiple) {
@@ -281,11 +319,14 @@ absl::Status StoreImpl::OpenEnvironment() {
   }
   const std::string data_path = path_ + "/data.mdb";
   struct stat data_st;
-  if (stat(data_path.c_str(), &data_st) == 0) {
+  const bool data_existed = stat(data_path.c_str(), &data_st) == 0;
+  if (data_existed) {
     if (!S_ISREG(data_st.st_mode)) {
       return absl::FailedPreconditionError(
           absl::StrCat("'", data_path, "' is not a regular file"));
     }
+    absl::Status file_ok = CheckDataFileBeforeMapping(path_, data_path);
+    if (!file_ok.ok()) return file_ok;
   } else if (read_only || !options_.create_if_missing) {
     return absl::NotFoundError(absl::StrCat(
         "no store at '", path_, "': the directory holds no data.mdb"));
@@ -367,6 +408,8 @@ absl::Status StoreImpl::OpenEnvironment() {
   rc = mdb_reader_check(env_, &dead);
   if (rc != 0) return LmdbStatus(rc, "checking for stale readers");
   stale_readers_cleared_ = dead;
+  // The pages every read starts from, before LMDB follows any of them.
+  if (data_existed) return CheckPages(/*top_only=*/true).status();
   return absl::OkStatus();
 }
 
@@ -592,6 +635,38 @@ absl::Status StoreImpl::BeginRawRead(MDB_txn** out) {
   }
 }
 
+absl::StatusOr<PageCheckSummary> StoreImpl::CheckPages(bool top_only) {
+  int fd = -1;
+  if (const int rc = mdb_env_get_fd(env_, &fd); rc != 0) {
+    return LmdbStatus(rc, absl::StrCat("checking store '", path_, "'"));
+  }
+  const std::string data_path = path_ + "/data.mdb";
+  // A writer in another process may commit twice between our begin and our
+  // read of the metas, overwriting the one of our snapshot; then try again.
+  constexpr int kAttempts = 100;
+  absl::Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    MDB_txn* txn = nullptr;
+    if (absl::Status s = BeginRawRead(&txn); !s.ok()) return s;
+    absl::Cleanup end = [&] {
+      mdb_txn_abort(txn);
+      ExitTxn();
+    };
+    absl::StatusOr<DataFileMeta> meta =
+        ReadDataFileMeta(fd, data_path, mdb_txn_id(txn));
+    if (meta.ok()) {
+      if (!top_only) return internal::CheckPages(fd, data_path, *meta);
+      if (absl::Status s = CheckTopPages(fd, data_path, *meta); !s.ok()) {
+        return s;
+      }
+      return PageCheckSummary{};
+    }
+    if (!absl::IsUnavailable(meta.status())) return meta.status();
+    last = meta.status();
+  }
+  return last;
+}
+
 uint64_t StoreImpl::LastCommittedTransactionId() const {
   MDB_envinfo info;
   mdb_env_info(env_, &info);
@@ -762,9 +837,9 @@ absl::Status StoreImpl::Update(
       mdb_txn_abort(raw);
       ExitTxn();
       if (!status.ok()) return status;
-      return LmdbStatus(txn.fatal_rc_,
-                        "a write in this transaction failed, so it was not "
-                        "committed");
+      return WriteFailureStatus(txn.fatal_rc_, path_,
+                                "a write in this transaction failed, so it "
+                                "was not committed");
     }
     rc = mdb_txn_commit(raw);
     ExitTxn();
@@ -773,7 +848,8 @@ absl::Status StoreImpl::Update(
       continue;
     }
     if (rc != 0) {
-      return LmdbStatus(rc, absl::StrCat("committing to store '", path_, "'"));
+      return WriteFailureStatus(
+          rc, path_, absl::StrCat("committing to store '", path_, "'"));
     }
     return absl::OkStatus();
   }

@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "ctxkit/store.h"
 #include "lib/store/format.h"
+#include "lib/store/page_check.h"
 
 namespace ctxkit::internal {
 
@@ -54,6 +55,10 @@ class StoreImpl {
   // when the map is full. See Store::Update.
   absl::Status Update(absl::FunctionRef<absl::Status(WriteTransaction&)> fn);
   absl::StatusOr<StoreInfo> Info();
+  // Walks every page of the current snapshot (page_check.h), or with
+  // `top_only` the pages CheckTopPages reads (and an empty summary), holding
+  // a read transaction meanwhile so that no writer reuses its pages.
+  absl::StatusOr<PageCheckSummary> CheckPages(bool top_only = false);
 
   const std::string& path() const { return path_; }
   bool read_only() const { return options_.read_only; }

@@ -214,6 +214,20 @@ static void test_store(void) {
   CHECK(ctxkit_store_info_json(store, &json, &json_len, NULL) == CTXKIT_OK);
   CHECK(contains(json, "\"read_only\":true"));
   ctxkit_free(json);
+  /* A whole store checks whole, read-only. */
+  EXPECT_ERROR(ctxkit_store_check_json(NULL, &json, &json_len, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NULL");
+  CHECK(json == NULL);
+  CHECK(ctxkit_store_check_json(store, &json, &json_len, &error) == CTXKIT_OK);
+  CHECK(error == NULL);
+  CHECK(json != NULL);
+  if (json) {
+    CHECK(strlen(json) == json_len);
+    CHECK(contains(json, "\"schema_version\":1"));
+    CHECK(contains(json, "\"name\":\"__meta\""));
+    CHECK(contains(json, "\"unaccounted_pages\":"));
+  }
+  ctxkit_free(json);
   ctxkit_store_close(store);
   ctxkit_store_options_free(options);
 }

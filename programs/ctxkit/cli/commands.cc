@@ -507,6 +507,24 @@ const Program& CtxkitProgram() {
           .handler = RunStoreInfo,
       },
       {
+          .name = "store check",
+          .summary = "check that a store is whole: every page and every total",
+          .flags = {&kDbFlag, &kJsonFlag},
+          .description =
+              "Opens the store read-only and checks it over one snapshot:\n"
+              "every page of every LMDB tree (the free list, the main\n"
+              "database and each sub-database) is walked with reads that\n"
+              "never pass the end of the file, and every total, statistic\n"
+              "and index of the conversations, references and cache is\n"
+              "recounted from their records. Prints the figures when all\n"
+              "agree. Damage is a DATA_LOSS error naming the file, the\n"
+              "sub-database, the page or key and what differs (exit\n"
+              "status 1); so is a data file that is empty or shorter than\n"
+              "its last transaction needs, which every command refuses.\n"
+              "Restore such a store from a backup. It never writes.\n",
+          .handler = RunStoreCheck,
+      },
+      {
           .name = "store init",
           .summary = "create a store if it is missing and show its figures",
           .flags = {&kDbFlag, &kJsonFlag},

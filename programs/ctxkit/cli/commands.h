@@ -22,6 +22,7 @@ extern const Flag kJsonFlag;
 
 // store_commands.cc
 Status RunStoreInfo(const Args& args, std::ostream& out);
+Status RunStoreCheck(const Args& args, std::ostream& out);
 Status RunStoreInit(const Args& args, std::ostream& out);
 // The text of `store info` for `info`.
 void PrintStoreInfoText(const StoreInfo& info, std::ostream& out);

@@ -1,4 +1,4 @@
-// `store info` and `store init`.
+// `store info`, `store check` and `store init`.
 
 #include <algorithm>
 #include <array>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ctxkit/store_check.h"
 #include "programs/ctxkit/cli/commands.h"
 #include "programs/ctxkit/cli/store_location.h"
 #include "programs/ctxkit/host/text.h"
@@ -94,6 +95,34 @@ Status RunStoreInfo(const Args& args, std::ostream& out) {
   auto store = OpenStoreForReading(*location);
   if (!store.ok()) return store.status();
   return PrintInfo(**store, args.Has(kJsonFlag.name), out);
+}
+
+Status RunStoreCheck(const Args& args, std::ostream& out) {
+  auto location = ResolveStoreLocation(args);
+  if (!location.ok()) return location.status();
+  auto store = OpenStoreForReading(*location);
+  if (!store.ok()) return store.status();
+  auto report = CheckStore(**store);
+  if (!report.ok()) return report.status();
+  if (args.Has(kJsonFlag.name)) {
+    out << StoreCheckReportToJson(*report) << "\n";
+    return Status::Ok();
+  }
+  const StoreCheckReport& r = *report;
+  out << "store " << Printable(r.path) << " is whole as of transaction "
+      << r.transaction_id << "\n";
+  out << "pages: " << r.pages << " of " << r.page_size << " bytes; "
+      << r.used_pages << " used, " << r.free_pages << " free";
+  if (r.unaccounted_pages > 0) {
+    out << ", " << r.unaccounted_pages
+        << " leaked by an interrupted write (reclaimed by mdb_copy -c)";
+  }
+  out << "\n";
+  out << "trees: " << r.trees.size() << " walked\n";
+  out << "recounted: " << r.conversations << " conversations, " << r.messages
+      << " messages, " << r.references << " references, " << r.cache_entries
+      << " cache entries\n";
+  return Status::Ok();
 }
 
 Status RunStoreInit(const Args& args, std::ostream& out) {

@@ -199,7 +199,12 @@ struct ConversationDetail {
   std::vector<Message> messages;
   // The whole history as a chat request for the conversation's model:
   // message tokens plus the per-message framing and reply priming of its
-  // format (CountMessagesForModel in message_count.h).
+  // format, equal to CountMessagesForModel (message_count.h) of the history
+  // as an OpenAI message array. Summed from the tokens stored with each
+  // message plus the framing, so the content is not tokenized again: should
+  // the registry count the model differently now than when a message was
+  // added (a tokenizer added or a model registered since), that message's
+  // part stays as it was counted then, as in total_tokens.
   uint64_t actual_tokens = 0;
   // True when CountMessagesForModel says the count is exact.
   bool actual_tokens_exact = false;
@@ -570,7 +575,8 @@ class CTXKIT_EXPORT ConversationStore {
       const std::vector<NewMessage>& messages);
 
   // The conversation, with its messages when `include_messages`, and
-  // actual_tokens (always computed, which reads every message).
+  // actual_tokens (always computed: it reads every message's record, but
+  // tokenizes only names and tool_call_ids).
   // INVALID_ARGUMENT for a malformed id; NOT_FOUND naming it.
   StatusOr<ConversationDetail> Get(std::string_view id,
                                    bool include_messages = true) const;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -168,8 +169,7 @@ class Counter {
     } else {
       out.method = CountMethod::kHeuristic;
     }
-    out.exact = tokenizer_ != nullptr && format_ != MessageFormat::kAnthropic &&
-                !estimated_;
+    out.exact = exact();
     return out;
   }
 
@@ -197,22 +197,15 @@ class Counter {
     int64_t n = template_.per_message;
     for (auto [key_view, field] : obj) {
       const std::string_view key = key_view;
-      if (key == "role") {
-        if (template_.count_role) {
-          CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
-                                  AsString(field, JsonPath(path, "role")));
-          CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
-          n += t;
-        }
+      if (key == "role" || key == "name") {
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
+                                AsString(field, JsonPath(path, key)));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, StringField(key, text));
+        n += t;
       } else if (key == "content") {
         CTXKIT_ASSIGN_OR_RETURN(int64_t t,
                                 Content(field, JsonPath(path, "content")));
         n += t;
-      } else if (key == "name") {
-        CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
-                                AsString(field, JsonPath(path, "name")));
-        CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(name));
-        n += t + template_.per_name;
       } else if (key == "tool_calls") {
         if (field.type() == element_type::NULL_VALUE) continue;
         const std::string calls_path = JsonPath(path, "tool_calls");
@@ -247,14 +240,67 @@ class Counter {
                                   Text(field.get_string().value_unsafe()));
           n += t;
         }
-      } else if (template_.count_other_fields &&
-                 field.type() == element_type::STRING) {
-        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
-                                Text(field.get_string().value_unsafe()));
+      } else if (field.type() == element_type::STRING) {
+        CTXKIT_ASSIGN_OR_RETURN(
+            int64_t t, StringField(key, field.get_string().value_unsafe()));
         n += t;
       }
     }
     return n;
+  }
+
+  // Tokens of a message's string member `key` other than content, thinking
+  // and the tool calls: the role when the format shows it, the name plus
+  // per_name, any other member when the format counts every string field.
+  absl::StatusOr<int64_t> StringField(std::string_view key,
+                                      std::string_view text) {
+    if (key == "role") {
+      if (!template_.count_role) return 0;
+      // A history has a handful of roles: each is counted once. The cache
+      // is bounded so that a document of many made-up roles stays linear.
+      for (const auto& [role, tokens] : role_tokens_) {
+        if (role == text) return tokens;
+      }
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
+      if (role_tokens_.size() < kMaxCachedRoles) {
+        role_tokens_.emplace_back(std::string(text), t);
+      }
+      return t;
+    }
+    if (key == "name") {
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
+      return t + template_.per_name;
+    }
+    if (!template_.count_other_fields) return 0;
+    return Text(text);
+  }
+
+  // Message() of {"role", "content", "name", "tool_calls", "tool_call_id"}
+  // less the tokens of its content and tool calls (counted earlier by the
+  // same rules): the per-message tokens plus the other fields.
+  absl::StatusOr<int64_t> Framing(
+      std::string_view role, const std::optional<std::string_view>& name,
+      const std::optional<std::string_view>& call_id, bool has_tool_calls) {
+    // Calls are counted by estimated rules, as FunctionCall() says.
+    if (has_tool_calls) estimated_ = true;
+    CTXKIT_ASSIGN_OR_RETURN(int64_t n, StringField("role", role));
+    n += template_.per_message;
+    if (name.has_value()) {
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, StringField("name", *name));
+      n += t;
+    }
+    if (call_id.has_value()) {
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, StringField("tool_call_id", *call_id));
+      n += t;
+    }
+    return n;
+  }
+
+  // MessageCount::exact of what was counted so far, before the model's own
+  // exactness is applied.
+  bool exact() const {
+    return tokenizer_ != nullptr && format_ != MessageFormat::kAnthropic &&
+           !estimated_;
   }
 
   // {name, arguments}: arguments is a JSON string (OpenAI) or an object
@@ -525,6 +571,8 @@ class Counter {
   Template template_;
   EncodeOptions ordinary_;
   bool estimated_ = false;
+  static constexpr size_t kMaxCachedRoles = 8;
+  std::vector<std::pair<std::string, int64_t>> role_tokens_;
 };
 
 absl::StatusOr<MessageCount> CountWith(const Tokenizer* tokenizer,
@@ -585,6 +633,14 @@ absl::StatusOr<int64_t> MessageCounter::Message(simdjson::dom::element message,
 absl::StatusOr<int64_t> MessageCounter::Text(std::string_view text) {
   return impl_->counter.Text(text);
 }
+
+absl::StatusOr<int64_t> MessageCounter::Framing(
+    std::string_view role, const std::optional<std::string_view>& name,
+    const std::optional<std::string_view>& tool_call_id, bool has_tool_calls) {
+  return impl_->counter.Framing(role, name, tool_call_id, has_tool_calls);
+}
+
+bool MessageCounter::exact() const { return impl_->counter.exact(); }
 
 absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
                                               std::string_view counter_type,

@@ -3,7 +3,9 @@
 
 #include "ctxkit/message_count.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/absl_string_view.h"
+#include "lib/base/field_check.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -95,6 +98,44 @@ constexpr CounterTypeMapping kCounterTypes[] = {
     {"openai", "cl100k_base", true, MessageFormat::kOpenAI},
     {"anthropic", "claude", false, MessageFormat::kAnthropic},
     {"ollama", "llama3", true, MessageFormat::kLlama3},
+};
+
+// The members of a chat message (message_count.h, "Message members").
+constexpr std::string_view kMessageMembers[] = {
+    "role",
+    "content",
+    // OpenAI chat completions, including a response's message sent back.
+    "name",
+    "tool_calls",
+    "tool_call_id",
+    "function_call",
+    "refusal",
+    "audio",
+    "annotations",
+    // Reasoning beside the content: DeepSeek and vLLM (reasoning_content),
+    // OpenRouter (reasoning, reasoning_details).
+    "reasoning_content",
+    "reasoning",
+    "reasoning_details",
+    // Ollama.
+    "thinking",
+    "images",
+    "tool_name",
+    // Mistral and DeepSeek: an assistant message the reply continues.
+    "prefix",
+    // Anthropic prompt caching on a whole message (OpenAI-compatible
+    // proxies accept it there).
+    "cache_control",
+    // SWE-agent's mark on a demonstration's turns.
+    "is_demo",
+    // ctxkit's own message documents (conv get, compress_context's
+    // compressed_messages, the MCP Token Optimizer's), sent back as input.
+    "id",
+    "conversation_id",
+    "seq",
+    "tokens",
+    "is_compressed",
+    "created_at",
 };
 
 std::string_view StripFinalPeriod(std::string_view s) {
@@ -191,6 +232,7 @@ class Counter {
 
   absl::StatusOr<int64_t> Message(element value, const std::string& path) {
     CTXKIT_ASSIGN_OR_RETURN(object obj, AsObject(value, path));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckMessageMembers(obj, path));
     CTXKIT_ASSIGN_OR_RETURN(std::string_view role,
                             GetString(obj, "role", path));
     (void)role;  // required and typed; counted below with the other fields
@@ -607,6 +649,19 @@ absl::StatusOr<MessageCount> CountWithEncoding(
 }  // namespace
 
 namespace internal {
+
+absl::Status CheckMessageMembers(simdjson::dom::object message,
+                                 std::string_view path) {
+  for (auto [key_view, field] : message) {
+    (void)field;
+    const std::string_view key = key_view;
+    if (std::find(std::begin(kMessageMembers), std::end(kMessageMembers),
+                  key) == std::end(kMessageMembers)) {
+      return UnknownKeyError(path, key, kMessageMembers);
+    }
+  }
+  return absl::OkStatus();
+}
 
 struct MessageCounter::Impl {
   Impl(const Tokenizer* tokenizer, const MessageCountOptions& options,

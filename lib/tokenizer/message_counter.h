@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
@@ -38,6 +39,16 @@ struct CountingChoice {
 absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
                                               std::string_view counter_type,
                                               const ModelRegistry& registry);
+
+// OK when every member of chat message `message` is one that
+// message_count.h lists under "Message members"; else INVALID_ARGUMENT naming
+// the message and the member, with the closest known one
+// ("messages[3]: unknown key 'tool_call_idd'; did you mean
+// 'tool_call_id'?"). `path` names the message ("messages[3]"). CountMessages
+// and the compactor check every message with it, so that a misspelled member
+// is never silently ignored (or silently counted as text).
+absl::Status CheckMessageMembers(simdjson::dom::object message,
+                                 std::string_view path);
 
 class MessageCounter {
  public:

@@ -22,11 +22,11 @@ const Flag kOptimizeModelFlag{.name = "--model",
                                   "count tokens with this model's "
                                   "tokenizer (default claude-3-5-sonnet)",
                               .check = CheckModelFlag};
-const Flag kMaxTokensFlag{"--max-tokens",
-                          "N",
-                          "cut the optimized query to at most N tokens",
-                          {},
-                          true};
+const Flag kMaxTokensFlag{.name = "--max-tokens",
+                          .value_name = "N",
+                          .help = "cut the optimized query to at most N tokens",
+                          .is_number = true,
+                          .library_range = true};
 const Flag kContextFlag{"--context", "TEXT",
                         "text the query will be sent with (counted, and "
                         "searched for repeated sentences)"};

@@ -398,10 +398,11 @@ CTXKIT_EXPORT std::vector<OptimizationTip> ConversationTips(
 //    "assistant_tokens","system_tokens","tool_tokens","compressed_count",
 //    "compressed_tokens"}
 // and a message object
-//   {"id","conversation_id","seq","role","content" (left out of the
-//    documents of AddMessage(s): the caller has just sent it),"name",
-//    "tool_calls" (the stored array),"tool_call_id" (these three null when
-//    not set),"tokens","is_compressed","created_at"}.
+//   {"id","conversation_id","seq","role","content" (in the documents of
+//    AddMessage(s) "content_bytes", its size in bytes, instead: the caller
+//    has just sent it, and it may be megabytes),"name","tool_calls" (the
+//    stored array),"tool_call_id" (these three null when not set),"tokens",
+//    "is_compressed","created_at"}.
 //
 // Errors: INVALID_ARGUMENT only when a stored string is not valid UTF-8 or
 // stored metadata / tool calls are not valid JSON (never for records
@@ -424,13 +425,13 @@ CTXKIT_EXPORT StatusOr<std::string> ConversationDetailToJson(
 CTXKIT_EXPORT StatusOr<std::string> ConversationPageToJson(
     const ConversationPage& page);
 
-// AddMessage: {"schema_version":1,"message":{... without content},
-// "conversation":{...}}.
+// AddMessage: {"schema_version":1,"message":{... content_bytes instead of
+// content},"conversation":{...}}.
 CTXKIT_EXPORT StatusOr<std::string> AddMessageResultToJson(
     const AddMessageResult& result);
 
-// AddMessages: {"schema_version":1,"messages":[{... without content}],
-// "conversation":{...}}.
+// AddMessages: {"schema_version":1,"messages":[{... content_bytes instead
+// of content}],"conversation":{...}}.
 CTXKIT_EXPORT StatusOr<std::string> AddMessagesResultToJson(
     const AddMessagesResult& result);
 

@@ -116,6 +116,7 @@ case_conversations() {
   # The content was just given: the document does not echo it (as the C
   # ABI's and the MCP tool's do not).
   expect_true '.message | has("content") | not'
+  expect_q .message.content_bytes 25
   expect_q .message.is_compressed false
   local t1
   t1=$(q .message.tokens)
@@ -132,6 +133,21 @@ case_conversations() {
   local t2
   t2=$(q .message.tokens)
   expect_q .conversation.output_tokens "$t2"
+
+  # Megabytes in, a short line out: the size, not the content, comes back
+  # (the conversation's preview keeps 100 characters of it).
+  run conv create --title "Big" --model gpt-4o
+  expect_ok
+  local big
+  big=$(q .conversation.id)
+  yes 'all work and no play makes a dull log' | head -c 3145728 >"$work/big.txt"
+  run conv add "$big" --role user --file "$work/big.txt"
+  expect_ok
+  expect_q .message.content_bytes 3145728
+  [[ $(wc -c <"$work/out") -lt 4096 ]] ||
+    fail "conv add printed $(wc -c <"$work/out") bytes for 3 MiB of content"
+  run conv delete "$big"
+  expect_ok
 
   printf 'from standard input' >"$work/stdin.txt"
   run_stdin "$work/stdin.txt" conv add "$id" --role system -

@@ -16,6 +16,13 @@
 //   ReferenceSearch/<queries>     top-10 BM25 search over 100k references
 //   AggregateStats                on a store of 10k conversations and 1M
 //                                 messages
+//   ConversationGet/<model>/messages:<0|1>   Get of a conversation of 5,000
+//                                 messages of about 1 KiB, with its messages
+//                                 or only actual_tokens
+//   ConversationStats/<model>     ConversationStats of the same conversation
+//   ConversationRecount/<model>   CountMessagesForModel of its history: the
+//                                 re-tokenization Get did before it summed
+//                                 the stored counts (actual_tokens agree)
 //   Sqlite*                       the SQLite counterparts (see below)
 // After the run it prints each figure against its target and the ctxkit /
 // SQLite ratios.
@@ -67,6 +74,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +87,7 @@
 #include "bench/bench_inputs.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
+#include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/references.h"
 #include "ctxkit/store.h"
@@ -554,7 +563,118 @@ void BM_AggregateStats(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// A conversation of 5,000 messages of about 1 KiB, alternating user and
+// assistant, in the FreshStore, one per model; its id.
+const std::string& LongConversation(int model) {
+  static std::string ids[std::size(kModels)];
+  std::string& id = ids[model];
+  if (id.empty()) {
+    id = NewConversation(kModels[model]);
+    std::mt19937_64 rng(5000);
+    std::vector<ctxkit::NewMessage> batch(5000);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      batch[i].role = i % 2 == 0 ? ctxkit::MessageRole::kUser
+                                 : ctxkit::MessageRole::kAssistant;
+      batch[i].content = TextWindow(rng, 1024);
+    }
+    Must(FreshStore().convs->AddMessages(id, batch), "AddMessages");
+  }
+  return id;
+}
+
+// ConversationStore::Get of LongConversation, with its messages (range 1 =
+// 1) or only actual_tokens (0): what reading a conversation costs beside its
+// statistics (ConversationStats below).
+void BM_ConversationGet(benchmark::State& state) {
+  const int model = static_cast<int>(state.range(0));
+  const bool with_messages = state.range(1) != 0;
+  const std::string& id = LongConversation(model);
+  uint64_t tokens = 0;
+  for (auto _ : state) {
+    auto got = FreshStore().convs->Get(id, with_messages);
+    if (!got.ok()) {
+      state.SkipWithError(got.status().ToString().c_str());
+      break;
+    }
+    tokens = got->actual_tokens;
+    benchmark::DoNotOptimize(got->messages.data());
+  }
+  state.counters["actual_tokens"] = static_cast<double>(tokens);
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(kModels[model]);
+}
+
+void BM_ConversationStats(benchmark::State& state) {
+  const int model = static_cast<int>(state.range(0));
+  const std::string& id = LongConversation(model);
+  for (auto _ : state) {
+    auto stats = FreshStore().convs->ConversationStats(id);
+    if (!stats.ok()) {
+      state.SkipWithError(stats.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(stats->timeline.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(kModels[model]);
+}
+
+// CountMessagesForModel of LongConversation's history as the OpenAI message
+// array Get's actual_tokens stands for (built once, outside the timing):
+// the re-tokenization Get did on every call before it summed stored counts.
+void BM_ConversationRecount(benchmark::State& state) {
+  const int model = static_cast<int>(state.range(0));
+  const std::string& id = LongConversation(model);
+  const ctxkit::ConversationDetail detail =
+      Must(FreshStore().convs->Get(id, true), "Get");
+  std::string json = "[";
+  for (const ctxkit::Message& m : detail.messages) {
+    if (json.size() > 1) json += ',';
+    // The corpus text needs no escaping beyond these.
+    std::string content;
+    for (char c : m.content) {
+      if (c == '"' || c == '\\') content += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) continue;
+      content += c;
+    }
+    json += std::string(R"({"role":")") + ctxkit::MessageRoleName(m.role) +
+            R"(","content":")" + content + "\"}";
+  }
+  json += ']';
+  uint64_t tokens = 0;
+  for (auto _ : state) {
+    auto count = ctxkit::CountMessagesForModel(kModels[model], json);
+    if (!count.ok()) {
+      state.SkipWithError(count.status().ToString().c_str());
+      break;
+    }
+    tokens = count->total;
+  }
+  state.counters["actual_tokens"] = static_cast<double>(tokens);
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(kModels[model]);
+}
+
 BENCHMARK(BM_CacheGetHit)->UseRealTime()->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_ConversationRecount)
+    ->ArgName("model")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ConversationGet)
+    ->ArgNames({"model", "messages"})
+    ->Args({0, 1})
+    ->Args({0, 0})
+    ->Args({1, 1})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ConversationStats)
+    ->ArgName("model")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AddMessagesBatched)
     ->ArgNames({"model", "batch"})
     ->Args({0, 100})

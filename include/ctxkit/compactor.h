@@ -10,7 +10,9 @@
 //   // result->budget_met, result->compacted_tokens (exact, o200k_base)
 //
 // Formats (ChatFormat). A history is a JSON array of messages, or an object
-// {"messages": [...]} (other members ignored).
+// {"messages": [...]} (other members ignored). A message may hold only the
+// members message_count.h lists ("Message members"): another member is an
+// error naming it, never silently ignored.
 //   kOpenAI     system/developer/user/assistant/tool roles, string or
 //               part-array content, "tool_calls", "tool_call_id", "name"
 //   kAnthropic  user/assistant roles (plus leading system messages), content

@@ -199,7 +199,12 @@ struct ConversationDetail {
   std::vector<Message> messages;
   // The whole history as a chat request for the conversation's model:
   // message tokens plus the per-message framing and reply priming of its
-  // format (CountMessagesForModel in message_count.h).
+  // format, equal to CountMessagesForModel (message_count.h) of the history
+  // as an OpenAI message array. Summed from the tokens stored with each
+  // message plus the framing, so the content is not tokenized again: should
+  // the registry count the model differently now than when a message was
+  // added (a tokenizer added or a model registered since), that message's
+  // part stays as it was counted then, as in total_tokens.
   uint64_t actual_tokens = 0;
   // True when CountMessagesForModel says the count is exact.
   bool actual_tokens_exact = false;
@@ -393,10 +398,11 @@ CTXKIT_EXPORT std::vector<OptimizationTip> ConversationTips(
 //    "assistant_tokens","system_tokens","tool_tokens","compressed_count",
 //    "compressed_tokens"}
 // and a message object
-//   {"id","conversation_id","seq","role","content" (left out of the
-//    documents of AddMessage(s): the caller has just sent it),"name",
-//    "tool_calls" (the stored array),"tool_call_id" (these three null when
-//    not set),"tokens","is_compressed","created_at"}.
+//   {"id","conversation_id","seq","role","content" (in the documents of
+//    AddMessage(s) "content_bytes", its size in bytes, instead: the caller
+//    has just sent it, and it may be megabytes),"name","tool_calls" (the
+//    stored array),"tool_call_id" (these three null when not set),"tokens",
+//    "is_compressed","created_at"}.
 //
 // Errors: INVALID_ARGUMENT only when a stored string is not valid UTF-8 or
 // stored metadata / tool calls are not valid JSON (never for records
@@ -419,13 +425,13 @@ CTXKIT_EXPORT StatusOr<std::string> ConversationDetailToJson(
 CTXKIT_EXPORT StatusOr<std::string> ConversationPageToJson(
     const ConversationPage& page);
 
-// AddMessage: {"schema_version":1,"message":{... without content},
-// "conversation":{...}}.
+// AddMessage: {"schema_version":1,"message":{... content_bytes instead of
+// content},"conversation":{...}}.
 CTXKIT_EXPORT StatusOr<std::string> AddMessageResultToJson(
     const AddMessageResult& result);
 
-// AddMessages: {"schema_version":1,"messages":[{... without content}],
-// "conversation":{...}}.
+// AddMessages: {"schema_version":1,"messages":[{... content_bytes instead
+// of content}],"conversation":{...}}.
 CTXKIT_EXPORT StatusOr<std::string> AddMessagesResultToJson(
     const AddMessagesResult& result);
 
@@ -570,7 +576,8 @@ class CTXKIT_EXPORT ConversationStore {
       const std::vector<NewMessage>& messages);
 
   // The conversation, with its messages when `include_messages`, and
-  // actual_tokens (always computed, which reads every message).
+  // actual_tokens (always computed: it reads every message's record, but
+  // tokenizes only names and tool_call_ids).
   // INVALID_ARGUMENT for a malformed id; NOT_FOUND naming it.
   StatusOr<ConversationDetail> Get(std::string_view id,
                                    bool include_messages = true) const;

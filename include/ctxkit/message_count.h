@@ -16,6 +16,29 @@
 // "messages[3].content must be a string, an array of content blocks or null
 // (got number)"; the array is called "messages" even when it is the root.
 //
+// Message members. A message object may hold only these members (any
+// other, e.g. a misspelled "tool_call_idd", is INVALID_ARGUMENT naming the
+// message, the member and the closest known one: "messages[3]: unknown key
+// 'tool_call_idd'; did you mean 'tool_call_id'?"), as the OpenAI and
+// Anthropic APIs refuse them too:
+//   role, content                                 every format
+//   name, tool_calls, tool_call_id, function_call, refusal, audio,
+//   annotations                                   OpenAI (a response's
+//                                                 message sent back included)
+//   reasoning_content, reasoning, reasoning_details
+//                                                 reasoning of DeepSeek, vLLM
+//                                                 and OpenRouter
+//   thinking, images, tool_name                   Ollama
+//   prefix                                        Mistral, DeepSeek
+//   cache_control                                 Anthropic prompt caching
+//   is_demo                                       SWE-agent demonstrations
+//   id, conversation_id, seq, tokens, is_compressed, created_at
+//                                                 ctxkit's own message
+//                                                 documents (conv get,
+//                                                 compress_context) sent back
+// The members of content blocks and of the request object are not checked.
+// The Compactor (compactor.h) accepts the same members.
+//
 // The counting rules.
 //
 // OpenAI (MessageFormat::kOpenAI), after OpenAI's cookbook "How to count

@@ -27,6 +27,7 @@
 #include "lib/json/json_writer.h"
 #include "lib/json/utf8.h"
 #include "lib/status/status_macros.h"
+#include "lib/tokenizer/message_counter.h"
 #include "simdjson.h"
 
 namespace ctxkit::internal {
@@ -231,6 +232,8 @@ class HistoryParser {
                                      i, JsonTypeName(value.type())));
     }
     const object obj = value.get_object().value_unsafe();
+    CTXKIT_RETURN_IF_ERROR(
+        CheckMessageMembers(obj, absl::StrFormat("messages[%d]", i)));
     std::optional<element> role_value, content, tool_calls, tool_call_id, name,
         function_call, refusal;
     for (auto field : obj) {

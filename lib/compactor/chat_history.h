@@ -76,8 +76,9 @@ struct ChatHistory {
 
 // Parses `messages` (the request's "messages" array) in `format`; kAuto
 // detects it (see ChatFormat). Errors, INVALID_ARGUMENT naming
-// "messages[i].<field>": a message that is not an object; a missing or
-// unknown role; content of the wrong type (kOpenAI: string, block array,
+// "messages[i].<field>": a message that is not an object; a member
+// CheckMessageMembers() (message_counter.h) refuses; a missing or unknown
+// role; content of the wrong type (kOpenAI: string, block array,
 // null or absent; kAnthropic: string or block array; kPlain: string); a
 // block without a string "type", a text block without a string "text"; a
 // feature of another format when `format` names one (role tool or

@@ -139,7 +139,12 @@ absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
       .Uint(m.seq)
       .Key("role")
       .String(MessageRoleName(m.role));
-  if (include_content) writer.Key("content").String(m.content);
+  if (include_content) {
+    writer.Key("content").String(m.content);
+  } else {
+    // What was stored, without sending back what the caller just sent.
+    writer.Key("content_bytes").Uint(m.content.size());
+  }
   writer.Key("name");
   StringOrNull(writer, m.name);
   writer.Key("tool_calls");

@@ -20,6 +20,8 @@ namespace ctxkit::internal {
 // next value. Errors as the public writers' (the writer may then hold a
 // partial value: discard it).
 absl::Status WriteConversationJson(JsonWriter& writer, const Conversation& c);
+// Without `include_content`, "content_bytes" (its size) stands in place of
+// "content".
 absl::Status WriteMessageJson(JsonWriter& writer, const Message& m,
                               bool include_content);
 

@@ -247,6 +247,17 @@ absl::StatusOr<MessageView> DecodeMessage(std::string_view key,
   return m;
 }
 
+bool MessageView::makes_calls() const {
+  if ((flags & kFlagToolCalls) == 0) return false;
+  // Stored as given: JSON whitespace may surround the '[' of the array,
+  // and an empty array has only its ']' after it.
+  constexpr std::string_view kJsonSpace = " \t\n\r";
+  const size_t open = tool_calls.find_first_not_of(kJsonSpace);
+  if (open == std::string_view::npos) return false;
+  const size_t next = tool_calls.find_first_not_of(kJsonSpace, open + 1);
+  return next != std::string_view::npos && tool_calls[next] != ']';
+}
+
 Message ToMessage(std::string_view key, const MessageView& v) {
   Message m;
   m.id = std::string(v.id);

@@ -109,6 +109,10 @@ struct MessageView {
   std::string_view tool_calls;
   std::string_view tool_call_id;
   bool compressed() const { return (flags & kFlagCompressed) != 0; }
+  // Whether the message makes at least one tool call: it has tool_calls
+  // and that array (valid JSON, checked when the message was added) is not
+  // empty.
+  bool makes_calls() const;
 };
 
 std::string EncodeMessage(std::string_view id, const NewMessage& m,

@@ -30,6 +30,7 @@
 #include "lib/status/status_macros.h"
 #include "lib/store/conversation_hook.h"
 #include "lib/store/store_internal.h"
+#include "lib/tokenizer/message_counter.h"
 #include "lib/tokenizer/tokenizer_internal.h"
 #include "simdjson.h"
 
@@ -242,53 +243,46 @@ struct ConversationStore::Impl {
     CTXKIT_ASSIGN_OR_RETURN(const std::string id,
                             internal::NormalizeId("id", raw_id));
     ConversationDetail detail;
-    std::string chat = "[";
-    {
-      absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
-      CTXKIT_RETURN_IF_ERROR(txn.status());
-      uint64_t next_seq = 0;
-      CTXKIT_RETURN_IF_ERROR(
-          ReadConversation(*txn, id, &detail.conversation, &next_seq));
-      bool first = true;
-      CTXKIT_RETURN_IF_ERROR(ForEachMessage(
-          *txn, id,
-          [&](std::string_view key,
-              const internal::MessageView& view) -> absl::Status {
-            if (!first) chat.push_back(',');
-            first = false;
-            chat.append("{\"role\":\"");
-            chat.append(MessageRoleName(view.role));
-            chat.append("\",\"content\":");
-            CTXKIT_RETURN_IF_ERROR(
-                internal::AppendJsonString(&chat, view.content));
-            if (view.flags & internal::kFlagName) {
-              chat.append(",\"name\":");
-              CTXKIT_RETURN_IF_ERROR(
-                  internal::AppendJsonString(&chat, view.name));
-            }
-            if (view.flags & internal::kFlagToolCalls) {
-              // Validated as a JSON array when it was added.
-              chat.append(",\"tool_calls\":");
-              chat.append(view.tool_calls);
-            }
-            if (view.flags & internal::kFlagToolCallId) {
-              chat.append(",\"tool_call_id\":");
-              CTXKIT_RETURN_IF_ERROR(
-                  internal::AppendJsonString(&chat, view.tool_call_id));
-            }
-            chat.push_back('}');
-            if (include_messages) {
-              detail.messages.push_back(internal::ToMessage(key, view));
-            }
-            return absl::OkStatus();
-          }));
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*store);
+    CTXKIT_RETURN_IF_ERROR(txn.status());
+    uint64_t next_seq = 0;
+    CTXKIT_RETURN_IF_ERROR(
+        ReadConversation(*txn, id, &detail.conversation, &next_seq));
+    // actual_tokens is CountMessagesForModel of the history as an OpenAI
+    // message array, summed from the counts stored with each message (its
+    // content and tool calls, by the same rules and tokenizer) plus the
+    // framing: re-tokenizing every message on every read cost 25 times more.
+    CTXKIT_ASSIGN_OR_RETURN(
+        internal::CountingChoice choice,
+        internal::ChooseCounting(detail.conversation.model, {},
+                                 ModelRegistry::Default()));
+    internal::MessageCounter counter(choice.tokenizer, MessageCountOptions{},
+                                     choice.format);
+    uint64_t total = static_cast<uint64_t>(counter.reply_priming());
+    if (include_messages) {
+      detail.messages.reserve(detail.conversation.message_count);
     }
-    chat.push_back(']');
-    absl::StatusOr<MessageCount> count =
-        internal::CountMessagesForModel(detail.conversation.model, chat);
-    CTXKIT_RETURN_IF_ERROR(count.status());
-    detail.actual_tokens = count->total;
-    detail.actual_tokens_exact = count->exact;
+    CTXKIT_RETURN_IF_ERROR(ForEachMessage(
+        *txn, id,
+        [&](std::string_view key,
+            const internal::MessageView& view) -> absl::Status {
+          std::optional<std::string_view> name, tool_call_id;
+          if (view.flags & internal::kFlagName) name = view.name;
+          if (view.flags & internal::kFlagToolCallId) {
+            tool_call_id = view.tool_call_id;
+          }
+          CTXKIT_ASSIGN_OR_RETURN(
+              int64_t framing,
+              counter.Framing(MessageRoleName(view.role), name, tool_call_id,
+                              view.makes_calls()));
+          total += view.tokens + static_cast<uint64_t>(framing);
+          if (include_messages) {
+            detail.messages.push_back(internal::ToMessage(key, view));
+          }
+          return absl::OkStatus();
+        }));
+    detail.actual_tokens = total;
+    detail.actual_tokens_exact = choice.exact && counter.exact();
     return detail;
   }
 

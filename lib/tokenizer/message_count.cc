@@ -3,17 +3,21 @@
 
 #include "ctxkit/message_count.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/absl_string_view.h"
+#include "lib/base/field_check.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -96,6 +100,44 @@ constexpr CounterTypeMapping kCounterTypes[] = {
     {"ollama", "llama3", true, MessageFormat::kLlama3},
 };
 
+// The members of a chat message (message_count.h, "Message members").
+constexpr std::string_view kMessageMembers[] = {
+    "role",
+    "content",
+    // OpenAI chat completions, including a response's message sent back.
+    "name",
+    "tool_calls",
+    "tool_call_id",
+    "function_call",
+    "refusal",
+    "audio",
+    "annotations",
+    // Reasoning beside the content: DeepSeek and vLLM (reasoning_content),
+    // OpenRouter (reasoning, reasoning_details).
+    "reasoning_content",
+    "reasoning",
+    "reasoning_details",
+    // Ollama.
+    "thinking",
+    "images",
+    "tool_name",
+    // Mistral and DeepSeek: an assistant message the reply continues.
+    "prefix",
+    // Anthropic prompt caching on a whole message (OpenAI-compatible
+    // proxies accept it there).
+    "cache_control",
+    // SWE-agent's mark on a demonstration's turns.
+    "is_demo",
+    // ctxkit's own message documents (conv get, compress_context's
+    // compressed_messages, the MCP Token Optimizer's), sent back as input.
+    "id",
+    "conversation_id",
+    "seq",
+    "tokens",
+    "is_compressed",
+    "created_at",
+};
+
 std::string_view StripFinalPeriod(std::string_view s) {
   if (!s.empty() && s.back() == '.') s.remove_suffix(1);
   return s;
@@ -168,8 +210,7 @@ class Counter {
     } else {
       out.method = CountMethod::kHeuristic;
     }
-    out.exact = tokenizer_ != nullptr && format_ != MessageFormat::kAnthropic &&
-                !estimated_;
+    out.exact = exact();
     return out;
   }
 
@@ -191,28 +232,22 @@ class Counter {
 
   absl::StatusOr<int64_t> Message(element value, const std::string& path) {
     CTXKIT_ASSIGN_OR_RETURN(object obj, AsObject(value, path));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckMessageMembers(obj, path));
     CTXKIT_ASSIGN_OR_RETURN(std::string_view role,
                             GetString(obj, "role", path));
     (void)role;  // required and typed; counted below with the other fields
     int64_t n = template_.per_message;
     for (auto [key_view, field] : obj) {
       const std::string_view key = key_view;
-      if (key == "role") {
-        if (template_.count_role) {
-          CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
-                                  AsString(field, JsonPath(path, "role")));
-          CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
-          n += t;
-        }
+      if (key == "role" || key == "name") {
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view text,
+                                AsString(field, JsonPath(path, key)));
+        CTXKIT_ASSIGN_OR_RETURN(int64_t t, StringField(key, text));
+        n += t;
       } else if (key == "content") {
         CTXKIT_ASSIGN_OR_RETURN(int64_t t,
                                 Content(field, JsonPath(path, "content")));
         n += t;
-      } else if (key == "name") {
-        CTXKIT_ASSIGN_OR_RETURN(std::string_view name,
-                                AsString(field, JsonPath(path, "name")));
-        CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(name));
-        n += t + template_.per_name;
       } else if (key == "tool_calls") {
         if (field.type() == element_type::NULL_VALUE) continue;
         const std::string calls_path = JsonPath(path, "tool_calls");
@@ -247,14 +282,67 @@ class Counter {
                                   Text(field.get_string().value_unsafe()));
           n += t;
         }
-      } else if (template_.count_other_fields &&
-                 field.type() == element_type::STRING) {
-        CTXKIT_ASSIGN_OR_RETURN(int64_t t,
-                                Text(field.get_string().value_unsafe()));
+      } else if (field.type() == element_type::STRING) {
+        CTXKIT_ASSIGN_OR_RETURN(
+            int64_t t, StringField(key, field.get_string().value_unsafe()));
         n += t;
       }
     }
     return n;
+  }
+
+  // Tokens of a message's string member `key` other than content, thinking
+  // and the tool calls: the role when the format shows it, the name plus
+  // per_name, any other member when the format counts every string field.
+  absl::StatusOr<int64_t> StringField(std::string_view key,
+                                      std::string_view text) {
+    if (key == "role") {
+      if (!template_.count_role) return 0;
+      // A history has a handful of roles: each is counted once. The cache
+      // is bounded so that a document of many made-up roles stays linear.
+      for (const auto& [role, tokens] : role_tokens_) {
+        if (role == text) return tokens;
+      }
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
+      if (role_tokens_.size() < kMaxCachedRoles) {
+        role_tokens_.emplace_back(std::string(text), t);
+      }
+      return t;
+    }
+    if (key == "name") {
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, Text(text));
+      return t + template_.per_name;
+    }
+    if (!template_.count_other_fields) return 0;
+    return Text(text);
+  }
+
+  // Message() of {"role", "content", "name", "tool_calls", "tool_call_id"}
+  // less the tokens of its content and tool calls (counted earlier by the
+  // same rules): the per-message tokens plus the other fields.
+  absl::StatusOr<int64_t> Framing(
+      std::string_view role, const std::optional<std::string_view>& name,
+      const std::optional<std::string_view>& call_id, bool has_tool_calls) {
+    // Calls are counted by estimated rules, as FunctionCall() says.
+    if (has_tool_calls) estimated_ = true;
+    CTXKIT_ASSIGN_OR_RETURN(int64_t n, StringField("role", role));
+    n += template_.per_message;
+    if (name.has_value()) {
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, StringField("name", *name));
+      n += t;
+    }
+    if (call_id.has_value()) {
+      CTXKIT_ASSIGN_OR_RETURN(int64_t t, StringField("tool_call_id", *call_id));
+      n += t;
+    }
+    return n;
+  }
+
+  // MessageCount::exact of what was counted so far, before the model's own
+  // exactness is applied.
+  bool exact() const {
+    return tokenizer_ != nullptr && format_ != MessageFormat::kAnthropic &&
+           !estimated_;
   }
 
   // {name, arguments}: arguments is a JSON string (OpenAI) or an object
@@ -525,6 +613,8 @@ class Counter {
   Template template_;
   EncodeOptions ordinary_;
   bool estimated_ = false;
+  static constexpr size_t kMaxCachedRoles = 8;
+  std::vector<std::pair<std::string, int64_t>> role_tokens_;
 };
 
 absl::StatusOr<MessageCount> CountWith(const Tokenizer* tokenizer,
@@ -560,6 +650,19 @@ absl::StatusOr<MessageCount> CountWithEncoding(
 
 namespace internal {
 
+absl::Status CheckMessageMembers(simdjson::dom::object message,
+                                 std::string_view path) {
+  for (auto [key_view, field] : message) {
+    (void)field;
+    const std::string_view key = key_view;
+    if (std::find(std::begin(kMessageMembers), std::end(kMessageMembers),
+                  key) == std::end(kMessageMembers)) {
+      return UnknownKeyError(path, key, kMessageMembers);
+    }
+  }
+  return absl::OkStatus();
+}
+
 struct MessageCounter::Impl {
   Impl(const Tokenizer* tokenizer, const MessageCountOptions& options,
        MessageFormat format)
@@ -585,6 +688,14 @@ absl::StatusOr<int64_t> MessageCounter::Message(simdjson::dom::element message,
 absl::StatusOr<int64_t> MessageCounter::Text(std::string_view text) {
   return impl_->counter.Text(text);
 }
+
+absl::StatusOr<int64_t> MessageCounter::Framing(
+    std::string_view role, const std::optional<std::string_view>& name,
+    const std::optional<std::string_view>& tool_call_id, bool has_tool_calls) {
+  return impl_->counter.Framing(role, name, tool_call_id, has_tool_calls);
+}
+
+bool MessageCounter::exact() const { return impl_->counter.exact(); }
 
 absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
                                               std::string_view counter_type,

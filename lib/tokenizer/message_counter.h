@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ctxkit/message_count.h"
 #include "ctxkit/model_registry.h"
@@ -38,6 +40,16 @@ absl::StatusOr<CountingChoice> ChooseCounting(std::string_view model,
                                               std::string_view counter_type,
                                               const ModelRegistry& registry);
 
+// OK when every member of chat message `message` is one that
+// message_count.h lists under "Message members"; else INVALID_ARGUMENT naming
+// the message and the member, with the closest known one
+// ("messages[3]: unknown key 'tool_call_idd'; did you mean
+// 'tool_call_id'?"). `path` names the message ("messages[3]"). CountMessages
+// and the compactor check every message with it, so that a misspelled member
+// is never silently ignored (or silently counted as text).
+absl::Status CheckMessageMembers(simdjson::dom::object message,
+                                 std::string_view path);
+
 class MessageCounter {
  public:
   // `tokenizer` may be null (EstimateTokens()); it is kept alive.
@@ -54,6 +66,21 @@ class MessageCounter {
                                   const std::string& path);
   // Tokens of plain text, special-token text counted as ordinary text.
   absl::StatusOr<int64_t> Text(std::string_view text);
+  // What Message() adds to a message {"role", "content", "name",
+  // "tool_calls", "tool_call_id"} beyond the Text() of its content and the
+  // tokens of its tool calls: the per-message tokens of the format and its
+  // role, name and tool_call_id (absent: nullopt) as the format counts them.
+  // With `has_tool_calls` (at least one call) the count stops being exact(),
+  // as when Message() counts the calls. So a caller that stored those token
+  // counts gets CountMessages() of the whole array as the sum of the stored
+  // counts, Framing() of every message and reply_priming(), without
+  // tokenizing the content again. INVALID_ARGUMENT only for invalid UTF-8.
+  absl::StatusOr<int64_t> Framing(
+      std::string_view role, const std::optional<std::string_view>& name,
+      const std::optional<std::string_view>& tool_call_id, bool has_tool_calls);
+  // MessageCount::exact of everything counted so far, as if the tokenizer
+  // were the model's own (CountingChoice::exact says whether it is).
+  bool exact() const;
   // The tokenizer counting, or null for EstimateTokens().
   const Tokenizer* tokenizer() const { return tokenizer_.get(); }
   // The once-per-request reply priming.

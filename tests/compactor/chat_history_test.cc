@@ -42,11 +42,11 @@ TEST_CASE("format detection") {
   SUBCASE("string contents only: plain") {
     ChatHistory h = MustParse(
         R"([{"role":"system","content":"s"},{"role":"user","content":"hi"},)"
-        R"({"role":"assistant","content":"hello","timestamp":3}])");
+        R"({"role":"assistant","content":"hello","created_at":3}])");
     CHECK(h.format == ChatFormat::kPlain);
     REQUIRE(h.messages.size() == 3);
     CHECK(h.messages[2].json ==
-          R"({"role":"assistant","content":"hello","timestamp":3})");
+          R"({"role":"assistant","content":"hello","created_at":3})");
   }
   SUBCASE("text parts: openai") {
     CHECK(
@@ -109,6 +109,13 @@ TEST_CASE("input errors name the message and field") {
         "\"messages\" (got number)");
   CHECK(ParseError("[{").rfind("chat history is not valid JSON", 0) == 0);
   CHECK(ParseError(R"([{"content":"x"}])") == "messages[0].role is required");
+  // A misspelled member is never silently kept or ignored.
+  CHECK(ParseError(
+            R"([{"role":"assistant","content":null,"tool_calls":[{"id":"c1",)"
+            R"("type":"function","function":{"name":"ls","arguments":"{}"}}]},)"
+            R"({"role":"tool","tool_call_idd":"c1","content":"a.txt"}])") ==
+        "messages[1]: unknown key 'tool_call_idd'; did you mean "
+        "'tool_call_id'?");
   CHECK(ParseError(R"([{"role":7,"content":"x"}])") ==
         "messages[0].role must be a string (got number)");
   CHECK(ParseError(

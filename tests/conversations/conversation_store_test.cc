@@ -123,6 +123,104 @@ TEST_CASE("create, add, get: ids, tokens, totals and actual_tokens") {
   CHECK(Must(f.convs->Get(upper)).conversation.id == c.id);
 }
 
+// The history as the OpenAI message array ConversationDetail::actual_tokens
+// describes, built from the stored messages.
+std::string HistoryJson(const std::vector<Message>& messages) {
+  internal::JsonWriter w;
+  w.BeginArray();
+  for (const Message& m : messages) {
+    w.BeginObject()
+        .Key("role")
+        .String(MessageRoleName(m.role))
+        .Key("content")
+        .String(m.content);
+    if (m.name) w.Key("name").String(*m.name);
+    if (m.tool_calls) w.Key("tool_calls").TrustedValue(*m.tool_calls);
+    if (m.tool_call_id) w.Key("tool_call_id").String(*m.tool_call_id);
+    w.EndObject();
+  }
+  w.EndArray();
+  auto json = std::move(w).Finish();
+  REQUIRE(json.ok());
+  return *json;
+}
+
+TEST_CASE("actual_tokens and its exactness equal a full recount") {
+  // Every message format and counting path: o200k and cl100k (OpenAI),
+  // the claude vocabulary (Anthropic), llama3 without its tokenizer (the
+  // heuristic in the Llama 3 format), an unknown model (the heuristic,
+  // OpenAI) and a tokenizer in the Llama 3 format (registered here).
+  ModelInfo llama_like;
+  llama_like.name = "ctxkit-test-llama-o200k";
+  llama_like.encoding = "o200k_base";
+  llama_like.message_format = MessageFormat::kLlama3;
+  REQUIRE(ModelRegistry::Default().Register(llama_like).ok());
+  const std::vector<std::string> models = {
+      "gpt-4o",      "gpt-4",      "claude-3-5-sonnet",
+      "llama3.1:8b", "my-own-llm", "ctxkit-test-llama-o200k"};
+  const std::vector<std::string> texts = {
+      "",
+      "Please review this function: function add(a, b) { return a + b; }",
+      "Grüße, 世界! 🎉 naïve café",
+      "special-token text <|endoftext|> and <|im_start|> stays text",
+      "  leading and trailing whitespace \n\n",
+      "def f(x):\n    return x * 2  # doubles\n",
+      std::string(3000, 'a') + " " + std::string(500, '7'),
+  };
+  const std::vector<std::string> calls = {
+      R"([{"id":"call_1","type":"function","function":{"name":"lint","arguments":"{\"file\":\"a.js\"}"}}])",
+      R"([{"id":"c2","type":"function","function":{"name":"run_sql","arguments":{"q":"SELECT 1","n":[1,2]}}},{"id":"c3","function":{"name":"noop","arguments":null}},{"id":"c4","function":{"name":"bare"}}])",
+      "[]",
+      " [ \n ] ",
+  };
+  std::mt19937 rng(14);
+  for (const std::string& model : models) {
+    INFO(model);
+    Fixture f;
+    // One history of text alone (exact wherever the model's tokenizer is)
+    // and one with everything.
+    for (bool with_extras : {false, true}) {
+      Conversation c = Must(f.convs->Create({.title = "t", .model = model}));
+      std::vector<NewMessage> batch;
+      for (int i = 0; i < 40; ++i) {
+        const MessageRole role = static_cast<MessageRole>(rng() % 4);
+        NewMessage m = Msg(role, texts[rng() % texts.size()]);
+        if (with_extras) {
+          if (rng() % 3 == 0) m.name = i % 2 ? "alice" : "Bob_the-2nd";
+          if (role == MessageRole::kAssistant && rng() % 2 == 0) {
+            m.tool_calls = calls[rng() % calls.size()];
+          }
+          if (role == MessageRole::kTool && rng() % 4 != 0) {
+            m.tool_call_id = "call_" + std::to_string(i);
+          }
+        }
+        batch.push_back(std::move(m));
+      }
+      Must(f.convs->AddMessages(c.id, {batch.begin(), batch.begin() + 10}));
+      for (size_t i = 10; i < batch.size(); ++i) {
+        Must(f.convs->AddMessage(c.id, batch[i]));
+      }
+      const ConversationDetail d = Must(f.convs->Get(c.id));
+      const MessageCount full =
+          Must(CountMessagesForModel(model, HistoryJson(d.messages)));
+      CHECK(d.actual_tokens == full.total);
+      CHECK(d.actual_tokens_exact == full.exact);
+      const ConversationDetail bare = Must(f.convs->Get(c.id, false));
+      CHECK(bare.actual_tokens == full.total);
+      CHECK(bare.actual_tokens_exact == full.exact);
+    }
+    // Empty: the reply priming alone.
+    Conversation empty = Must(f.convs->Create({.title = "e", .model = model}));
+    const ConversationDetail d = Must(f.convs->Get(empty.id));
+    const MessageCount full = Must(CountMessagesForModel(model, "[]"));
+    CHECK(d.actual_tokens == full.total);
+    CHECK(d.actual_tokens_exact == full.exact);
+  }
+  CHECK(ModelRegistry::Default()
+            .Unregister("ctxkit-test-llama-o200k", /*is_prefix=*/false)
+            .ok());
+}
+
 TEST_CASE("tokens use the conversation's model; unknown models estimate") {
   Fixture f;
   const std::string text = "The quick brown fox jumps over the lazy dog 12345.";

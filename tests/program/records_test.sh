@@ -116,6 +116,7 @@ case_conversations() {
   # The content was just given: the document does not echo it (as the C
   # ABI's and the MCP tool's do not).
   expect_true '.message | has("content") | not'
+  expect_q .message.content_bytes 25
   expect_q .message.is_compressed false
   local t1
   t1=$(q .message.tokens)
@@ -132,6 +133,21 @@ case_conversations() {
   local t2
   t2=$(q .message.tokens)
   expect_q .conversation.output_tokens "$t2"
+
+  # Megabytes in, a short line out: the size, not the content, comes back
+  # (the conversation's preview keeps 100 characters of it).
+  run conv create --title "Big" --model gpt-4o
+  expect_ok
+  local big
+  big=$(q .conversation.id)
+  yes 'all work and no play makes a dull log' | head -c 3145728 >"$work/big.txt"
+  run conv add "$big" --role user --file "$work/big.txt"
+  expect_ok
+  expect_q .message.content_bytes 3145728
+  [[ $(wc -c <"$work/out") -lt 4096 ]] ||
+    fail "conv add printed $(wc -c <"$work/out") bytes for 3 MiB of content"
+  run conv delete "$big"
+  expect_ok
 
   printf 'from standard input' >"$work/stdin.txt"
   run_stdin "$work/stdin.txt" conv add "$id" --role system -
@@ -627,6 +643,12 @@ case_bad_input() {
   expect_error INVALID_ARGUMENT limit
   run conv list --limit 99999999999
   expect_error INVALID_ARGUMENT limit
+  # A negative number reaches the library's range check, whose message
+  # names the field and the range; a missing one is still a usage error.
+  run conv list --limit -1
+  expect_error INVALID_ARGUMENT "limit is -1; it must be between 1 and 1000"
+  run conv list --limit
+  expect_usage "ctxkit: missing value for flag '--limit' of 'conv list'"
   run conv list --cursor garbage
   expect_error INVALID_ARGUMENT cursor
   run conv update "$id"
@@ -650,6 +672,8 @@ case_bad_input() {
   expect_error INVALID_ARGUMENT limit
   run ref search token --limit 101
   expect_error INVALID_ARGUMENT limit
+  run ref search token --limit -3
+  expect_error INVALID_ARGUMENT "limit is -3; it must be between 1 and 100"
   run ref get bogus
   expect_error INVALID_ARGUMENT id
   run ref delete "$missing"
@@ -673,6 +697,10 @@ case_bad_input() {
   expect_error INVALID_ARGUMENT prefix
   run cache stats --top 1001
   expect_error INVALID_ARGUMENT top_n
+  run cache stats --top -1
+  expect_error INVALID_ARGUMENT "top_n is -1; it must be between 0 and 1000"
+  run cache put --content x --ttl -5
+  expect_error INVALID_ARGUMENT "ttl_ms is -5"
 
   run optimize
   expect_error INVALID_ARGUMENT query
@@ -682,13 +710,15 @@ case_bad_input() {
   expect_error INVALID_ARGUMENT optimization_goal
   run optimize "help" --max-tokens 0
   expect_error INVALID_ARGUMENT max_tokens
+  run optimize "help" --max-tokens -2
+  expect_error INVALID_ARGUMENT "max_tokens is -2"
   run optimize "help" --context "$(printf 'bad \xfe')"
   expect_error INVALID_ARGUMENT context
   run optimize "help" --file "$work/x.txt"
   expect_error INVALID_ARGUMENT query
 
   # Usage errors (exit 2) come from the parser.
-  run cache put --content x --ttl -5
+  run cache put --content x --ttl -5x
   [[ $status -eq 2 ]] || fail "exit status $status, expected 2"
   run conv get
   [[ $status -eq 2 ]] || fail "exit status $status, expected 2"

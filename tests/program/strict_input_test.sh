@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # No silent wrong results from the program: a compaction request with a
-# mistyped key or an unknown model is refused with the closest valid name,
-# and no command makes a store of a directory that holds other files.
+# mistyped key (or message member) or an unknown model is refused with the
+# closest valid name, and no command makes a store of a directory that holds
+# other files.
 #
 # Usage: strict_input_test.sh CTXKIT CASE
 #   CTXKIT  the program to test
@@ -63,6 +64,20 @@ case_request_keys() {
   write_request '"options":{"enable_sumarization":false},' "$work/options.json"
   run compact "$work/options.json"
   expect_error_line "ctxkit: INVALID_ARGUMENT: options: unknown key 'enable_sumarization'; did you mean 'enable_summarization'?"
+
+  # A misspelled message member is refused too, by compact and by count,
+  # naming the message; spelled right, the same history is accepted.
+  local typo='[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]},{"role":"tool","tool_call_idd":"c1","content":"a.txt"}]'
+  printf '%s' "$typo" >"$work/member.json"
+  run compact "$work/member.json"
+  expect_error_line "ctxkit: INVALID_ARGUMENT: messages[1]: unknown key 'tool_call_idd'; did you mean 'tool_call_id'?"
+  run count --messages --model gpt-4o "$work/member.json"
+  expect_error_line "ctxkit: INVALID_ARGUMENT: '$work/member.json': messages[1]: unknown key 'tool_call_idd'; did you mean 'tool_call_id'?"
+  printf '%s' "${typo/tool_call_idd/tool_call_id}" >"$work/member.json"
+  run compact "$work/member.json"
+  expect_ok
+  run count --messages --model gpt-4o "$work/member.json"
+  expect_ok
 
   # Spelled right, the budget is the one the request names.
   write_request '"max_tokens":600,' "$work/good.json"

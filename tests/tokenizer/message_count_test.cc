@@ -371,6 +371,36 @@ TEST_CASE("malformed input names the field") {
   CheckError("[\"\xff\"]", "not valid UTF-8");
 }
 
+TEST_CASE("an unknown message member is an error naming it") {
+  CheckError(
+      R"([{"role":"user","content":"a"},{"role":"tool","content":"b","tool_call_idd":"c"}])",
+      "messages[1]: unknown key 'tool_call_idd'; did you mean "
+      "'tool_call_id'?");
+  CheckError(R"({"messages":[{"role":"user","contnet":"a"}]})",
+             "messages[0]: unknown key 'contnet'; did you mean 'content'?");
+  CheckError(R"([{"role":"user","content":"a","colour":"red"}])",
+             "messages[0]: unknown key 'colour' (known: role, content, name,");
+
+  // Every member message_count.h lists is accepted, in any format; the
+  // ones that are strings count as text where the format counts them.
+  constexpr std::string_view kEveryMember = R"([
+    {"role":"assistant","content":"a","name":"n","tool_calls":[],
+     "function_call":null,"refusal":"r","audio":{"id":"au"},
+     "annotations":[],"reasoning_content":"rc","reasoning":"re",
+     "reasoning_details":[],"thinking":"t","images":[],"prefix":true,
+     "cache_control":{"type":"ephemeral"},"is_demo":false,"id":"i",
+     "conversation_id":"c","seq":1,"tokens":2,"is_compressed":false,
+     "created_at":3},
+    {"role":"tool","content":"b","tool_call_id":"x","tool_name":"ls"}
+  ])";
+  for (MessageFormat format : {MessageFormat::kOpenAI, MessageFormat::kLlama3,
+                               MessageFormat::kAnthropic}) {
+    MessageCountOptions options;
+    options.format = format;
+    CHECK(CountMessages(*Tok("o200k_base"), kEveryMember, options).ok());
+  }
+}
+
 TEST_CASE("empty and minimal inputs") {
   auto tok = Tok("o200k_base");
   auto n = CountMessages(*tok, "[]");

@@ -27,7 +27,11 @@ const Flag kCacheCheckPrefixFlag{"--prefix", "PREFIX",
 const Flag kCacheClearPrefixFlag{"--prefix", "PREFIX",
                                  "remove only this prefix's entries"};
 const Flag kCacheTtlFlag{
-    "--ttl", "MS", "expire after MS milliseconds (default 0: never)", {}, true};
+    .name = "--ttl",
+    .value_name = "MS",
+    .help = "expire after MS milliseconds (default 0: never)",
+    .is_number = true,
+    .library_range = true};
 const Flag kCacheModelFlag{.name = "--model",
                            .value_name = "MODEL",
                            .help =
@@ -37,7 +41,11 @@ const Flag kCacheModelFlag{.name = "--model",
 const Flag kCacheConversationFlag{
     "--conversation", "ID", "tie the entry to a conversation: deleted with it"};
 const Flag kCacheTopFlag{
-    "--top", "N", "list at most N top entries, 0..1000 (default 10)", {}, true};
+    .name = "--top",
+    .value_name = "N",
+    .help = "list at most N top entries, 0..1000 (default 10)",
+    .is_number = true,
+    .library_range = true};
 
 namespace {
 

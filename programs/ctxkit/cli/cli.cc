@@ -97,13 +97,19 @@ std::string NumberRangeText(const Flag& flag) {
 // Why `value` is not a number that `flag` (is_number) accepts, as the end of
 // "invalid value 'V' for flag '--f' of 'c'"; empty when it is one.
 std::string NumberProblem(const Flag& flag, std::string_view value) {
+  std::string_view magnitude = value;
+  if (flag.library_range && magnitude.starts_with('-')) {
+    magnitude.remove_prefix(1);
+  }
   uint64_t n = 0;
   const bool digits =
-      !value.empty() && value.size() <= 19 &&
-      std::all_of(value.begin(), value.end(),
+      !magnitude.empty() && magnitude.size() <= 19 &&
+      std::all_of(magnitude.begin(), magnitude.end(),
                   [](char c) { return absl::ascii_isdigit(c); }) &&
-      std::from_chars(value.data(), value.data() + value.size(), n).ec ==
-          std::errc();
+      std::from_chars(magnitude.data(), magnitude.data() + magnitude.size(), n)
+              .ec == std::errc();
+  // The library judges a signed value whole, its sign included.
+  if (digits && flag.library_range) return "";
   if (digits && n >= flag.min_value && n <= flag.max_value) return "";
   if (flag.min_value == 0 && flag.max_value == kNoNumberLimit &&
       flag.number_name.empty()) {

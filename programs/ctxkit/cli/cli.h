@@ -61,7 +61,8 @@ struct Flag {
   // When not empty, the only values the flag accepts; any other value is a
   // usage error listing them.
   std::span<const std::string_view> choices = {};
-  // The value must be a decimal number (digits only, fits in 64 bits).
+  // The value must be a decimal number (digits only, fits in 64 bits; see
+  // library_range for a sign).
   bool is_number = false;
   // With is_number: the range of values accepted, inclusive. A flag that
   // sets a range or number_name reports every bad value (not a number, too
@@ -73,6 +74,11 @@ struct Flag {
   std::string_view number_name = {};
   // A further check of the value; null: none. Runs after the checks above.
   FlagCheck check = nullptr;
+  // With is_number and no range of its own: the library checks the range,
+  // so a negative integer ("-1") is accepted too and reaches it (read it
+  // with NumberFlag), and its message, naming the field and the range,
+  // shows rather than a usage error that says neither.
+  bool library_range = false;
 };
 
 // The flags and positional arguments of one parsed command line.

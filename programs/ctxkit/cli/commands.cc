@@ -188,8 +188,9 @@ const Program& CtxkitProgram() {
               "The content comes from --content, --file or - (standard\n"
               "input); an assistant message with --tool-calls may have none.\n"
               "Its tokens are counted with the conversation's model. Prints\n"
-              "{\"message\":{...},\"conversation\":{...}} with the totals\n"
-              "after the addition.\n"
+              "{\"message\":{...},\"conversation\":{...}}: the message's id,\n"
+              "seq, tokens and content_bytes (its content is not sent back)\n"
+              "and the totals after the addition.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunConvAdd,
           .exclusive = {{&kContentFlag, &kFileFlag}},

@@ -4,7 +4,6 @@
 // C ABI returns and manage_conversation wraps) on one line.
 
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,7 +39,11 @@ const Flag kCompressedFlag{"--compressed", "",
 const Flag kNoMessagesFlag{"--no-messages", "",
                            "leave the messages out (actual_tokens stays)"};
 const Flag kListLimitFlag{
-    "--limit", "N", "conversations per page, 1..1000 (default 20)", {}, true};
+    .name = "--limit",
+    .value_name = "N",
+    .help = "conversations per page, 1..1000 (default 20)",
+    .is_number = true,
+    .library_range = true};
 const Flag kCursorFlag{"--cursor", "CURSOR",
                        "continue after an earlier page (its next_cursor)"};
 
@@ -132,19 +135,11 @@ Status RunConvGet(const Args& args, std::ostream& out) {
 }
 
 Status RunConvList(const Args& args, std::ostream& out) {
-  auto limit = NumberFlag(args, kListLimitFlag, "limit");
+  auto limit = Uint32NumberFlag(args, kListLimitFlag, "limit", 1,
+                                ConversationLimits::kMaxListLimit);
   if (!limit.ok()) return limit.status();
-  uint32_t page_size = ConversationLimits::kDefaultListLimit;
-  if (limit->has_value()) {
-    if (**limit > std::numeric_limits<uint32_t>::max()) {
-      // The library's own wording, for a value it cannot even be given.
-      return Status(StatusCode::kInvalidArgument,
-                    "limit is " + std::to_string(**limit) +
-                        "; it must be between 1 and " +
-                        std::to_string(ConversationLimits::kMaxListLimit));
-    }
-    page_size = static_cast<uint32_t>(**limit);
-  }
+  const uint32_t page_size =
+      limit->value_or(ConversationLimits::kDefaultListLimit);
   const std::string* cursor = args.Value(kCursorFlag.name);
   auto opened = OpenConversations(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();

@@ -24,15 +24,16 @@ const Flag kOptimizeModelFlag{.name = "--model",
                               .check = CheckModelFlag};
 // The library decides where a cut may fall (OptimizeOptions::max_tokens);
 // the help says the part a user must know before relying on N.
-const Flag kMaxTokensFlag{"--max-tokens",
-                          "N",
-                          "cut the optimized query to N tokens at a clause "
-                          "or word end; a sentence with a negation, "
-                          "condition or restriction is never cut or "
-                          "dropped, so the result may stay over N "
-                          "(\"over_max_tokens\": true)",
-                          {},
-                          true};
+const Flag kMaxTokensFlag{.name = "--max-tokens",
+                          .value_name = "N",
+                          .help =
+                              "cut the optimized query to N tokens at a "
+                              "clause or word end; a sentence with a "
+                              "negation, condition or restriction is "
+                              "never cut or dropped, so the result may "
+                              "stay over N (\"over_max_tokens\": true)",
+                          .is_number = true,
+                          .library_range = true};
 const Flag kContextFlag{"--context", "TEXT",
                         "text the query will be sent with (counted, and "
                         "searched for repeated sentences)"};

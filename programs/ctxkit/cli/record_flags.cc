@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -99,6 +101,23 @@ StatusOr<std::optional<int64_t>> NumberFlag(const Args& args, const Flag& flag,
                   std::string(field) + ": " + *text + " is out of range");
   }
   return std::optional<int64_t>(value);
+}
+
+StatusOr<std::optional<uint32_t>> Uint32NumberFlag(const Args& args,
+                                                   const Flag& flag,
+                                                   std::string_view field,
+                                                   uint32_t min, uint32_t max) {
+  auto value = NumberFlag(args, flag, field);
+  if (!value.ok()) return value.status();
+  if (!value->has_value()) return std::optional<uint32_t>();
+  const int64_t n = **value;
+  if (n < 0 || n > std::numeric_limits<uint32_t>::max()) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(field) + " is " + std::to_string(n) +
+                      "; it must be between " + std::to_string(min) + " and " +
+                      std::to_string(max));
+  }
+  return std::optional<uint32_t>(static_cast<uint32_t>(n));
 }
 
 Status PrintDocument(const StatusOr<std::string>& document, std::ostream& out) {

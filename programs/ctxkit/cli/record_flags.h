@@ -34,11 +34,20 @@ StatusOr<std::optional<std::string>> ReadContent(const Args& args,
                                                  size_t max_bytes,
                                                  bool optional = false);
 
-// The value of number flag `flag` (digits only, checked by the parser) as
-// an int64, or nullopt when not given. INVALID_ARGUMENT naming `field` when
-// it does not fit.
+// The value of number flag `flag` (digits, after a '-' for a
+// library_range flag; checked by the parser) as an int64, or nullopt when
+// not given. INVALID_ARGUMENT naming `field` when it does not fit.
 StatusOr<std::optional<int64_t>> NumberFlag(const Args& args, const Flag& flag,
                                             std::string_view field);
+
+// NumberFlag for a library parameter of type uint32_t that the library
+// checks against [min, max]: a value the type cannot hold (negative, or
+// above 2^32 - 1) never reaches the library, so it gets the library's own
+// message from here ("limit is -1; it must be between 1 and 1000").
+StatusOr<std::optional<uint32_t>> Uint32NumberFlag(const Args& args,
+                                                   const Flag& flag,
+                                                   std::string_view field,
+                                                   uint32_t min, uint32_t max);
 
 // Writes `document` and a newline to `out`.
 Status PrintDocument(const StatusOr<std::string>& document, std::ostream& out);

@@ -5,7 +5,6 @@
 // one line.
 
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,8 +29,11 @@ const Flag kRefMetadataFlag{"--metadata", "JSON",
 const Flag kRefWithContentFlag{"--content", "",
                                "include each reference's content and "
                                "metadata"};
-const Flag kSearchLimitFlag{
-    "--limit", "N", "at most N results, 1..100 (default 10)", {}, true};
+const Flag kSearchLimitFlag{.name = "--limit",
+                            .value_name = "N",
+                            .help = "at most N results, 1..100 (default 10)",
+                            .is_number = true,
+                            .library_range = true};
 
 namespace {
 
@@ -118,18 +120,10 @@ Status RunRefDelete(const Args& args, std::ostream& out) {
 Status RunRefSearch(const Args& args, std::ostream& out) {
   SearchReferencesOptions options;
   options.query = args.positional()[0];
-  auto limit = NumberFlag(args, kSearchLimitFlag, "limit");
+  auto limit = Uint32NumberFlag(args, kSearchLimitFlag, "limit", 1,
+                                ReferenceLimits::kMaxSearchLimit);
   if (!limit.ok()) return limit.status();
-  if (limit->has_value()) {
-    if (**limit > std::numeric_limits<uint32_t>::max()) {
-      // The library's own wording, for a value it cannot even be given.
-      return Status(StatusCode::kInvalidArgument,
-                    "limit is " + std::to_string(**limit) +
-                        "; it must be between 1 and " +
-                        std::to_string(ReferenceLimits::kMaxSearchLimit));
-    }
-    options.limit = static_cast<uint32_t>(**limit);
-  }
+  if (limit->has_value()) options.limit = **limit;
   if (const std::string* id = args.Value(kRefConversationFlag.name)) {
     options.conversation_id = *id;
   }

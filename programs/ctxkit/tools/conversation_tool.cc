@@ -119,8 +119,8 @@ constexpr std::string_view kConversationSchema = R"({
   "required": ["id", "title", "model", "created_at", "updated_at", "total_tokens", "message_count", "metadata"]
 })";
 
-// A message object as conversations.h's writers write it (content left
-// out of add_message's answer).
+// A message object as conversations.h's writers write it (content_bytes
+// instead of content in add_message's answer).
 constexpr std::string_view kMessageSchema = R"({
   "type": "object",
   "properties": {
@@ -129,6 +129,7 @@ constexpr std::string_view kMessageSchema = R"({
     "seq": {"type": "integer", "minimum": 1},
     "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
     "content": {"type": "string"},
+    "content_bytes": {"type": "integer", "minimum": 0},
     "name": {"type": ["string", "null"]},
     "tool_calls": {"type": ["array", "null"]},
     "tool_call_id": {"type": ["string", "null"]},

@@ -6,6 +6,7 @@
 #include "programs/ctxkit/host/config.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -251,6 +252,9 @@ TEST_CASE("HostConfigToJson is a valid --config giving the same values") {
       json ==
       R"({"db":"","listen":"[::1]:0","token_file":"","max_body_bytes":8388608,)"
       R"("max_message_bytes":67108864,"timeout_seconds":30,"threads":0,)"
+      R"("header_timeout_seconds":10,"body_timeout_seconds":60,)"
+      R"("max_header_bytes":65536,"max_headers":100,)"
+      R"("max_connections_per_client":256,"max_sessions":1024,)"
       R"("page_size":9,"default_model":"claude-3-5-sonnet","log_level":"error"})");
   auto again = Load({{"--config", json}});
   REQUIRE(again.ok());
@@ -290,10 +294,11 @@ TEST_CASE("ParseListenAddress") {
 }
 
 TEST_CASE("ReadTokenFile and CheckServeConfig") {
-  TempFile file("  s3cret \r\nsecond line\n");
+  const std::string secret = "s3cret-0123456789abcdef0123456789";
+  TempFile file("  " + secret + " \r\nsecond line\n");
   auto token = http::ReadTokenFile(file.path());
   REQUIRE(token.ok());
-  CHECK(*token == "s3cret");
+  CHECK(*token == secret);
 
   TempFile empty("\n\n");
   CHECK(http::ReadTokenFile(empty.path()).status().code() ==
@@ -311,12 +316,46 @@ TEST_CASE("ReadTokenFile and CheckServeConfig") {
   config.token_file = file.path();
   checked = http::CheckServeConfig(config);
   REQUIRE(checked.ok());
-  CHECK(*checked == "s3cret");
+  CHECK(*checked == secret);
   config.listen = "127.0.0.1:0";
   config.token_file.clear();
   checked = http::CheckServeConfig(config);
   REQUIRE(checked.ok());
   CHECK(checked->empty());
+}
+
+TEST_CASE(
+    "ReadTokenFile refuses what another user could change, and short "
+    "tokens") {
+  const std::string secret(http::kMinTokenBytes, 'k');
+  TempFile file(secret + "\n");
+  REQUIRE(http::ReadTokenFile(file.path()).ok());
+
+  const auto refused = [](const std::string& path, StatusCode code,
+                          const std::string& rule) {
+    auto token = http::ReadTokenFile(path);
+    REQUIRE_FALSE(token.ok());
+    CHECK(token.status().code() == code);
+    const std::string& message = token.status().message();
+    CHECK_MESSAGE(message.find("'" + path + "'") != std::string::npos, message);
+    CHECK_MESSAGE(message.find(rule) != std::string::npos, message);
+  };
+  for (const mode_t mode : {0620, 0602, 0666}) {
+    REQUIRE(chmod(file.path().c_str(), mode) == 0);
+    refused(file.path(), StatusCode::kFailedPrecondition,
+            "is writable by its group or others");
+  }
+  REQUIRE(chmod(file.path().c_str(), 0644) == 0);
+  REQUIRE(http::ReadTokenFile(file.path()).ok());
+
+  const std::string link = file.path() + ".link";
+  REQUIRE(symlink(file.path().c_str(), link.c_str()) == 0);
+  refused(link, StatusCode::kFailedPrecondition, "is a symbolic link");
+  std::filesystem::remove(link);
+
+  TempFile short_token(secret.substr(1) + "\n");
+  refused(short_token.path(), StatusCode::kInvalidArgument,
+          "is 31 bytes long: a token must be at least 32 bytes");
 }
 
 }  // namespace

@@ -424,7 +424,7 @@ describe('ctxkit serve without a token', () => {
 
 describe('ctxkit serve with --token-file', () => {
   let server;
-  const token = 'test-token-0123456789abcdef';
+  const token = 'test-token-0123456789abcdef0123456789';
   before(async () => {
     const file = path.join(tmpDir(), 'token');
     fs.writeFileSync(file, `${token}\nsecond line ignored\n`);
@@ -569,6 +569,12 @@ describe('start-up refusals and configuration', () => {
       max_message_bytes: 67108864,
       timeout_seconds: 30,
       threads: 0,
+      header_timeout_seconds: 10,
+      body_timeout_seconds: 60,
+      max_header_bytes: 65536,
+      max_headers: 100,
+      max_connections_per_client: 256,
+      max_sessions: 1024,
       page_size: 50,
       default_model: 'claude-3-5-sonnet',
       log_level: 'warning',

@@ -474,9 +474,19 @@ const Program& CtxkitProgram() {
               "message per request) and /mcp (Streamable HTTP). With\n"
               "--token-file every endpoint but /health requires\n"
               "'Authorization: Bearer TOKEN'; a non-loopback --listen\n"
-              "requires --token-file. Port 0 picks a free port; the address\n"
-              "is printed on standard error. Stops on SIGTERM or SIGINT.\n"
-              "Configuration as for 'mcp'.\n",
+              "requires --token-file (a file writable by its owner only, not\n"
+              "a symbolic link, holding a token of at least 32 bytes). Port 0\n"
+              "picks a free port; the address is printed on standard error.\n"
+              "Stops on SIGTERM or SIGINT.\n"
+              "\n"
+              "Limits against slow or hostile clients (--config keys, or\n"
+              "CTXKIT_ and the key in capitals): header_timeout_seconds (10)\n"
+              "for the request line and headers, body_timeout_seconds (60)\n"
+              "for the body, max_headers (100) and max_header_bytes (65536)\n"
+              "per request, max_connections_per_client (256),\n"
+              "max_sessions (1024) MCP sessions, max_body_bytes (8 MiB),\n"
+              "timeout_seconds (30) per read or write, threads (0 = auto).\n"
+              "Configuration otherwise as for 'mcp'.\n",
           .handler = RunServe,
       },
       {

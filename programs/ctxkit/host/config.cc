@@ -62,6 +62,16 @@ constexpr Setting kSettings[] = {
      uint64_t{1} << 32},
     {"timeout_seconds", "CTXKIT_TIMEOUT_SECONDS", Kind::kNumber, 1, 86400},
     {"threads", "CTXKIT_THREADS", Kind::kNumber, 0, 1024},
+    {"header_timeout_seconds", "CTXKIT_HEADER_TIMEOUT_SECONDS", Kind::kNumber,
+     1, 3600},
+    {"body_timeout_seconds", "CTXKIT_BODY_TIMEOUT_SECONDS", Kind::kNumber, 1,
+     86400},
+    {"max_header_bytes", "CTXKIT_MAX_HEADER_BYTES", Kind::kNumber, 1024,
+     uint64_t{16} << 20},
+    {"max_headers", "CTXKIT_MAX_HEADERS", Kind::kNumber, 1, 10000},
+    {"max_connections_per_client", "CTXKIT_MAX_CONNECTIONS_PER_CLIENT",
+     Kind::kNumber, 1, 1000000},
+    {"max_sessions", "CTXKIT_MAX_SESSIONS", Kind::kNumber, 1, 1000000},
     {"page_size", "CTXKIT_PAGE_SIZE", Kind::kNumber, 1, 1000},
     {"default_model", "CTXKIT_DEFAULT_MODEL", Kind::kModel},
     {"log_level", "CTXKIT_LOG_LEVEL", Kind::kLogLevel},
@@ -131,6 +141,18 @@ Status Apply(const Setting& setting, const Value& value,
       config.timeout_seconds = static_cast<int>(n);
     } else if (setting.key == "threads") {
       config.threads = static_cast<int>(n);
+    } else if (setting.key == "header_timeout_seconds") {
+      config.header_timeout_seconds = static_cast<int>(n);
+    } else if (setting.key == "body_timeout_seconds") {
+      config.body_timeout_seconds = static_cast<int>(n);
+    } else if (setting.key == "max_header_bytes") {
+      config.max_header_bytes = static_cast<size_t>(n);
+    } else if (setting.key == "max_headers") {
+      config.max_headers = static_cast<size_t>(n);
+    } else if (setting.key == "max_connections_per_client") {
+      config.max_connections_per_client = static_cast<size_t>(n);
+    } else if (setting.key == "max_sessions") {
+      config.max_sessions = static_cast<size_t>(n);
     } else if (setting.key == "page_size") {
       config.page_size = static_cast<size_t>(n);
     }
@@ -345,6 +367,18 @@ std::string HostConfigToJson(const HostConfig& config) {
       .Int(config.timeout_seconds)
       .Key("threads")
       .Int(config.threads)
+      .Key("header_timeout_seconds")
+      .Int(config.header_timeout_seconds)
+      .Key("body_timeout_seconds")
+      .Int(config.body_timeout_seconds)
+      .Key("max_header_bytes")
+      .Uint(config.max_header_bytes)
+      .Key("max_headers")
+      .Uint(config.max_headers)
+      .Key("max_connections_per_client")
+      .Uint(config.max_connections_per_client)
+      .Key("max_sessions")
+      .Uint(config.max_sessions)
       .Key("page_size")
       .Uint(config.page_size)
       .Key("default_model")

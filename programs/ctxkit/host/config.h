@@ -12,6 +12,9 @@
 //   "max_message_bytes" timeout_seconds CTXKIT_TIMEOUT_SECONDS
 //   "timeout_seconds" threads                            CTXKIT_THREADS
 //   "threads" page_size                          CTXKIT_PAGE_SIZE "page_size"
+//   header_timeout_seconds, body_timeout_seconds, max_header_bytes,
+//   max_headers, max_connections_per_client, max_sessions: --config key of
+//   that name, environment CTXKIT_ and the name in capitals
 //   default_model                      CTXKIT_DEFAULT_MODEL   "default_model"
 //   log_level                          CTXKIT_LOG_LEVEL       "log_level"
 //
@@ -44,10 +47,24 @@ struct HostConfig {
   // stdio: longest JSON-RPC line accepted (an error reply beyond, and the
   // line is skipped).
   size_t max_message_bytes = size_t{64} << 20;  // 64 MiB
-  // HTTP: read and write timeout of a connection.
+  // HTTP: the longest wait for one read or write of a request being served.
   int timeout_seconds = 30;
-  // HTTP: worker threads (0 = eight per hardware thread, at least 16: each
-  // open keep-alive connection holds one).
+  // HTTP: from a connection's first wait for a request to the end of its
+  // request line and headers (408 and closed beyond).
+  int header_timeout_seconds = 10;
+  // HTTP: from the end of the headers to the end of the body (408 and
+  // closed beyond).
+  int body_timeout_seconds = 60;
+  // HTTP: request line and header fields together (431 and closed beyond).
+  size_t max_header_bytes = size_t{64} << 10;  // 64 KiB
+  // HTTP: header fields of one request (431 and closed beyond).
+  size_t max_headers = 100;
+  // HTTP: open connections from one client address (503 and closed beyond).
+  size_t max_connections_per_client = 256;
+  // HTTP: live MCP Streamable HTTP sessions (session_table.h).
+  size_t max_sessions = 1024;
+  // HTTP: worker threads, each busy for one request at a time (0 = eight
+  // per hardware thread, at least 16).
   int threads = 0;
   // Items per page of tools/list, resources/list, resources/templates/list
   // and prompts/list (1..1000).

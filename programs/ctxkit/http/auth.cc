@@ -1,9 +1,11 @@
 #include "programs/ctxkit/http/auth.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <string>
 
 #include "programs/ctxkit/host/files.h"
@@ -12,10 +14,35 @@
 namespace ctxkit::http {
 
 StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
+    if (errno == ELOOP) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "the token file '" + path +
+                        "' is a symbolic link: give the file itself, "
+                        "writable by its owner only");
+    }
     return program::ErrnoStatus(errno,
                                 "cannot open the token file '" + path + "'");
+  }
+  // Checked on the open file, so that it cannot be swapped in between.
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return Status(StatusCode::kFailedPrecondition,
+                  "the token file '" + path + "' is not a regular file");
+  }
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    close(fd);
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o",
+                  static_cast<unsigned>(info.st_mode & 07777));
+    return Status(StatusCode::kFailedPrecondition,
+                  "the token file '" + path +
+                      "' is writable by its group or "
+                      "others (mode " +
+                      mode +
+                      "): make it writable by its owner only (chmod go-w)");
   }
   // The first line is all we need; a token file is never large.
   std::string text;
@@ -40,6 +67,15 @@ StatusOr<std::string> ReadTokenFile(const std::string& path) {
     return Status(StatusCode::kInvalidArgument,
                   "the token file '" + path +
                       "' is empty: its first line must hold the token");
+  }
+  if (token.size() < kMinTokenBytes) {
+    return Status(StatusCode::kInvalidArgument,
+                  "the token in the token file '" + path + "' is " +
+                      std::to_string(token.size()) +
+                      " bytes long: a token must be at least " +
+                      std::to_string(kMinTokenBytes) +
+                      " bytes (for example: head -c 32 /dev/urandom | "
+                      "base64)");
   }
   return std::string(token);
 }

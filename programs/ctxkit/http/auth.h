@@ -4,6 +4,7 @@
 #ifndef CTXKIT_PROGRAMS_CTXKIT_HTTP_AUTH_H_
 #define CTXKIT_PROGRAMS_CTXKIT_HTTP_AUTH_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -11,9 +12,17 @@
 
 namespace ctxkit::http {
 
+// The shortest token a token file may hold: 32 bytes of a random token
+// cannot be guessed over the network, a short password can.
+inline constexpr size_t kMinTokenBytes = 32;
+
 // The bearer token of a token file: its first line, surrounding white space
-// removed. NOT_FOUND / PERMISSION_DENIED when unreadable, INVALID_ARGUMENT
-// when that line is empty. Reads at most 64 KiB.
+// removed. Errors name the file and the rule: NOT_FOUND / PERMISSION_DENIED
+// when unreadable; FAILED_PRECONDITION when it is a symbolic link (the
+// link, or what it points to, could be changed by someone else), not a
+// regular file, or writable by its group or others (anyone who can write
+// it chooses the token); INVALID_ARGUMENT when that line is empty or
+// shorter than kMinTokenBytes. Reads at most 64 KiB.
 StatusOr<std::string> ReadTokenFile(const std::string& path);
 
 // Whether `given` equals `expected`, in a time that depends on the length

@@ -45,4 +45,14 @@ std::string_view OriginHost(std::string_view origin) {
   return rest.substr(0, rest.find(':'));
 }
 
+std::string_view HostOfHostHeader(std::string_view value) {
+  value = Trim(value);
+  if (!value.empty() && value.front() == '[') {
+    const size_t close = value.find(']');
+    if (close == std::string_view::npos) return {};
+    return value.substr(1, close - 1);
+  }
+  return value.substr(0, value.find(':'));
+}
+
 }  // namespace ctxkit::http

@@ -1,5 +1,5 @@
 // Reading HTTP header values: the case and white space rules of RFC 9110
-// that the server's checks (Authorization, Accept, Origin) need.
+// that the server's checks (Authorization, Accept, Origin, Host) need.
 
 #ifndef CTXKIT_PROGRAMS_CTXKIT_HTTP_HEADERS_H_
 #define CTXKIT_PROGRAMS_CTXKIT_HTTP_HEADERS_H_
@@ -22,6 +22,11 @@ std::string_view Trim(std::string_view text);
 // "localhost", "http://[::1]:80" -> "::1"); empty when it has none. The
 // result views `origin`.
 std::string_view OriginHost(std::string_view origin);
+
+// The host of a Host header value ("localhost:6789" -> "localhost",
+// "[::1]:80" -> "::1", "example.com" -> "example.com"); empty when it has
+// none or the brackets do not close. The result views `value`.
+std::string_view HostOfHostHeader(std::string_view value);
 
 }  // namespace ctxkit::http
 

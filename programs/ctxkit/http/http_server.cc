@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +22,7 @@
 #include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/host/listen_address.h"
 #include "programs/ctxkit/http/auth.h"
+#include "programs/ctxkit/http/connection_loop.h"
 #include "programs/ctxkit/http/headers.h"
 #include "programs/ctxkit/http/mcp_messages.h"
 #include "programs/ctxkit/http/session_table.h"
@@ -40,15 +44,11 @@ namespace {
 constexpr char kJsonType[] = "application/json; charset=utf-8";
 constexpr char kSseType[] = "text/event-stream";
 
-// cpp-httplib holds a worker for each open connection, idle keep-alive ones
-// included. A client that keeps many connections open (Node's fetch opens
-// one per request in flight) would otherwise leave requests queued behind
-// idle connections for the whole keep-alive time; one second keeps reuse
-// for back-to-back requests and frees the worker soon after.
+// An idle keep-alive connection costs a file descriptor (connection_loop.h
+// keeps it off the workers); one second keeps reuse for back-to-back
+// requests and closes it soon after.
 constexpr time_t kKeepAliveSeconds = 1;
 constexpr size_t kKeepAliveMaxRequests = 100;
-// How often the accept loop looks at a Stop() that came before it started.
-constexpr time_t kIdleIntervalMicros = 200'000;
 
 // The revisions mcp::Session negotiates (session.h); a request naming any
 // other in MCP-Protocol-Version is refused with 400, as the transport
@@ -73,17 +73,22 @@ void SendError(httplib::Response& res, int status, std::string_view message) {
   SendJson(res, status, ErrorJson(message));
 }
 
-// The pool of request workers; its idle hook lets the accept loop notice a
-// Stop() that arrived before the loop was running (httplib's stop() does
-// nothing then).
-class WorkerPool final : public httplib::ThreadPool {
+// httplib's request parsing, routing and response writing, for the
+// requests that ConnectionLoop has read the headers of.
+class Dispatcher final : public httplib::Server {
  public:
-  WorkerPool(size_t threads, std::function<void()> on_idle)
-      : httplib::ThreadPool(threads), on_idle_(std::move(on_idle)) {}
-  void on_idle() override { on_idle_(); }
-
- private:
-  std::function<void()> on_idle_;
+  Dispatcher() {
+    // httplib takes an invalid listening socket to mean "shutting down",
+    // and then stops chunked (SSE) responses before their first chunk.
+    // This server never listens itself (ConnectionLoop does), and the
+    // value is never used as a descriptor.
+    svr_sock_ = std::numeric_limits<int>::max();
+  }
+  bool ProcessRequest(httplib::Stream& stream, bool close_connection,
+                      bool& connection_closed) {
+    return process_request(stream, close_connection, connection_closed,
+                           nullptr);
+  }
 };
 
 // The reason phrase of the statuses httplib produces by itself.
@@ -91,6 +96,8 @@ std::string StatusText(int status) {
   switch (status) {
     case 400:
       return "Bad Request";
+    case 403:
+      return "Forbidden";
     case 404:
       return "Not Found";
     case 405:
@@ -108,6 +115,20 @@ std::string StatusText(int status) {
     default:
       return "HTTP status " + std::to_string(status);
   }
+}
+
+// The Content-Length of `req`; 0 when absent or not a number (httplib
+// answers that itself).
+uint64_t ContentLength(const httplib::Request& req) {
+  const std::string text = req.get_header_value("Content-Length");
+  uint64_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+// 0.0.0.0 or ::, which serve whatever name the machine is reached by.
+bool IsWildcardHost(std::string_view host) {
+  return host == "0.0.0.0" || host == "::";
 }
 
 enum class Method { kGet, kPost, kDelete, kOther };
@@ -143,28 +164,29 @@ class HttpServer::Impl {
   Impl(host::Services& services, ListenAddress address, std::string token)
       : services_(services),
         address_(std::move(address)),
-        token_(std::move(token)) {}
+        token_(std::move(token)),
+        sessions_(services.config.max_sessions) {}
 
   Status Bind();
   Status Serve();
   void Stop();
-  int port() const { return port_; }
+  int port() const { return loop_ == nullptr ? 0 : loop_->port(); }
   const ListenAddress& address() const { return address_; }
 
  private:
   using Reader = const httplib::ContentReader*;
 
-  void TryStop();
   void Route(const httplib::Request& req, httplib::Response& res,
              Reader reader);
-  // The body of `req` into `body` (kept) or discarded; false after sending
-  // 413 or 400.
+  // The body of `req` into `body`; false after sending 413, 408 or 400.
   bool ReadBody(const httplib::Request& req, httplib::Response& res,
                 Reader reader, std::string* body);
-  // Reads and drops the body of a request answered without it, so that the
-  // connection stays usable for the next request.
-  void DrainBody(const httplib::Request& req, httplib::Response& res,
-                 Reader reader);
+  // For a response decided without reading the body the request announced:
+  // the connection closes after it, the body unread. Draining it instead
+  // would let any client, authenticated or not, hold a worker for as long
+  // as it takes to send max_body_bytes.
+  void SkipBody(const httplib::Request& req, httplib::Response& res);
+  bool HostAllowed(const httplib::Request& req, httplib::Response& res);
   bool Authorized(const httplib::Request& req, httplib::Response& res);
 
   void Health(httplib::Response& res);
@@ -178,37 +200,37 @@ class HttpServer::Impl {
   host::Services& services_;
   const ListenAddress address_;
   const std::string token_;  // empty = no authentication
-  httplib::Server server_;
-  int port_ = 0;
+  Dispatcher server_;
+  std::unique_ptr<ConnectionLoop> loop_;
   SessionTable sessions_;
-
   std::atomic<bool> stop_requested_{false};
-  std::mutex stop_mutex_;
-  bool stopped_ = false;  // guarded by stop_mutex_
 };
 
 Status HttpServer::Impl::Bind() {
   const host::HostConfig& config = services_.config;
-  size_t threads = static_cast<size_t>(std::max(config.threads, 0));
-  if (threads == 0) {
-    // cpp-httplib holds a worker for as long as a keep-alive connection is
-    // open, busy or not, so the pool is sized for connections, not cores.
-    threads = std::max<size_t>(16, 8 * std::thread::hardware_concurrency());
+  ConnectionLimits limits;
+  limits.threads = static_cast<size_t>(std::max(config.threads, 0));
+  if (limits.threads == 0) {
+    // A worker is busy for a whole request, compaction or SSE stream
+    // included, and some wait on the store's writer lock: more workers
+    // than cores keeps short requests (/health) from queueing behind them.
+    limits.threads =
+        std::max<size_t>(16, 8 * std::thread::hardware_concurrency());
   }
-  server_.new_task_queue = [this, threads]() -> httplib::TaskQueue* {
-    return new WorkerPool(threads, [this] {
-      if (stop_requested_.load()) TryStop();
-    });
-  };
+  limits.io_timeout = std::chrono::seconds(config.timeout_seconds);
+  limits.header_timeout = std::chrono::seconds(config.header_timeout_seconds);
+  limits.body_timeout = std::chrono::seconds(config.body_timeout_seconds);
+  limits.keep_alive_timeout = std::chrono::seconds(kKeepAliveSeconds);
+  limits.keep_alive_max_requests = kKeepAliveMaxRequests;
+  limits.max_header_bytes = config.max_header_bytes;
+  limits.max_headers = config.max_headers;
+  limits.max_connections_per_client = config.max_connections_per_client;
+
   server_.set_payload_max_length(config.max_body_bytes);
-  server_.set_read_timeout(config.timeout_seconds, 0);
-  server_.set_write_timeout(config.timeout_seconds, 0);
-  // Without it every keep-alive response waits ~40 ms for the client's
-  // delayed ACK (Nagle): 91 instead of 3,165 compactions/s under wrk.
-  server_.set_tcp_nodelay(true);
+  // Only for the Keep-Alive header of responses: ConnectionLoop applies
+  // the limits.
   server_.set_keep_alive_timeout(kKeepAliveSeconds);
   server_.set_keep_alive_max_count(kKeepAliveMaxRequests);
-  server_.set_idle_interval(0, kIdleIntervalMicros);
 
   const std::string any = ".*";
   server_.Get(any, [this](const httplib::Request& req, httplib::Response& res) {
@@ -257,47 +279,37 @@ Status HttpServer::Impl::Bind() {
     }
     SendError(res, 500, "internal error: " + what);
   });
+  // httplib adds its own Connection and Keep-Alive headers after the
+  // handler's (a multimap keeps both): a closing response says so once.
+  server_.set_post_routing_handler(
+      [](const httplib::Request&, httplib::Response& res) {
+        if (res.get_header_value("Connection") == "close") {
+          res.headers.erase("Connection");
+          res.headers.erase("Keep-Alive");
+          res.set_header("Connection", "close");
+        }
+      });
 
-  errno = 0;
-  if (address_.port == 0) {
-    port_ = server_.bind_to_any_port(address_.host);
-    if (port_ < 0) port_ = 0;
-  } else if (server_.bind_to_port(address_.host, address_.port)) {
-    port_ = address_.port;
-  }
-  if (port_ <= 0) {
-    std::string why = errno != 0 ? std::strerror(errno)
-                                 : "the address is not local or is in use";
-    return Status(StatusCode::kUnavailable,
-                  "cannot listen on " +
-                      FormatHostPort(address_.host, address_.port) + ": " +
-                      why);
-  }
+  auto loop = ConnectionLoop::Listen(
+      address_.host, address_.port, limits,
+      [this](httplib::Stream& stream, bool close_connection,
+             bool& connection_closed) {
+        return server_.ProcessRequest(stream, close_connection,
+                                      connection_closed);
+      });
+  if (!loop.ok()) return loop.status();
+  loop_ = *std::move(loop);
   return Status();
 }
 
 Status HttpServer::Impl::Serve() {
   if (stop_requested_.load()) return Status();
-  if (!server_.listen_after_bind() && !stop_requested_.load()) {
-    return Status(StatusCode::kUnavailable,
-                  "accepting connections failed on " +
-                      FormatHostPort(address_.host, port_));
-  }
-  return Status();
+  return loop_->Run();
 }
 
 void HttpServer::Impl::Stop() {
   stop_requested_.store(true);
-  TryStop();
-}
-
-void HttpServer::Impl::TryStop() {
-  std::lock_guard lock(stop_mutex_);
-  // httplib's stop() asserts a listening socket: call it once, and only
-  // while the accept loop runs (the idle hook retries otherwise).
-  if (stopped_ || !server_.is_running()) return;
-  stopped_ = true;
-  server_.stop();
+  loop_->Stop();
 }
 
 bool HttpServer::Impl::ReadBody(const httplib::Request& req,
@@ -311,50 +323,80 @@ bool HttpServer::Impl::ReadBody(const httplib::Request& req,
     return true;
   }
   const size_t limit = services_.config.max_body_bytes;
+  const auto too_large = [&] {
+    SendError(res, 413,
+              "request body larger than max_body_bytes (" +
+                  std::to_string(limit) + " bytes)");
+  };
+  // Refused before reading: httplib would read and drop the whole body
+  // first.
+  if (ContentLength(req) > limit) {
+    too_large();
+    SkipBody(req, res);
+    return false;
+  }
   size_t size = 0;
-  bool too_large = false;
+  bool over = false;
   const bool ok = (*reader)([&](const char* data, size_t length) {
     if (size + length > limit) {
-      too_large = true;
+      over = true;
       return false;
     }
     size += length;
     if (body != nullptr) body->append(data, length);
     return true;
   });
-  // httplib answers a Content-Length beyond the limit with 413 itself
-  // (after skipping the body); a chunked body stops at our receiver.
-  if (too_large || res.status == 413) {
-    if (too_large) {
-      // The rest of the chunked body is still on the connection.
-      res.set_header("Connection", "close");
-    }
-    SendError(res, 413,
-              "request body larger than max_body_bytes (" +
-                  std::to_string(limit) + " bytes)");
+  if (over || res.status == 413) {
+    too_large();
+    SkipBody(req, res);  // the rest of a chunked body is still on the way
     return false;
   }
   if (!ok) {
-    res.set_header("Connection", "close");
-    SendError(res, 400, "could not read the request body");
+    ClientConnection* connection = ClientConnection::Current();
+    if (connection != nullptr && connection->body_timed_out()) {
+      SendError(res, 408,
+                "request body not received within body_timeout_seconds (" +
+                    std::to_string(services_.config.body_timeout_seconds) +
+                    ")");
+    } else {
+      SendError(res, 400, "could not read the request body");
+    }
+    SkipBody(req, res);
     return false;
   }
   return true;
 }
 
-void HttpServer::Impl::DrainBody(const httplib::Request& req,
-                                 httplib::Response& res, Reader reader) {
-  const int status = res.status;
-  const std::string body = res.body;
-  const httplib::Headers headers = res.headers;
-  if (ReadBody(req, res, reader, nullptr)) return;
-  // Keep the answer already decided; only the connection must close if
-  // the body could not be drained.
-  const bool close = res.has_header("Connection");
-  res.status = status;
-  res.body = body;
-  res.headers = headers;
-  if (close) res.set_header("Connection", "close");
+void HttpServer::Impl::SkipBody(const httplib::Request& req,
+                                httplib::Response& res) {
+  const bool has_body =
+      req.has_header("Transfer-Encoding") ||
+      (req.has_header("Content-Length") && ContentLength(req) > 0);
+  if (!has_body) return;
+  res.set_header("Connection", "close");
+  if (ClientConnection* connection = ClientConnection::Current()) {
+    connection->CloseAfterResponse();
+  }
+}
+
+bool HttpServer::Impl::HostAllowed(const httplib::Request& req,
+                                   httplib::Response& res) {
+  // DNS rebinding: a page from another site that resolves its own name to
+  // 127.0.0.1 makes the browser send that name as Host (and, when it is
+  // not a simple request, as Origin). A wildcard address serves any name
+  // it is reached by, and needs a token anyway (CheckServeConfig).
+  if (IsWildcardHost(address_.host) || !req.has_header("Host")) return true;
+  const std::string value = req.get_header_value("Host");
+  const std::string_view host = HostOfHostHeader(value);
+  if (!host.empty() &&
+      (IsLoopbackHost(host) || EqualsIgnoreCase(host, address_.host))) {
+    return true;
+  }
+  SendError(res, 421,
+            "Host header '" + value +
+                "' is not allowed: expected localhost, 127.0.0.1, [::1] or " +
+                address_.host + " (DNS rebinding protection)");
+  return false;
 }
 
 bool HttpServer::Impl::Authorized(const httplib::Request& req,
@@ -367,16 +409,26 @@ bool HttpServer::Impl::Authorized(const httplib::Request& req,
       value.size() > kScheme.size() &&
       EqualsIgnoreCase(value.substr(0, kScheme.size()), kScheme) &&
       (value[kScheme.size()] == ' ' || value[kScheme.size()] == '\t');
+  // RFC 6750's challenge, without the resource_metadata of MCP's OAuth
+  // profile: there is no authorization server to discover, and an MCP
+  // client given none reports that the server wants a token instead of
+  // starting an OAuth flow (the well-known metadata paths are 404).
   if (!bearer) {
-    res.set_header("WWW-Authenticate", "Bearer realm=\"ctxkit\"");
+    res.set_header("WWW-Authenticate",
+                   "Bearer realm=\"ctxkit\", error_description=\"a bearer "
+                   "token is required: the first line of the server's "
+                   "--token-file\"");
     SendError(res, 401,
-              "authentication required: send 'Authorization: Bearer TOKEN'");
+              "authentication required: send 'Authorization: Bearer TOKEN' "
+              "with the token of the server's --token-file");
     return false;
   }
   const std::string_view given = Trim(value.substr(kScheme.size()));
   if (!ConstantTimeEquals(given, token_)) {
     res.set_header("WWW-Authenticate",
-                   "Bearer realm=\"ctxkit\", error=\"invalid_token\"");
+                   "Bearer realm=\"ctxkit\", error=\"invalid_token\", "
+                   "error_description=\"the bearer token is not the one of "
+                   "the server's --token-file\"");
     SendError(res, 401, "invalid bearer token");
     return false;
   }
@@ -393,31 +445,45 @@ void HttpServer::Impl::Route(const httplib::Request& req,
     if (method != Method::kGet) {
       res.set_header("Allow", AllowedMethods(path));
       SendError(res, 405, "method " + req.method + " not allowed on " + path);
-      DrainBody(req, res, reader);
+      SkipBody(req, res);
       return;
     }
     Health(res);
     return;
   }
-  // DNS rebinding: a web page from another site that resolves its own name
-  // to 127.0.0.1 makes the browser send that site's Origin.
+  if (!HostAllowed(req, res)) {
+    SkipBody(req, res);
+    return;
+  }
+  // DNS rebinding, for a browser that sends Origin.
   if (req.has_header("Origin")) {
     const std::string origin = req.get_header_value("Origin");
     const std::string_view host = OriginHost(origin);
     if (host.empty() || !IsLoopbackHost(host)) {
       SendError(res, 403, "origin '" + origin + "' is not allowed");
-      DrainBody(req, res, reader);
+      SkipBody(req, res);
       return;
     }
   }
+  // OAuth discovery (RFC 9728, RFC 8414) finds nothing, before
+  // authentication: an MCP client then asks its user for the bearer token.
+  if (path.rfind("/.well-known/oauth-", 0) == 0 ||
+      path.rfind("/.well-known/openid-configuration", 0) == 0) {
+    SendError(res, 404,
+              "no OAuth authorization on this server: send "
+              "'Authorization: Bearer TOKEN' with the token of its "
+              "--token-file");
+    SkipBody(req, res);
+    return;
+  }
   if (!Authorized(req, res)) {
-    DrainBody(req, res, reader);
+    SkipBody(req, res);
     return;
   }
   const char* allow = AllowedMethods(path);
   if (allow == nullptr) {
     SendError(res, 404, "no endpoint " + path);
-    DrainBody(req, res, reader);
+    SkipBody(req, res);
     return;
   }
   if (path == "/api/user/info" && method == Method::kGet) {
@@ -442,7 +508,7 @@ void HttpServer::Impl::Route(const httplib::Request& req,
   }
   res.set_header("Allow", allow);
   SendError(res, 405, "method " + req.method + " not allowed on " + path);
-  DrainBody(req, res, reader);
+  SkipBody(req, res);
 }
 
 void HttpServer::Impl::Health(httplib::Response& res) {
@@ -495,7 +561,10 @@ void HttpServer::Impl::McpStateless(const std::string& body,
                                     httplib::Response& res) {
   const InputKind kind = Classify(body);
   mcp::Session session(services_);
-  Collector collector;
+  // A client that closes its connection gets no answer: its work stops.
+  std::atomic<bool> gone{false};
+  OnClientGone on_gone([&gone] { gone.store(true); });
+  Collector collector(&gone);
   session.Handle(body, collector);
   if (kind == InputKind::kInvalid ||
       (kind == InputKind::kNoRequests && !collector.messages().empty())) {
@@ -525,13 +594,13 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
              mcp::ErrorReply("null", mcp::kInvalidRequest,
                              "Bad Request: unsupported MCP-Protocol-Version '" +
                                  version + "'"));
-    DrainBody(req, res, reader);
+    SkipBody(req, res);
     return;
   }
   const std::string session_id = req.get_header_value("Mcp-Session-Id");
   if (MethodOf(req) == Method::kDelete) {
-    DrainBody(req, res, reader);
-    if (res.status >= 400) return;
+    // A DELETE needs no body: one it announces is never read.
+    SkipBody(req, res);
     McpDelete(req, res);
     return;
   }
@@ -547,7 +616,7 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
              mcp::ErrorReply("null", mcp::kInvalidRequest,
                              "Not Acceptable: Accept must include "
                              "application/json or text/event-stream"));
-    DrainBody(req, res, reader);
+    SkipBody(req, res);
     return;
   }
 
@@ -586,7 +655,9 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         kSseType, [session, shared_body](size_t, httplib::DataSink& sink) {
-          SseWriter writer(sink);
+          std::atomic<bool> gone{false};
+          OnClientGone on_gone([&gone] { gone.store(true); });
+          SseWriter writer(sink, &gone);
           session->Handle(*shared_body, writer);
           sink.done();
           return true;
@@ -594,7 +665,9 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
     return;
   }
 
-  Collector collector;
+  std::atomic<bool> gone{false};
+  OnClientGone on_gone([&gone] { gone.store(true); });
+  Collector collector(&gone);
   session->Handle(body, collector);
   if (kind == InputKind::kInvalid ||
       (kind == InputKind::kNoRequests && !collector.messages().empty())) {
@@ -621,7 +694,16 @@ void HttpServer::Impl::McpStreamable(const httplib::Request& req,
       SendError(res, 500, id.status().message());
       return;
     }
-    sessions_.Add(*id, session);
+    if (!sessions_.Add(*id, session)) {
+      SendJson(res, 503,
+               mcp::ErrorReply(
+                   "null", mcp::kInvalidRequest,
+                   "Service Unavailable: max_sessions (" +
+                       std::to_string(services_.config.max_sessions) +
+                       ") sessions are in use; end unused ones with DELETE "
+                       "or wait for them to expire"));
+      return;
+    }
     res.set_header("Mcp-Session-Id", *id);
   }
   if (kind == InputKind::kNoRequests) {

@@ -18,10 +18,14 @@
 //                           stream)
 //
 // Any other method on these paths is 405 with an Allow header; other paths
-// are 404. Errors carry {"error": message}. A body beyond
-// config.max_body_bytes is 413. A request carrying an Origin header whose
-// host is not localhost, 127.0.0.1 or [::1] is 403 (DNS rebinding
-// protection), /health excepted.
+// are 404 (/.well-known/oauth-* without a token too: there is no OAuth).
+// Errors carry {"error": message}. A body beyond config.max_body_bytes is
+// 413. DNS rebinding protection, /health excepted: a Host header naming
+// neither a loopback name nor the listen host is 421 (any Host when
+// listening on a wildcard address), an Origin header whose host is not
+// localhost, 127.0.0.1 or [::1] is 403. A response decided without reading
+// the body a request announced closes the connection. The connection
+// limits (408, 431, 503) are connection_loop.h's, from config.
 
 #ifndef CTXKIT_PROGRAMS_CTXKIT_HTTP_HTTP_SERVER_H_
 #define CTXKIT_PROGRAMS_CTXKIT_HTTP_HTTP_SERVER_H_
@@ -43,16 +47,18 @@ namespace ctxkit::http {
 StatusOr<std::string> CheckServeConfig(const host::HostConfig& config);
 
 // The HTTP server over one Services. Requests run in parallel on a pool of
-// services.config.threads workers (0 = twice the hardware threads, at least
-// 4); all of them share `services`, whose parts are thread-safe.
+// services.config.threads workers (0 = eight per hardware thread, at least
+// 16), each busy for one request at a time (connection_loop.h); all of
+// them share `services`, whose parts are thread-safe.
 //
 // Thread safety: Stop() may be called from any thread (not from a signal
 // handler); the other members from the thread that created the server.
 class HttpServer {
  public:
-  // Checks services.config (CheckServeConfig's errors) and binds the
-  // socket (listen() happens in Serve). UNAVAILABLE when the address cannot
-  // be bound (in use, not local). `services` must outlive the server.
+  // Checks services.config (CheckServeConfig's errors), binds the socket
+  // and listens (connections wait in the backlog until Serve). UNAVAILABLE
+  // when the address cannot be bound (in use, not local). `services` must
+  // outlive the server.
   static StatusOr<std::unique_ptr<HttpServer>> Create(host::Services& services);
 
   ~HttpServer();

@@ -7,6 +7,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,27 +40,42 @@ std::string SseEvent(std::string_view message);
 // Not thread-safe: one per request.
 class Collector final : public mcp::Outbound {
  public:
+  // `abandoned` (null for never) says when the client has gone away; it
+  // must outlive the collector.
+  explicit Collector(const std::atomic<bool>* abandoned = nullptr)
+      : abandoned_(abandoned) {}
   void Send(std::string message) override;
+  bool Abandoned() const override {
+    return abandoned_ != nullptr && abandoned_->load();
+  }
   const std::vector<std::string>& messages() const { return messages_; }
   // The replies only: notifications produced on the way (progress, log)
   // have nowhere to go in a plain JSON response.
   std::vector<std::string> Replies() const;
 
  private:
+  const std::atomic<bool>* abandoned_;
   std::vector<std::string> messages_;
 };
 
 // Writes each message as a server-sent event as soon as the session sends
 // it, so progress and log notifications reach the client while the request
 // runs. Once the client has gone away the rest is dropped (the work still
-// completes). Not thread-safe: one per request; `sink` must outlive it.
+// completes unless `abandoned` says so first). Not thread-safe: one per
+// request; `sink` and `abandoned` (null for never) must outlive it.
 class SseWriter final : public mcp::Outbound {
  public:
-  explicit SseWriter(httplib::DataSink& sink) : sink_(sink) {}
+  explicit SseWriter(httplib::DataSink& sink,
+                     const std::atomic<bool>* abandoned = nullptr)
+      : sink_(sink), abandoned_(abandoned) {}
   void Send(std::string message) override;
+  bool Abandoned() const override {
+    return abandoned_ != nullptr && abandoned_->load();
+  }
 
  private:
   httplib::DataSink& sink_;
+  const std::atomic<bool>* abandoned_;
   bool failed_ = false;
 };
 

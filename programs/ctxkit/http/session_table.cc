@@ -30,6 +30,9 @@ StatusOr<std::string> NewSessionId() {
   return id;
 }
 
+SessionTable::SessionTable(size_t max_sessions)
+    : max_sessions_(std::max<size_t>(max_sessions, 1)) {}
+
 std::shared_ptr<mcp::Session> SessionTable::Find(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto it = sessions_.find(id);
@@ -41,10 +44,11 @@ std::shared_ptr<mcp::Session> SessionTable::Find(const std::string& id) {
     return nullptr;
   }
   it->second.last_used = now;
+  it->second.used = true;
   return it->second.session;
 }
 
-void SessionTable::Add(const std::string& id,
+bool SessionTable::Add(const std::string& id,
                        std::shared_ptr<mcp::Session> session) {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
@@ -55,15 +59,21 @@ void SessionTable::Add(const std::string& id,
       ++it;
     }
   }
-  if (sessions_.size() >= kMaxSessions) {
-    auto oldest = std::min_element(
-        sessions_.begin(), sessions_.end(), [](const auto& a, const auto& b) {
-          return a.second.last_used < b.second.last_used;
-        });
+  if (sessions_.size() >= max_sessions_) {
+    auto oldest = sessions_.end();
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (!it->second.used &&
+          (oldest == sessions_.end() ||
+           it->second.last_used < oldest->second.last_used)) {
+        oldest = it;
+      }
+    }
+    if (oldest == sessions_.end()) return false;
     oldest->second.session->CancelAll();
     sessions_.erase(oldest);
   }
   sessions_[id] = Entry{std::move(session), now};
+  return true;
 }
 
 bool SessionTable::Remove(const std::string& id) {

@@ -277,7 +277,8 @@ class Session::Request final : public RequestContext {
 
   bool Cancelled() const override {
     return cancelled_->load(std::memory_order_relaxed) ||
-           session_.shutting_down_.load(std::memory_order_relaxed);
+           session_.shutting_down_.load(std::memory_order_relaxed) ||
+           out_.Abandoned();
   }
 
   void Progress(double progress, double total,

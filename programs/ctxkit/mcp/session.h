@@ -56,6 +56,10 @@ class Outbound {
  public:
   virtual ~Outbound() = default;
   virtual void Send(std::string message) = 0;
+  // Whether nobody waits for these messages any more (an HTTP client that
+  // closed its connection): the requests of the Handle call see
+  // Cancelled(), as if the client had cancelled them. Thread-safe.
+  virtual bool Abandoned() const { return false; }
 };
 
 // One MCP session: a stdio connection, or one Mcp-Session-Id over HTTP.

@@ -207,6 +207,7 @@ TEST_CASE("highlights follow the analyzer: case, identifier parts, Unicode") {
   CHECK(r.preview == "function countTokens(text) { return COUNT; }");
   // The part "count" of countTokens and the upper-case COUNT.
   CHECK(Highlighted(r) == std::vector<std::string>{"count", "count"});
+  REQUIRE(!r.highlights.empty());
   CHECK(r.highlights[0].begin == 9);
   // Both parts matched: one range over the whole identifier.
   r = Find(f.Search("count tokens"), code);

@@ -840,7 +840,9 @@ CTXKIT_EXPORT int ctxkit_references_delete(ctxkit_references* refs,
 
 /* BM25 search over title and content, best first, at most `limit`
  * (1..100), optionally within one conversation: {"schema_version":1,
- * "results":[{"id","type","title","preview","tokens","relevance" (0..1)}],
+ * "results":[{"id","type","title","preview" (the best-matching passage),
+ * "highlights" ([[start,end],...] in code points of preview),"tokens",
+ * "relevance" (0..1; references.h has the scale)}],
  * "total" (results returned),"total_matches" (references matching any
  * term)}. Errors: INVALID_ARGUMENT naming query (empty, oversized, invalid
  * UTF-8, no term), limit or conversation_id; NOT_FOUND (no such

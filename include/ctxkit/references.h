@@ -13,7 +13,7 @@
 //   ctxkit::SearchReferencesOptions query;
 //   query.query = "token counter";
 //   auto hits = (*refs)->Search(query);
-//   // hits->results[0].relevance in [0, 1]
+//   // hits->results[0].relevance in [0, 1]; .preview the best passage
 //
 // Token counts. Reference::tokens is what the content costs with
 // ReferenceStoreOptions::model (ModelRegistry::Default().CountTokens: exact
@@ -26,8 +26,9 @@
 // camelCase and snake_case identifiers are indexed as their parts and as the
 // whole identifier ("countTokens" -> "count", "tokens", "counttokens");
 // ASCII letters are lower-cased, other characters are kept as they are.
-// Ranking is Okapi BM25 with k1 = 1.2 and b = 0.75 over a document made of
-// the content plus the title counted three times (kTitleWeight):
+// Ranking (the order of results) is Okapi BM25 with k1 = 1.2 and b = 0.75 over
+// a document made of the content plus the title counted three times
+// (kTitleWeight):
 //   tf(t, d)  = tf_content + 3 * tf_title
 //   |d|       = terms(content) + 3 * terms(title); avgdl over all references
 //   idf(t)    = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))   (never negative)
@@ -35,12 +36,48 @@
 //               idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
 // N, df and avgdl are over ALL references, also when a search is restricted
 // to one conversation, so scores do not depend on the filter.
-// relevance = score / sum over distinct query terms t of idf(t) * (k1 + 1),
-// the score a document would reach if every query term saturated: it lies in
-// [0, 1), does not depend on the other results or on the limit, and falls
-// when query terms are missing from the document (terms found in no
-// reference count with df = 0). Results are ordered by score, then by age
-// (older first). A document matches when it holds at least one query term.
+// Results are ordered by score, then by age (older first). A document
+// matches when it holds at least one query term.
+//
+// Relevance says how much of the query a result covers, and how strongly,
+// on a scale that means the same in every search. With Q the distinct query
+// terms (a term found in no reference counts with df = 0, so a distinctive
+// word nothing holds weighs the most) and M those the document holds:
+//   share     = sum over M of idf(t) / sum over Q of idf(t)
+//   strength  = score / ((k1 + 1) * sum over M of idf(t))   in (0, 1)
+//   relevance = share^2 * strength                           in [0, 1)
+// share is the part of the query's weight the document holds; strength is
+// the idf-weighted mean BM25 saturation of those terms (1 / (k1 + 1) = 0.45
+// for a term met once in a document of average length, more when repeated,
+// in the title or in a short document, less in a long one). Squared, a
+// missing distinctive term costs much more than a weak match. How to read
+// it:
+//   >= 0.8  every query term, each repeated or in the title
+//   ~0.45   every query term, each once in a document of average length
+//   0.2-0.5 every term but sparse in a long document, or most of the
+//           query's weight (share >= 0.7) strongly
+//   < 0.2   under half of the query's weight: typically common words only,
+//           its distinctive terms missing; not on topic, however it ranks
+// It does not depend on the other results, the limit or a filter. Two
+// things it cannot tell: a query of common words only gives its full share
+// to every document holding them all, and a document holding every term
+// without being about them (a long manual that mentions each) scores like
+// one that is. The order stays BM25's, so a result may show a higher
+// relevance than one ranked above it (it covers more of the query; the
+// other repeats part of it more).
+//
+// Search previews. A result's preview is the passage of the content, about
+// kPreviewChars code points, where the query terms occur most densely
+// (weighted by idf, so a rare term draws it more than a common one): it
+// starts at a sentence, line or word, runs of white space are shown as one
+// space, and "..." marks where the content was cut before or after. The
+// terms are found with the index's analyzer, so a query term matches
+// exactly the words it matched in the index (case-insensitively for ASCII,
+// identifier parts like "count" in "countTokens"; there is no stemming, so
+// "running" does not match "runs"). ReferenceSearchResult::highlights
+// gives where they are. Only the first MiB of a content is looked through;
+// without a match there (a match in the title only, say) the preview is the
+// start of the content, as Reference::preview, with no highlights.
 //
 // Validation. Every method checks all its arguments before writing anything
 // and names the offending field in an INVALID_ARGUMENT error: a type other
@@ -90,7 +127,8 @@ struct ReferenceLimits {
   static constexpr uint32_t kMaxSearchLimit = 100;
   static constexpr uint32_t kDefaultSearchLimit = 10;
   // Reference::preview holds this many characters (code points) of the
-  // content, followed by "..." when the content is longer.
+  // content, followed by "..." when the content is longer; a search
+  // result's preview is a passage of about this many (see the top).
   static constexpr size_t kPreviewChars = 100;
 };
 
@@ -169,12 +207,24 @@ struct SearchReferencesOptions {
   std::string conversation_id;
 };
 
+// Where a query term occurs in a search preview: bytes [begin, end) of
+// ReferenceSearchResult::preview.
+struct PreviewHighlight {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
 struct ReferenceSearchResult {
   std::string id;
   std::string conversation_id;
   std::string type;
   std::string title;
+  // The best-matching passage (see "Search previews" at the top).
   std::string preview;
+  // The query terms' occurrences in `preview`, ascending, disjoint (ranges
+  // that overlap or touch are merged: "countTokens" for "count tokens" is
+  // one range). Empty when the preview shows no match.
+  std::vector<PreviewHighlight> highlights;
   uint64_t tokens = 0;
   int64_t created_at = 0;
   double relevance = 0;  // in [0, 1], see the top of this header
@@ -268,8 +318,13 @@ CTXKIT_EXPORT StatusOr<std::string> ReferenceStatsToJson(
     const ReferenceStats& stats);
 
 // Search: {"schema_version":1,"results":[{"id","type","title","preview",
-// "tokens","relevance"}],"total" (returned),"total_matches" (matched in
-// all: more than total when a larger limit would show more)}.
+// "highlights","tokens","relevance"}],"total" (returned),"total_matches"
+// (matched in all: more than total when a larger limit would show more)}.
+// "highlights" is ReferenceSearchResult::highlights as [[start,end],...]
+// counted in Unicode code points of "preview" (not bytes, not UTF-16 units),
+// end exclusive; [] when none. "preview" stays plain text, so clients that
+// only show it need no change; a client that renders markup can wrap each
+// range itself (e.g. **...** in Markdown).
 CTXKIT_EXPORT StatusOr<std::string> ReferenceSearchResultsToJson(
     const ReferenceSearchResults& results);
 

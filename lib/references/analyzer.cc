@@ -36,35 +36,56 @@ Kind Classify(char32_t cp) {
   return Kind::kSeparator;
 }
 
-// Appends text[begin, end) lower-cased (ASCII) and cut to kMaxTermBytes at a
-// character boundary.
-void AppendTerm(std::string_view text, size_t begin, size_t end,
-                std::vector<std::string>* terms) {
+// Collects the lower-cased terms, for the index and for queries.
+struct TermSink {
+  std::vector<std::string>* terms;
+  size_t count() const { return terms->size(); }
+  void Add(std::string_view raw, size_t, size_t) {
+    std::string term(raw);
+    absl::AsciiStrToLower(&term);
+    terms->push_back(std::move(term));
+  }
+};
+
+// Reports where terms occur, for previews.
+struct SpanSink {
+  absl::FunctionRef<void(const TermSpan&)> fn;
+  size_t added = 0;
+  size_t count() const { return added; }
+  void Add(std::string_view raw, size_t begin, size_t end) {
+    ++added;
+    fn(TermSpan{raw, begin, end});
+  }
+};
+
+// Adds the term of text[begin, end): its bytes cut to kMaxTermBytes at a
+// character boundary (lower-casing is the sink's), and the uncut span.
+template <typename Sink>
+void AppendTerm(std::string_view text, size_t begin, size_t end, Sink& sink) {
+  size_t cut = end;
   if (end - begin > kMaxTermBytes) {
-    size_t cut = begin + kMaxTermBytes;
+    cut = begin + kMaxTermBytes;
     // Back up over continuation bytes to the start of a character.
     while (cut > begin &&
            (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
       --cut;
     }
-    end = cut;
   }
-  std::string term(text.substr(begin, end - begin));
-  absl::AsciiStrToLower(&term);
-  terms->push_back(std::move(term));
+  sink.Add(text.substr(begin, cut - begin), begin, end);
 }
 
 // Emits the terms of one word: chars[0..n) with no separators, trimmed of
 // underscores at both ends.
+template <typename Sink>
 void EmitWord(std::string_view text, const std::vector<Char>& chars,
-              std::vector<std::string>* terms) {
+              Sink& terms) {
   size_t first = 0;
   size_t last = chars.size();
   while (first < last && chars[first].kind == Kind::kUnderscore) ++first;
   while (last > first && chars[last - 1].kind == Kind::kUnderscore) --last;
   if (first == last) return;
 
-  const size_t before = terms->size();
+  const size_t before = terms.count();
   size_t part_begin = first;  // index into chars of the current part
   bool in_part = true;
   for (size_t i = first; i < last; ++i) {
@@ -100,14 +121,13 @@ void EmitWord(std::string_view text, const std::vector<Char>& chars,
   if (in_part) {
     AppendTerm(text, chars[part_begin].begin, chars[last - 1].end, terms);
   }
-  if (terms->size() - before > 1) {
+  if (terms.count() - before > 1) {
     AppendTerm(text, chars[first].begin, chars[last - 1].end, terms);
   }
 }
 
-}  // namespace
-
-void AnalyzeText(std::string_view text, std::vector<std::string>* terms) {
+template <typename Sink>
+void Analyze(std::string_view text, Sink& terms) {
   std::vector<Char> word;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -124,6 +144,19 @@ void AnalyzeText(std::string_view text, std::vector<std::string>* terms) {
     pos += c.length;
   }
   if (!word.empty()) EmitWord(text, word, terms);
+}
+
+}  // namespace
+
+void AnalyzeText(std::string_view text, std::vector<std::string>* terms) {
+  TermSink sink{terms};
+  Analyze(text, sink);
+}
+
+void ForEachTermSpan(std::string_view text,
+                     absl::FunctionRef<void(const TermSpan&)> fn) {
+  SpanSink sink{fn};
+  Analyze(text, sink);
 }
 
 }  // namespace ctxkit::internal

@@ -37,6 +37,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+
 namespace ctxkit::internal {
 
 inline constexpr uint32_t kAnalyzerVersion = 1;
@@ -45,6 +47,23 @@ inline constexpr size_t kMaxTermBytes = 128;
 // Appends the terms of `text`, in order of occurrence with repetitions, to
 // `terms`. Precondition: `text` is valid UTF-8 (not checked).
 void AnalyzeText(std::string_view text, std::vector<std::string>* terms);
+
+// Where one term of AnalyzeText came from.
+struct TermSpan {
+  // The term before lower-casing: a view into the analyzed text. The term
+  // is this with ASCII A-Z lower-cased (already cut to kMaxTermBytes).
+  std::string_view raw;
+  // The bytes of the text the term stands for, [begin, end): the part or
+  // whole word, not cut to kMaxTermBytes.
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+// Calls `fn` with each term of `text` exactly as AnalyzeText yields them
+// (same order, same split: one word splitter serves both) and where it came
+// from. The views point into `text`. Precondition: valid UTF-8.
+void ForEachTermSpan(std::string_view text,
+                     absl::FunctionRef<void(const TermSpan&)> fn);
 
 }  // namespace ctxkit::internal
 

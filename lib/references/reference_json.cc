@@ -113,6 +113,25 @@ StatusOr<std::string> ReferenceSearchResultsToJson(
         .String(r.title)
         .Key("preview")
         .String(r.preview)
+        .Key("highlights")
+        .BeginArray();
+    // Byte offsets become code points, which every JSON reader can count.
+    size_t byte = 0;
+    size_t chars = 0;
+    auto to_chars = [&](size_t target) {
+      for (; byte < target && byte < r.preview.size(); ++byte) {
+        if ((static_cast<unsigned char>(r.preview[byte]) & 0xC0) != 0x80) {
+          ++chars;
+        }
+      }
+      return chars;
+    };
+    for (const PreviewHighlight& h : r.highlights) {
+      const size_t begin = to_chars(h.begin);
+      const size_t end = to_chars(h.end);
+      w.BeginArray().Uint(begin).Uint(end).EndArray();
+    }
+    w.EndArray()
         .Key("tokens")
         .Uint(r.tokens)
         .Key("relevance")

@@ -288,8 +288,12 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
     result.conversation_id = std::string(r.conversation_id);
     result.type = std::string(internal::kReferenceTypeNames[r.type]);
     result.title = std::string(r.title);
-    result.preview =
-        internal::MakePreview(r.content, ReferenceLimits::kPreviewChars);
+    internal::SearchPreview preview = internal::MakeSearchPreview(
+        r.content, terms, found.idf, ReferenceLimits::kPreviewChars);
+    result.preview = std::move(preview.text);
+    for (const auto& [begin, end] : preview.highlights) {
+      result.highlights.push_back({begin, end});
+    }
     result.tokens = r.tokens;
     result.created_at = r.created_at;
     result.relevance = hit.relevance;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,13 +38,21 @@ inline double Bm25TermWeight(double tf, double length, double avgdl) {
 struct ScoredReference {
   uint32_t seq;
   double score;
+  // Sum of idf over the query terms the reference holds.
+  double matched_idf;
   double relevance;
 };
 
 struct IndexSearchResult {
   std::vector<ScoredReference> hits;  // best first
   uint64_t total_matches = 0;
+  // idf of each query term, in the order of `terms`.
+  std::vector<double> idf;
 };
+
+// The relevance of references.h from a reference's BM25 `score`, the idf
+// sum of the query terms it holds and that of all query terms; in [0, 1].
+double Relevance(double score, double matched_idf, double query_idf);
 
 // The distinct terms of `query` in order of first occurrence.
 std::vector<std::string> QueryTerms(std::string_view query);
@@ -59,6 +68,28 @@ absl::StatusOr<IndexSearchResult> SearchIndex(
 // The first `max_chars` code points of `text` (valid UTF-8), plus "..." when
 // `text` is longer.
 std::string MakePreview(std::string_view text, size_t max_chars);
+
+// Bytes of a content searched for a search preview's passage: analyzing
+// costs about as much as indexing, and a search shows up to
+// kMaxSearchLimit previews.
+inline constexpr size_t kMaxPassageScanBytes = 1 << 20;
+
+struct SearchPreview {
+  std::string text;
+  // Byte ranges [first, second) of `text`, ascending, disjoint.
+  std::vector<std::pair<size_t, size_t>> highlights;
+};
+
+// The search preview of references.h: the passage of about `max_chars`
+// code points of `content` (valid UTF-8) whose matches of `terms`
+// (distinct, as QueryTerms yields them) carry the most `weights` (one per
+// term), with white space runs shown as one space, "..." where cut and the
+// matched terms' ranges. Without a match in the first kMaxPassageScanBytes,
+// MakePreview's text and no highlights.
+SearchPreview MakeSearchPreview(std::string_view content,
+                                const std::vector<std::string>& terms,
+                                const std::vector<double>& weights,
+                                size_t max_chars);
 
 }  // namespace ctxkit::internal
 

@@ -105,5 +105,33 @@ TEST_CASE("previews never cut a character") {
   CHECK(p.substr(0, 200) == e.substr(0, 200));
 }
 
+TEST_CASE("term spans are the terms, where they came from") {
+  const std::string long_word(200, 'x');
+  for (const std::string& text :
+       {std::string("countTokens HTMLParser __snake_case__ Größe 42"),
+        std::string("a-b, C.d!") + long_word, std::string("")}) {
+    CAPTURE(text);
+    std::vector<std::string> from_spans;
+    ForEachTermSpan(text, [&](const TermSpan& span) {
+      std::string term(span.raw);
+      for (char& c : term) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      }
+      from_spans.push_back(term);
+      CHECK(span.begin < span.end);
+      CHECK(span.end <= text.size());
+      // The raw term is the start of its span (cut only when too long).
+      CHECK(text.compare(span.begin, span.raw.size(), span.raw) == 0);
+    });
+    CHECK(from_spans == Terms(text));
+  }
+  // A cut term still spans its whole word.
+  std::vector<TermSpan> spans;
+  ForEachTermSpan(long_word, [&](const TermSpan& s) { spans.push_back(s); });
+  REQUIRE(spans.size() == 1);
+  CHECK(spans[0].raw.size() == kMaxTermBytes);
+  CHECK(spans[0].end == long_word.size());
+}
+
 }  // namespace
 }  // namespace ctxkit::internal

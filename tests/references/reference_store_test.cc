@@ -323,8 +323,8 @@ TEST_CASE("search ranks title matches first and normalizes relevance") {
     CHECK(r.relevance >= 0.0);
     CHECK(r.relevance <= 1.0);
     if (i > 0) {
+      // Relevance measures coverage and may rise against the BM25 order.
       CHECK(found->results[i - 1].score >= r.score);
-      CHECK(found->results[i - 1].relevance >= r.relevance);
     }
     saw_deep |= r.id == deep.id;
   }

@@ -458,8 +458,11 @@ const Program& CtxkitProgram() {
           .description =
               "Ranks references by BM25 over title (weighted 3x) and\n"
               "content. Prints {\"results\":[{\"id\",\"type\",\"title\",\n"
-              "\"preview\",\"tokens\",\"relevance\"}],\"total\",\n"
-              "\"total_matches\"}, best first; relevance is in [0, 1].\n"
+              "\"preview\",\"highlights\",\"tokens\",\"relevance\"}],\n"
+              "\"total\",\"total_matches\"}, best first. preview is the\n"
+              "best-matching passage, highlights the [start,end) code\n"
+              "points of the query terms in it; relevance is in [0, 1],\n"
+              "below 0.2 a hit holds little of the query (references.h).\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunRefSearch,
       },

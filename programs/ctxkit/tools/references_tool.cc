@@ -108,10 +108,16 @@ std::string OutputSchema() {
           "type": {"type": "string"},
           "title": {"type": "string"},
           "preview": {"type": "string"},
+          "highlights": {
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                      "minItems": 2, "maxItems": 2}
+          },
           "tokens": {"type": "integer", "minimum": 0},
           "relevance": {"type": "number", "minimum": 0, "maximum": 1}
         },
-        "required": ["id", "type", "title", "preview", "tokens", "relevance"]
+        "required": ["id", "type", "title", "preview", "highlights", "tokens",
+                     "relevance"]
       }
     },
     "total": {"type": "integer", "minimum": 0},
@@ -248,8 +254,10 @@ const mcp::ToolSpec& TrackReferencesTool() {
           "notes) with token counting. Actions: add (conversation_id, type, "
           "title, content, metadata), get (reference_id), list "
           "(conversation_id optional), delete (reference_id), search "
-          "(search_query: BM25 ranking over titles and content, relevance "
-          "0..1). Keeping material here instead of in the chat saves its "
+          "(search_query: BM25 ranking over titles and content; relevance "
+          "0..1, below 0.2 off topic; preview = best-matching passage, "
+          "highlights = [start,end) code points of the query terms in it). "
+          "Keeping material here instead of in the chat saves its "
           "tokens until it is needed.",
       .input_schema = kInputSchema,
       .output_schema = *kOutputSchema,

@@ -15,6 +15,7 @@
 #include "lib/base/key_codec.h"
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/conversations/record_codec.h"
+#include "lib/json/utf8.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -153,6 +154,13 @@ absl::Status DecodeConversation(std::string_view id, std::string_view value,
   if (!r.ok() || !r.AtEnd()) {
     return DataLoss(absl::StrFormat("conversation %s is malformed", id));
   }
+  // Every text was valid UTF-8 when written, so invalid bytes are damage to
+  // report here, not an output error for whoever prints the record later.
+  if (!IsValidUtf8(title) || !IsValidUtf8(model) || !IsValidUtf8(metadata) ||
+      !IsValidUtf8(last_message)) {
+    return DataLoss(
+        absl::StrFormat("conversation %s holds text that is not UTF-8", id));
+  }
   c->id = std::string(id);
   c->title = std::string(title);
   c->model = std::string(model);
@@ -232,16 +240,21 @@ absl::StatusOr<MessageView> DecodeMessage(std::string_view key,
   if (m.flags & kFlagName) r.GetLengthPrefixed(&m.name);
   if (m.flags & kFlagToolCalls) r.GetLengthPrefixed(&m.tool_calls);
   if (m.flags & kFlagToolCallId) r.GetLengthPrefixed(&m.tool_call_id);
-  if (!r.ok() || !r.AtEnd() || version != kRecordVersion ||
-      role > static_cast<uint8_t>(MessageRole::kTool) ||
-      m.id.size() != kIdSize) {
+  const bool malformed = !r.ok() || !r.AtEnd() || version != kRecordVersion ||
+                         role > static_cast<uint8_t>(MessageRole::kTool) ||
+                         m.id.size() != kIdSize;
+  // As for conversations: text was valid UTF-8 when written.
+  if (malformed || !IsValidUtf8(m.content) || !IsValidUtf8(m.name) ||
+      !IsValidUtf8(m.tool_calls) || !IsValidUtf8(m.tool_call_id)) {
     std::string where = "a message";
     if (key.size() == kMessageKeySize) {
       where = absl::StrFormat("message %d of conversation %s",
                               ReadBigEndian64(key.data() + kIdSize),
                               key.substr(0, kIdSize));
     }
-    return DataLoss(absl::StrFormat("%s is malformed", where));
+    return DataLoss(absl::StrFormat(
+        "%s %s", where,
+        malformed ? "is malformed" : "holds text that is not UTF-8"));
   }
   m.role = static_cast<MessageRole>(role);
   return m;

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
+#include "lib/json/utf8.h"
 #include "lib/references/analyzer.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -273,6 +274,12 @@ absl::StatusOr<RecordView> DecodeRecord(std::string_view bytes,
     pos += n;
   }
   if (pos != bytes.size()) return corrupt();
+  // Text was valid UTF-8 when written: invalid bytes are damage.
+  if (!IsValidUtf8(r.title) || !IsValidUtf8(r.content) ||
+      !IsValidUtf8(r.metadata)) {
+    return absl::DataLossError(absl::StrFormat(
+        "reference %s: stored record holds text that is not UTF-8", id));
+  }
   return r;
 }
 

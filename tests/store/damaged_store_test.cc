@@ -256,6 +256,72 @@ TEST_CASE("garbage over any one page is found when that page is in use") {
   CHECK(whole == intact.free_pages + intact.unaccounted_pages);
 }
 
+// Replaces the first occurrence of `marker` in the first value of sub-database
+// `db` that holds it with bytes that are not UTF-8, as a flipped bit in a
+// record would, leaving LMDB's structure whole.
+void DamageText(Store& store, const std::string& db,
+                const std::string& marker) {
+  Database handle = Must(store.OpenDatabase(db));
+  std::string key, value;
+  {
+    ReadTransaction txn = Must(store.BeginRead());
+    Cursor c = Must(txn.NewCursor(handle));
+    for (c.SeekToFirst(); c.Valid(); c.Next()) {
+      if (c.value().find(marker) != std::string_view::npos) {
+        key.assign(c.key());
+        value.assign(c.value());
+        break;
+      }
+    }
+  }
+  REQUIRE_MESSAGE(!key.empty(), marker, " not found in ", db);
+  value.replace(value.find(marker), 2, "\xff\xfe");
+  REQUIRE(store
+              .Update([&](WriteTransaction& txn) {
+                return txn.Put(handle, key, value);
+              })
+              .ok());
+}
+
+TEST_CASE("a record whose text is damaged reads as DATA_LOSS") {
+  TempDir tmp;
+  const std::string dir = tmp.Sub("store");
+  auto store = Must(Store::Open(dir));
+  auto convs = Must(ConversationStore::Open(*store));
+  auto refs = Must(ReferenceStore::Open(*store));
+  Conversation conv = Must(convs->Create({.title = "t"}));
+  NewMessage msg;
+  msg.content = "hello MSGMARKER world";
+  Must(convs->AddMessage(conv.id, msg));
+  NewReference ref;
+  ref.type = "note";
+  ref.title = "title";
+  ref.content = "body REFMARKER text";
+  Reference added = Must(refs->Add(ref));
+
+  SUBCASE("a message") {
+    DamageText(*store, "conversations.messages", "MSGMARKER");
+    auto got = convs->Get(conv.id, true);
+    CHECK(got.status().code() == StatusCode::kDataLoss);
+    CHECK(Contains(got.status().message(), "not UTF-8"));
+    CHECK(Contains(got.status().message(), conv.id));
+  }
+  SUBCASE("a conversation's last message") {
+    DamageText(*store, "conversations", "MSGMARKER");
+    auto got = convs->Get(conv.id, false);
+    CHECK(got.status().code() == StatusCode::kDataLoss);
+    CHECK(Contains(got.status().message(), conv.id));
+  }
+  SUBCASE("a reference") {
+    DamageText(*store, "references", "REFMARKER");
+    auto got = refs->Get(added.id);
+    CHECK(got.status().code() == StatusCode::kDataLoss);
+    CHECK(Contains(got.status().message(), added.id));
+  }
+  auto check = CheckStore(*store);
+  CHECK(check.status().code() == StatusCode::kDataLoss);
+}
+
 TEST_CASE("a check beside a busy writer sees one snapshot, never damage") {
   TempDir tmp;
   const std::string dir = tmp.Sub("store");

@@ -83,7 +83,10 @@ StatusOr<HostConfig> LoadHostConfig(const HostConfigFlags& flags,
                                     GetenvFn getenv_fn);
 
 // The configuration as one JSON object with the --config keys above (what
-// --print-config prints), so that its output is itself a valid --config.
+// --print-config prints), so that its output is itself a valid --config
+// giving the same configuration, except for a path that is not valid UTF-8
+// (Linux allows any bytes): JSON text cannot hold those bytes, so each
+// invalid sequence prints as U+FFFD and the printed path names another file.
 std::string HostConfigToJson(const HostConfig& config);
 
 }  // namespace ctxkit::host

@@ -23,7 +23,8 @@
 //     accepted, are what the configuration says;
 //   - HostConfigToJson's output is valid JSON that LoadHostConfig accepts
 //     as --config and that gives the same configuration back (what
-//     --print-config promises), when the paths are valid UTF-8 (config.h).
+//     --print-config promises), when its strings are valid UTF-8
+//     (config.h).
 //
 // Build and run: see tests/fuzz/CMakeLists.txt.
 
@@ -34,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -228,11 +230,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
            input);
   }
   const std::string reprinted = ctxkit::host::HostConfigToJson(*reread);
-  const bool utf8_paths =
-      simdjson::validate_utf8(config->db_path.data(), config->db_path.size()) &&
-      simdjson::validate_utf8(config->token_file.data(),
-                              config->token_file.size());
-  if (utf8_paths && reprinted != printed) {
+  bool utf8 = true;
+  for (const std::string* text :
+       {&config->db_path, &config->token_file, &config->default_model}) {
+    utf8 = utf8 && simdjson::validate_utf8(text->data(), text->size());
+  }
+  if (utf8 && reprinted != printed) {
     Broken("HostConfigToJson's output reads back differently:\n  " + printed +
                "\n  " + reprinted,
            input);

@@ -7,13 +7,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "doctest/doctest.h"
@@ -26,34 +24,15 @@ namespace {
 
 using testing::TempServices;
 
-// Collects what the session sends; thread-safe.
+// Collects what the session sends.
 class Collector final : public Outbound {
  public:
   void Send(std::string message) override {
-    {
-      std::lock_guard lock(mutex_);
-      messages_.push_back(std::move(message));
-    }
-    changed_.notify_all();
+    messages_.push_back(std::move(message));
   }
-  std::vector<std::string> Take() {
-    std::lock_guard lock(mutex_);
-    return std::move(messages_);
-  }
-  // Waits until a message containing `needle` arrived.
-  void WaitFor(std::string_view needle) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] {
-      for (const std::string& m : messages_) {
-        if (m.find(needle) != std::string::npos) return true;
-      }
-      return false;
-    });
-  }
+  std::vector<std::string> Take() { return std::move(messages_); }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
   std::vector<std::string> messages_;
 };
 
@@ -312,15 +291,17 @@ TEST_CASE("log messages follow logging/setLevel") {
   CHECK(sent[0].find(R"("level":"info")") != std::string::npos);
 }
 
-// A messages array large enough that counting it takes a while and reports
-// progress many times.
+// A count_tokens call with a progress token over kLongCallMessages
+// messages: count_tokens reports every thousand of them.
+constexpr int kLongCallMessages = 200000;
+
 std::string LongCountCall(std::string_view id, std::string_view token) {
   std::string call =
       R"({"jsonrpc":"2.0","id":)" + std::string(id) +
       R"(,"method":"tools/call","params":{"_meta":{"progressToken":)" +
       std::string(token) +
       R"(},"name":"count_tokens","arguments":{"model":"gpt-4","input":[)";
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < kLongCallMessages; ++i) {
     if (i != 0) call += ",";
     call += R"({"role":"user","content":"message number )" + std::to_string(i) +
             R"( about the build"})";
@@ -329,6 +310,30 @@ std::string LongCountCall(std::string_view id, std::string_view token) {
   return call;
 }
 
+// Calls `on_first` on the request's thread, from within Send, when the
+// first progress notification goes out: the request is then still running
+// however fast the machine is, which a second thread cannot know.
+class OnFirstProgress final : public Outbound {
+ public:
+  explicit OnFirstProgress(std::function<void()> on_first)
+      : on_first_(std::move(on_first)) {}
+  void Send(std::string message) override {
+    const bool first = !seen_ && message.find(R"("notifications/progress")") !=
+                                     std::string::npos;
+    messages_.push_back(std::move(message));
+    if (first) {
+      seen_ = true;
+      on_first_();
+    }
+  }
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::function<void()> on_first_;
+  bool seen_ = false;
+  std::vector<std::string> messages_;
+};
+
 TEST_CASE("progress is reported for a long call that asks for it") {
   TempServices services;
   Session session(services.get());
@@ -336,32 +341,57 @@ TEST_CASE("progress is reported for a long call that asks for it") {
   session.Handle(LongCountCall("1", R"("tok")"), out);
   const std::vector<std::string> sent = out.Take();
   REQUIRE(sent.size() >= 3);
-  size_t progress = 0;
+  // Spaced by work (catalog.h): count_tokens reports every thousand
+  // messages, half a hundredth of the total, so every other report goes.
+  simdjson::dom::parser parser;
+  double last = 0;
   for (size_t i = 0; i + 1 < sent.size(); ++i) {
-    CHECK(sent[i].find(R"("method":"notifications/progress")") !=
-          std::string::npos);
-    CHECK(sent[i].find(R"("progressToken":"tok")") != std::string::npos);
-    ++progress;
+    simdjson::dom::element note;
+    REQUIRE(parser.parse(sent[i]).get(note) == simdjson::SUCCESS);
+    CHECK(Str(note["method"]) == "notifications/progress");
+    CHECK(Str(note["params"]["progressToken"]) == "tok");
+    CHECK(note["params"]["total"].get_double().value() == kLongCallMessages);
+    const double progress = note["params"]["progress"].get_double().value();
+    if (i == 0) {
+      CHECK(progress == 1000);
+    } else {
+      CHECK(progress - last >= kLongCallMessages / 100);
+    }
+    CHECK(progress < kLongCallMessages);
+    last = progress;
   }
-  CHECK(progress >= 1);
+  CHECK(sent.size() - 1 == size_t{kLongCallMessages / 2000});
   CHECK(sent.back().find(R"("result")") != std::string::npos);
+}
+
+TEST_CASE("without a progress token a long call sends only its reply") {
+  TempServices services;
+  Session session(services.get());
+  std::string call = LongCountCall("2", R"("tok")");
+  const std::string meta = R"("_meta":{"progressToken":"tok"},)";
+  call.erase(call.find(meta), meta.size());
+  Collector out;
+  session.Handle(call, out);
+  const std::vector<std::string> sent = out.Take();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].find(R"("result")") != std::string::npos);
 }
 
 TEST_CASE("a cancelled request stops and gets no reply") {
   TempServices services;
   Session session(services.get());
-  Collector out;
-  std::thread worker([&] { session.Handle(LongCountCall("77", "5"), out); });
-  out.WaitFor("notifications/progress");
   Collector cancel_out;
-  session.Handle(R"({"jsonrpc":"2.0","method":"notifications/cancelled",
-                     "params":{"requestId":77,"reason":"user"}})",
-                 cancel_out);
-  worker.join();
+  OnFirstProgress out([&] {
+    session.Handle(R"({"jsonrpc":"2.0","method":"notifications/cancelled",
+                       "params":{"requestId":77,"reason":"user"}})",
+                   cancel_out);
+  });
+  session.Handle(LongCountCall("77", "5"), out);
   CHECK(cancel_out.Take().empty());
-  for (const std::string& m : out.Take()) {
-    CHECK(m.find(R"("id":77)") == std::string::npos);
-  }
+  // Only the progress sent before the cancellation, and no reply.
+  REQUIRE(out.messages().size() == 1);
+  CHECK(out.messages()[0].find(R"("notifications/progress")") !=
+        std::string::npos);
   // The id is free again and the session still serves.
   auto ping = Call(session, R"({"jsonrpc":"2.0","id":77,"method":"ping"})");
   CHECK(ping->root["result"].is_object());
@@ -370,13 +400,14 @@ TEST_CASE("a cancelled request stops and gets no reply") {
 TEST_CASE("a request id still in flight is refused") {
   TempServices services;
   Session session(services.get());
-  Collector out;
-  std::thread worker([&] { session.Handle(LongCountCall("8", "1"), out); });
-  out.WaitFor("notifications/progress");
-  auto twice = Call(session, R"({"jsonrpc":"2.0","id":8,"method":"ping"})");
+  std::unique_ptr<Reply> twice;
+  OnFirstProgress out([&] {
+    twice = Call(session, R"({"jsonrpc":"2.0","id":8,"method":"ping"})");
+    session.CancelAll();
+  });
+  session.Handle(LongCountCall("8", "1"), out);
+  REQUIRE(twice != nullptr);
   CHECK(ErrorCode(*twice) == kInvalidRequest);
-  session.CancelAll();
-  worker.join();
 }
 
 TEST_CASE("an oversized message gets an error with id null") {

@@ -100,7 +100,11 @@ StatusOr<HostConfig> LoadHostConfig(const HostConfigFlags& flags,
                                     GetenvFn getenv_fn);
 
 // The configuration as one JSON object with the --config keys above (what
-// --print-config prints), so that its output is itself a valid --config.
+// --print-config prints), so that its output is itself a valid --config
+// giving the same configuration, except for a string that is not valid
+// UTF-8 (a path, as Linux allows any bytes; a model name the registry
+// matches by its prefix): JSON text cannot hold those bytes, so each
+// invalid sequence prints as U+FFFD and names something else.
 std::string HostConfigToJson(const HostConfig& config);
 
 }  // namespace ctxkit::host

@@ -52,7 +52,12 @@ class RequestContext {
 
   // Reports progress when the request carried a progress token, and does
   // nothing otherwise. `progress` must increase from call to call (the
-  // server drops a value that does not); `total` may be unknown (0).
+  // server drops a value that does not); `total` may be unknown (0). With
+  // a known total the server sends the first value, then one at least a
+  // hundredth of `total` past the last one sent, and always the value at
+  // `total`; with total unknown it sends every value, so the adapter's own
+  // cadence bounds them. Which values go depends on the values alone,
+  // never on time.
   virtual void Progress(double progress, double total,
                         std::string_view message) = 0;
 

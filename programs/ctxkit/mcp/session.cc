@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <map>
@@ -34,8 +33,12 @@ constexpr std::string_view kLogLevelNames[] = {
     "debug", "info",     "notice", "warning",
     "error", "critical", "alert",  "emergency"};
 
-// Least time between two progress notifications of one request.
-constexpr std::chrono::milliseconds kProgressInterval{50};
+// Progress notifications are spaced by work, not time (the rule is
+// RequestContext::Progress's, catalog.h): how many a call sends then
+// depends on its input alone, never on the machine's speed, and stays
+// bounded however often an adapter reports. This is the number of steps of
+// a known total.
+constexpr double kProgressSteps = 100;
 
 // Most completion values one reply carries (the MCP limit).
 constexpr size_t kMaxCompletionValues = 100;
@@ -285,13 +288,12 @@ class Session::Request final : public RequestContext {
                 std::string_view message) override {
     if (progress_token_.empty() || Cancelled()) return;
     if (last_progress_ && progress <= *last_progress_) return;
-    // At most one notification per kProgressInterval (the last one, at
-    // total, always goes): a client that reads them at human speed must
-    // not be flooded by an adapter reporting every thousand items.
-    const auto now = std::chrono::steady_clock::now();
+    // The final value always goes: a client learns the work is done.
     const bool final = total > 0 && progress >= total;
-    if (last_sent_ && now - *last_sent_ < kProgressInterval && !final) return;
-    last_sent_ = now;
+    if (last_progress_ && total > 0 && !final &&
+        progress - *last_progress_ < total / kProgressSteps) {
+      return;
+    }
     last_progress_ = progress;
     JsonOut json;
     json.BeginObject()
@@ -319,9 +321,8 @@ class Session::Request final : public RequestContext {
   Session& session_;
   Outbound& out_;
   std::shared_ptr<std::atomic<bool>> cancelled_;
-  std::string progress_token_;  // JSON text; empty = none
-  std::optional<double> last_progress_;
-  std::optional<std::chrono::steady_clock::time_point> last_sent_;
+  std::string progress_token_;           // JSON text; empty = none
+  std::optional<double> last_progress_;  // the last value sent
 };
 
 // ---- Session ----------------------------------------------------------------

@@ -22,8 +22,10 @@
 //     connection, within kReplySeconds;
 //   - its status is one that http_server.h documents: 200, 202 (input
 //     without requests), 204 (DELETE /mcp), 400, 401, 403, 404, 405, 406 (an
-//     Accept header without JSON or an event stream), 413, or 414 (a target
-//     longer than the server reads); never 500 (an exception escaped a
+//     Accept header without JSON or an event stream), 408 (a deadline), 413,
+//     414 (a target longer than the server reads), 421 (a Host that is not
+//     the server's), 431 (too many header fields or bytes) or 503 (a full
+//     session table or connection cap); never 500 (an exception escaped a
 //     handler);
 //   - 401 carries WWW-Authenticate, 405 carries Allow;
 //   - a JSON body (application/json) is valid JSON, and an error's is an
@@ -66,7 +68,8 @@
 
 namespace {
 
-constexpr std::string_view kToken = "fuzz-token";
+// At least kMinTokenBytes (auth.h): the server refuses shorter tokens.
+constexpr std::string_view kToken = "fuzz-token-0123456789abcdef012345";
 // Longer than any request of a small input takes; a hang beyond it is a
 // request the server never answered.
 constexpr int kReplySeconds = 10;
@@ -280,8 +283,8 @@ void CheckResponse(const Response& response, const std::string& request) {
                ")\n  body: " + response.body.substr(0, 2000),
            request);
   };
-  constexpr int kDocumented[] = {200, 202, 204, 400, 401, 403,
-                                 404, 405, 406, 413, 414};
+  constexpr int kDocumented[] = {200, 202, 204, 400, 401, 403, 404, 405,
+                                 406, 408, 413, 414, 421, 431, 503};
   if (std::find(std::begin(kDocumented), std::end(kDocumented),
                 response.status) == std::end(kDocumented)) {
     fail("an undocumented status");

@@ -19,6 +19,7 @@
 #include "lib/base/key_codec.h"
 #include "lib/cache/cache_format.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/check_rows.h"
 #include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
@@ -33,11 +34,6 @@ constexpr char kStatsDb[] = "cache.stats";
 // 36 bytes of id followed by the entry's key.
 constexpr size_t kConversationIdBytes = 36;
 
-// Keys may hold any bytes once damaged; messages must stay printable.
-std::string Quoted(std::string_view bytes) {
-  return absl::StrCat("\"", absl::CHexEscape(AV(bytes)), "\"");
-}
-
 absl::Status Mismatch(std::string_view db, std::string_view key,
                       std::string_view what) {
   return absl::DataLossError(
@@ -50,26 +46,6 @@ absl::Status InDb(std::string_view db, absl::Status s) {
   if (s.code() != absl::StatusCode::kDataLoss) return s;
   return absl::DataLossError(
       absl::StrFormat("cache check: %s: %s", db, s.message()));
-}
-
-// The value under `key`, or nullopt when there is none.
-absl::StatusOr<std::optional<std::string_view>> Find(const Transaction& txn,
-                                                     Database db,
-                                                     std::string_view key) {
-  absl::StatusOr<std::string_view> v = internal::TxnGet(txn, db, key);
-  if (v.ok()) return std::optional<std::string_view>(*v);
-  if (v.status().code() == absl::StatusCode::kNotFound) return std::nullopt;
-  return v.status();
-}
-
-// Calls `fn(key, value)` for every row of `db` in key order.
-template <typename Fn>
-absl::Status ForEachRow(const Transaction& txn, Database db, Fn&& fn) {
-  CTXKIT_ASSIGN_OR_RETURN(Cursor c, internal::TxnNewCursor(txn, db));
-  for (c.SeekToFirst(); c.Valid(); c.Next()) {
-    CTXKIT_RETURN_IF_ERROR(fn(c.key(), c.value()));
-  }
-  return internal::CursorStatus(c);
 }
 
 // The live counters, recomputable from the entries: the totals' first six
@@ -92,7 +68,7 @@ absl::Status CompareCounters(std::string_view key,
                              const std::array<std::string_view, N>& names) {
   for (size_t i = 0; i < N; ++i) {
     if (stored[i] != recount[i]) {
-      return Mismatch(kStatsDb, Quoted(key),
+      return Mismatch(kStatsDb, QuotedKey(key),
                       absl::StrFormat("%s is %d; the entries give %d", names[i],
                                       stored[i], recount[i]));
     }
@@ -124,20 +100,20 @@ bool Always(const Entry&) { return true; }
 std::string DescribeTime(std::string_view row, size_t head) {
   return absl::StrFormat("%d + %s",
                          SignedFromOrdered(ReadBigEndian64(row.data())),
-                         Quoted(row.substr(head)));
+                         QuotedKey(row.substr(head)));
 }
 std::string DescribeCount(std::string_view row, size_t head) {
   return absl::StrFormat("%d + %s", ReadBigEndian64(row.data()),
-                         Quoted(row.substr(head)));
+                         QuotedKey(row.substr(head)));
 }
 std::string DescribeHead(std::string_view row, size_t head) {
-  return absl::StrFormat("%s + %s", Quoted(row.substr(0, head)),
-                         Quoted(row.substr(head)));
+  return absl::StrFormat("%s + %s", QuotedKey(row.substr(0, head)),
+                         QuotedKey(row.substr(head)));
 }
 std::string DescribeHash(std::string_view row, size_t head) {
   return absl::StrFormat("%s + %s",
                          absl::BytesToHexString(AV(row.substr(0, head))),
-                         Quoted(row.substr(head)));
+                         QuotedKey(row.substr(head)));
 }
 
 std::vector<Index> IndexesOf(const CacheDbs& dbs) {
@@ -186,18 +162,19 @@ absl::Status CheckIndexes(const Transaction& txn, const CacheDbs& dbs,
       if (!index.has_row(entry)) continue;
       const std::string row = index.row_of(key, entry);
       CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> found,
-                              Find(txn, index.db, row));
+                              FindRow(txn, index.db, row));
       if (!found) {
-        return Mismatch(
-            index.name, index.describe(row, index.head),
-            absl::StrFormat("is missing; entry %s has that row", Quoted(key)));
+        return Mismatch(index.name, index.describe(row, index.head),
+                        absl::StrFormat("is missing; entry %s has that row",
+                                        QuotedKey(key)));
       }
     }
     CTXKIT_RETURN_IF_ERROR(ForEachRow(
         txn, index.db,
         [&](std::string_view row, std::string_view) -> absl::Status {
           if (row.size() <= index.head) {
-            return Mismatch(index.name, Quoted(row), "is too short for a row");
+            return Mismatch(index.name, QuotedKey(row),
+                            "is too short for a row");
           }
           const std::string_view key = row.substr(index.head);
           auto it = entries.find(key);
@@ -231,7 +208,7 @@ absl::Status CheckKeyedByEntry(const Transaction& txn, const CacheDbs& dbs,
       txn, dbs.content,
       [&](std::string_view key, std::string_view) -> absl::Status {
         if (!entries.contains(key)) {
-          return Mismatch(kContentDb, Quoted(key), "belongs to no entry");
+          return Mismatch(kContentDb, QuotedKey(key), "belongs to no entry");
         }
         return absl::OkStatus();
       }));
@@ -268,7 +245,7 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
         std::string_view prefix;
         Entry e;
         if (!ParseKey(key, &prefix, &e.hash)) {
-          return Mismatch(kEntriesDb, Quoted(key), "is not an entry key");
+          return Mismatch(kEntriesDb, QuotedKey(key), "is not an entry key");
         }
         absl::StatusOr<EntryMeta> meta = DecodeMeta(key, value);
         CTXKIT_RETURN_IF_ERROR(InDb(kEntriesDb, meta.status()));
@@ -276,14 +253,14 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
         const EntryMeta& m = e.meta;
         if (auto [it, fresh] = serials.emplace(m.serial, std::string(key));
             !fresh) {
-          return Mismatch(kEntriesDb, Quoted(key),
+          return Mismatch(kEntriesDb, QuotedKey(key),
                           absl::StrFormat("has serial %d, as entry %s has",
-                                          m.serial, Quoted(it->second)));
+                                          m.serial, QuotedKey(it->second)));
         }
         CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> content,
-                                Find(txn, dbs.content, key));
+                                FindRow(txn, dbs.content, key));
         if (!content) {
-          return Mismatch(kContentDb, Quoted(key),
+          return Mismatch(kContentDb, QuotedKey(key),
                           "is missing; the entry is stored");
         }
         absl::StatusOr<std::optional<std::string_view>> lookup =
@@ -294,7 +271,7 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
             content->size() + (e.keyed ? (*lookup)->size() : 0);
         if (m.size_bytes != size) {
           return Mismatch(
-              kEntriesDb, Quoted(key),
+              kEntriesDb, QuotedKey(key),
               absl::StrFormat("size_bytes is %d; its content%s %d",
                               m.size_bytes,
                               e.keyed ? " and lookup give" : " gives", size));
@@ -302,12 +279,12 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
         if (!m.conversation_id.empty()) {
           CTXKIT_ASSIGN_OR_RETURN(
               std::optional<std::string_view> conversation,
-              Find(txn, dbs.conversations, m.conversation_id));
+              FindRow(txn, dbs.conversations, m.conversation_id));
           if (!conversation) {
-            return Mismatch(kEntriesDb, Quoted(key),
+            return Mismatch(kEntriesDb, QuotedKey(key),
                             absl::StrFormat("names conversation %s, which is "
                                             "not stored",
-                                            Quoted(m.conversation_id)));
+                                            QuotedKey(m.conversation_id)));
           }
           ++seen.conversation_entries;
         }
@@ -338,7 +315,7 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
         ++seen.stats_records;
         if (key == kTotalsKey) return absl::OkStatus();  // checked below
         if (key[0] != 'p' && key[0] != 'm') {
-          return Mismatch(kStatsDb, Quoted(key), "is not a statistics key");
+          return Mismatch(kStatsDb, QuotedKey(key), "is not a statistics key");
         }
         absl::StatusOr<std::vector<uint64_t>> stored =
             ReadCounters(txn, dbs.stats, key, kGrpFieldCount);
@@ -352,9 +329,9 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
       }));
   for (const auto& [key, recount] : groups) {
     CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> stored,
-                            Find(txn, dbs.stats, key));
+                            FindRow(txn, dbs.stats, key));
     if (!stored) {
-      return Mismatch(kStatsDb, Quoted(key),
+      return Mismatch(kStatsDb, QuotedKey(key),
                       absl::StrFormat("is missing; %d entries belong to it",
                                       recount[kGrpEntries]));
     }
@@ -366,11 +343,11 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
       CompareCounters(kTotalsKey, *stored_totals, totals, kTotalsNames));
   if (!serials.empty() &&
       (*stored_totals)[kTotNextSerial] < serials.rbegin()->first) {
-    return Mismatch(kStatsDb, Quoted(kTotalsKey),
+    return Mismatch(kStatsDb, QuotedKey(kTotalsKey),
                     absl::StrFormat("the last serial handed out is %d; entry "
                                     "%s has serial %d",
                                     (*stored_totals)[kTotNextSerial],
-                                    Quoted(serials.rbegin()->second),
+                                    QuotedKey(serials.rbegin()->second),
                                     serials.rbegin()->first));
   }
   if (summary != nullptr) *summary = seen;

@@ -22,6 +22,7 @@
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/conversations/conversation_totals.h"
 #include "lib/status/status_macros.h"
+#include "lib/store/check_rows.h"
 #include "lib/store/store_internal.h"
 
 namespace ctxkit::internal {
@@ -34,15 +35,10 @@ constexpr char kByCreatedDb[] = "conversations.by_created";
 constexpr char kStatsDb[] = "conversations.stats";
 constexpr char kViewsDb[] = "conversations.compacted_views";
 
-// Keys may hold any bytes once damaged; messages must stay printable.
-std::string Quoted(std::string_view bytes) {
-  return absl::StrCat("\"", absl::CHexEscape(AV(bytes)), "\"");
-}
-
 // A messages (or compacted views) key as its conversation and number.
 std::string IdAndNumber(std::string_view key, std::string_view number_name) {
-  if (key.size() != kMessageKeySize) return Quoted(key);
-  return absl::StrFormat("%s %s %d", Quoted(key.substr(0, kIdSize)),
+  if (key.size() != kMessageKeySize) return QuotedKey(key);
+  return absl::StrFormat("%s %s %d", QuotedKey(key.substr(0, kIdSize)),
                          number_name, ReadBigEndian64(key.data() + kIdSize));
 }
 
@@ -83,29 +79,6 @@ absl::Status Compare(std::string_view db, std::string_view key,
   return absl::OkStatus();
 }
 
-// The value under `key`, or nullopt when there is none or `db` is absent.
-absl::StatusOr<std::optional<std::string_view>> Find(const Transaction& txn,
-                                                     Database db,
-                                                     std::string_view key) {
-  if (!db.valid()) return std::nullopt;
-  absl::StatusOr<std::string_view> v = internal::TxnGet(txn, db, key);
-  if (v.ok()) return std::optional<std::string_view>(*v);
-  if (v.status().code() == absl::StatusCode::kNotFound) return std::nullopt;
-  return v.status();
-}
-
-// Calls `fn(key, value)` for every row of `db` in key order; none when `db`
-// is absent.
-template <typename Fn>
-absl::Status ForEachRow(const Transaction& txn, Database db, Fn&& fn) {
-  if (!db.valid()) return absl::OkStatus();
-  CTXKIT_ASSIGN_OR_RETURN(Cursor c, internal::TxnNewCursor(txn, db));
-  for (c.SeekToFirst(); c.Valid(); c.Next()) {
-    CTXKIT_RETURN_IF_ERROR(fn(c.key(), c.value()));
-  }
-  return internal::CursorStatus(c);
-}
-
 // One conversation: its record, and what its messages add up to.
 struct Recount {
   Conversation stored;
@@ -123,7 +96,7 @@ using Recounts = std::map<std::string, Recount, std::less<>>;
 
 absl::Status CheckConversationRecord(const std::string& id, const Recount& r) {
   const Conversation& c = r.stored;
-  const std::string key = Quoted(id);
+  const std::string key = QuotedKey(id);
   CTXKIT_RETURN_IF_ERROR(Compare(
       kConversationsDb, key,
       {{"message_count", c.message_count, r.messages},
@@ -145,10 +118,11 @@ absl::Status CheckConversationRecord(const std::string& id, const Recount& r) {
   const std::string preview =
       r.messages == 0 ? std::string() : Preview(r.newest_content);
   if (c.last_message != preview) {
-    return Mismatch(kConversationsDb, key,
-                    absl::StrFormat("last_message is %s; the newest message "
-                                    "gives %s",
-                                    Quoted(c.last_message), Quoted(preview)));
+    return Mismatch(
+        kConversationsDb, key,
+        absl::StrFormat("last_message is %s; the newest message "
+                        "gives %s",
+                        QuotedKey(c.last_message), QuotedKey(preview)));
   }
   if (c.last_message_at != r.newest_at) {
     return Mismatch(kConversationsDb, key,
@@ -169,15 +143,15 @@ absl::Status CheckMessageIdRows(const Transaction& txn,
       txn, dbs.message_ids,
       [&](std::string_view id, std::string_view where) -> absl::Status {
         if (where.size() != kMessageKeySize) {
-          return Mismatch(kMessageIdsDb, Quoted(id),
+          return Mismatch(kMessageIdsDb, QuotedKey(id),
                           absl::StrFormat("gives %s, which is not a messages "
                                           "key",
-                                          Quoted(where)));
+                                          QuotedKey(where)));
         }
         CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> value,
-                                Find(txn, dbs.messages, where));
+                                FindRow(txn, dbs.messages, where));
         if (!value) {
-          return Mismatch(kMessageIdsDb, Quoted(id),
+          return Mismatch(kMessageIdsDb, QuotedKey(id),
                           absl::StrFormat("gives message %s, which is not "
                                           "stored",
                                           IdAndNumber(where, "seq")));
@@ -186,9 +160,9 @@ absl::Status CheckMessageIdRows(const Transaction& txn,
         CTXKIT_RETURN_IF_ERROR(InDb(kMessagesDb, m.status()));
         if (m->id != id) {
           return Mismatch(
-              kMessageIdsDb, Quoted(id),
+              kMessageIdsDb, QuotedKey(id),
               absl::StrFormat("gives message %s, whose id is %s",
-                              IdAndNumber(where, "seq"), Quoted(m->id)));
+                              IdAndNumber(where, "seq"), QuotedKey(m->id)));
         }
         ++seen->message_id_rows;
         return absl::OkStatus();
@@ -205,13 +179,13 @@ absl::Status CheckByCreatedRows(const Transaction& txn,
       txn, dbs.by_created,
       [&](std::string_view key, std::string_view) -> absl::Status {
         if (key.size() != kCreatedKeySize) {
-          return Mismatch(kByCreatedDb, Quoted(key),
+          return Mismatch(kByCreatedDb, QuotedKey(key),
                           "is not a time and a conversation id");
         }
         const int64_t at = SignedFromOrdered(ReadBigEndian64(key.data()));
         const std::string_view id = key.substr(8);
         const std::string described =
-            absl::StrFormat("%s at %d", Quoted(id), at);
+            absl::StrFormat("%s at %d", QuotedKey(id), at);
         auto it = conversations.find(id);
         if (it == conversations.end()) {
           return Mismatch(kByCreatedDb, described,
@@ -244,7 +218,7 @@ absl::Status CheckStats(const Transaction& txn, const ConversationDbs& dbs,
                            key[0] == kModelStatsPrefix ||
                            (key[0] == kDayStatsPrefix && key.size() == 9);
         if (!known) {
-          return Mismatch(kStatsDb, Quoted(key), "is not a statistics key");
+          return Mismatch(kStatsDb, QuotedKey(key), "is not a statistics key");
         }
         ++seen->stats_records;
         return absl::OkStatus();
@@ -257,7 +231,7 @@ absl::Status CheckStats(const Transaction& txn, const ConversationDbs& dbs,
   }
   const AggregateStats& g = want.global;
   CTXKIT_RETURN_IF_ERROR(Compare(
-      kStatsDb, Quoted(kGlobalStatsKey),
+      kStatsDb, QuotedKey(kGlobalStatsKey),
       {{"conversations", stored.conversations, g.conversations},
        {"messages", stored.messages, g.messages},
        {"user_tokens", stored.user_tokens, g.user_tokens},
@@ -275,7 +249,7 @@ absl::Status CheckStats(const Transaction& txn, const ConversationDbs& dbs,
     const ModelUsage expected =
         it == want.models.end() ? ModelUsage{} : it->second;
     CTXKIT_RETURN_IF_ERROR(
-        Compare(kStatsDb, Quoted(ModelKey(m.model)),
+        Compare(kStatsDb, QuotedKey(ModelKey(m.model)),
                 {{"conversations", m.conversations, expected.conversations},
                  {"messages", m.messages, expected.messages},
                  {"input_tokens", m.input_tokens, expected.input_tokens},
@@ -285,7 +259,7 @@ absl::Status CheckStats(const Transaction& txn, const ConversationDbs& dbs,
   for (const ModelUsage& m : stored.by_model) stored_models.insert(m.model);
   for (const auto& [model, usage] : want.models) {
     if (!stored_models.contains(model)) {
-      return Mismatch(kStatsDb, Quoted(ModelKey(model)),
+      return Mismatch(kStatsDb, QuotedKey(ModelKey(model)),
                       absl::StrFormat("is missing; %d conversations have "
                                       "that model",
                                       usage.conversations));
@@ -324,7 +298,7 @@ absl::Status CheckViews(const Transaction& txn, const ConversationDbs& dbs,
       [&](std::string_view key, std::string_view) -> absl::Status {
         if (key.size() != kMessageKeySize ||
             ReadBigEndian64(key.data() + kIdSize) == 0) {
-          return Mismatch(kViewsDb, Quoted(key),
+          return Mismatch(kViewsDb, QuotedKey(key),
                           "is not a conversation id and a version");
         }
         if (conversations.find(key.substr(0, kIdSize)) == conversations.end()) {
@@ -373,7 +347,7 @@ absl::Status CheckConversationTotals(const Transaction& txn,
         // key could never own them.
         absl::StatusOr<std::string> normal = NormalizeId("id", id);
         if (!normal.ok() || *normal != id) {
-          return Mismatch(kConversationsDb, Quoted(id),
+          return Mismatch(kConversationsDb, QuotedKey(id),
                           "is not a lower-case conversation id");
         }
         Recount r;
@@ -386,11 +360,11 @@ absl::Status CheckConversationTotals(const Transaction& txn,
         r.stored.metadata = std::string();
         CTXKIT_ASSIGN_OR_RETURN(
             std::optional<std::string_view> row,
-            Find(txn, dbs.by_created, CreatedKey(r.stored.created_at, id)));
+            FindRow(txn, dbs.by_created, CreatedKey(r.stored.created_at, id)));
         if (!row) {
           return Mismatch(
               kByCreatedDb,
-              absl::StrFormat("%s at %d", Quoted(id), r.stored.created_at),
+              absl::StrFormat("%s at %d", QuotedKey(id), r.stored.created_at),
               "is missing; the conversation was created then");
         }
         ++want.global.conversations;
@@ -406,7 +380,7 @@ absl::Status CheckConversationTotals(const Transaction& txn,
       txn, dbs.messages,
       [&](std::string_view key, std::string_view value) -> absl::Status {
         if (key.size() != kMessageKeySize) {
-          return Mismatch(kMessagesDb, Quoted(key),
+          return Mismatch(kMessagesDb, QuotedKey(key),
                           "is not a conversation id and a seq");
         }
         auto it = conversations.find(key.substr(0, kIdSize));
@@ -417,10 +391,10 @@ absl::Status CheckConversationTotals(const Transaction& txn,
         absl::StatusOr<MessageView> m = DecodeMessage(key, value);
         CTXKIT_RETURN_IF_ERROR(InDb(kMessagesDb, m.status()));
         CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> row,
-                                Find(txn, dbs.message_ids, m->id));
+                                FindRow(txn, dbs.message_ids, m->id));
         if (!row || *row != key) {
           return Mismatch(
-              kMessageIdsDb, Quoted(m->id),
+              kMessageIdsDb, QuotedKey(m->id),
               row ? absl::StrFormat("gives message %s; the message with "
                                     "that id is %s",
                                     IdAndNumber(*row, "seq"),

@@ -390,6 +390,7 @@ absl::Status CheckConversationTotals(const Transaction& txn,
         }
         absl::StatusOr<MessageView> m = DecodeMessage(key, value);
         CTXKIT_RETURN_IF_ERROR(InDb(kMessagesDb, m.status()));
+        CTXKIT_RETURN_IF_ERROR(InDb(kMessagesDb, CheckMessageText(key, *m)));
         CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> row,
                                 FindRow(txn, dbs.message_ids, m->id));
         if (!row || *row != key) {

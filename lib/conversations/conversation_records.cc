@@ -225,6 +225,18 @@ std::string EncodeMessageView(const MessageView& m) {
   return out;
 }
 
+namespace {
+
+// How messages name a message record in errors.
+std::string MessageWhere(std::string_view key) {
+  if (key.size() != kMessageKeySize) return "a message";
+  return absl::StrFormat("message %d of conversation %s",
+                         ReadBigEndian64(key.data() + kIdSize),
+                         key.substr(0, kIdSize));
+}
+
+}  // namespace
+
 absl::StatusOr<MessageView> DecodeMessage(std::string_view key,
                                           std::string_view value) {
   RecordReader r(value);
@@ -240,24 +252,24 @@ absl::StatusOr<MessageView> DecodeMessage(std::string_view key,
   if (m.flags & kFlagName) r.GetLengthPrefixed(&m.name);
   if (m.flags & kFlagToolCalls) r.GetLengthPrefixed(&m.tool_calls);
   if (m.flags & kFlagToolCallId) r.GetLengthPrefixed(&m.tool_call_id);
-  const bool malformed = !r.ok() || !r.AtEnd() || version != kRecordVersion ||
-                         role > static_cast<uint8_t>(MessageRole::kTool) ||
-                         m.id.size() != kIdSize;
-  // As for conversations: text was valid UTF-8 when written.
-  if (malformed || !IsValidUtf8(m.content) || !IsValidUtf8(m.name) ||
-      !IsValidUtf8(m.tool_calls) || !IsValidUtf8(m.tool_call_id)) {
-    std::string where = "a message";
-    if (key.size() == kMessageKeySize) {
-      where = absl::StrFormat("message %d of conversation %s",
-                              ReadBigEndian64(key.data() + kIdSize),
-                              key.substr(0, kIdSize));
-    }
-    return DataLoss(absl::StrFormat(
-        "%s %s", where,
-        malformed ? "is malformed" : "holds text that is not UTF-8"));
+  if (!r.ok() || !r.AtEnd() || version != kRecordVersion ||
+      role > static_cast<uint8_t>(MessageRole::kTool) ||
+      m.id.size() != kIdSize) {
+    return DataLoss(absl::StrFormat("%s is malformed", MessageWhere(key)));
   }
   m.role = static_cast<MessageRole>(role);
   return m;
+}
+
+absl::Status CheckMessageText(std::string_view key, const MessageView& m) {
+  // Text was valid UTF-8 when written, so invalid bytes are damage to report
+  // here, not an output error for whoever prints the message later.
+  if (!IsValidUtf8(m.content) || !IsValidUtf8(m.name) ||
+      !IsValidUtf8(m.tool_calls) || !IsValidUtf8(m.tool_call_id)) {
+    return DataLoss(
+        absl::StrFormat("%s holds text that is not UTF-8", MessageWhere(key)));
+  }
+  return absl::OkStatus();
 }
 
 bool MessageView::makes_calls() const {

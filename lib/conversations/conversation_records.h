@@ -122,6 +122,11 @@ std::string EncodeMessageView(const MessageView& m);
 // `key` is a messages key) if malformed.
 absl::StatusOr<MessageView> DecodeMessage(std::string_view key,
                                           std::string_view value);
+// DATA_LOSS naming the message when a text of `m` is not UTF-8. Not part of
+// DecodeMessage, which counting paths call on every message: only where the
+// text is handed out (Get with messages, the last-message preview) and in
+// the store check.
+absl::Status CheckMessageText(std::string_view key, const MessageView& m);
 Message ToMessage(std::string_view key, const MessageView& v);
 
 // The first kLastMessagePreviewChars code points of (valid UTF-8) `content`,

@@ -148,6 +148,7 @@ struct ConversationStore::Impl {
       CTXKIT_ASSIGN_OR_RETURN(
           internal::MessageView view,
           internal::DecodeMessage(cursor->key(), cursor->value()));
+      CTXKIT_RETURN_IF_ERROR(internal::CheckMessageText(cursor->key(), view));
       c->last_message = internal::Preview(view.content);
       c->last_message_at = view.created_at;
     }
@@ -277,6 +278,7 @@ struct ConversationStore::Impl {
                               view.makes_calls()));
           total += view.tokens + static_cast<uint64_t>(framing);
           if (include_messages) {
+            CTXKIT_RETURN_IF_ERROR(internal::CheckMessageText(key, view));
             detail.messages.push_back(internal::ToMessage(key, view));
           }
           return absl::OkStatus();

@@ -37,10 +37,9 @@ TEST_CASE("HeaderScanner finds the end of the header block as it grows") {
 }
 
 TEST_CASE("HeaderScanner: the request line is no header field") {
-  // A blank first line is a (bad) request line, as httplib reads it.
+  // A blank first line is a (malformed) request line, not the block's end.
   HeaderScanner blank_first;
-  CHECK(blank_first.Scan("\r\n\r\n", Limits(3, 1024)) == Result::kComplete);
-  CHECK(blank_first.end() == 4);
+  CHECK(blank_first.Scan("\r\n\r\n", Limits(3, 1024)) == Result::kMalformed);
 
   std::string exactly = "GET / HTTP/1.1\r\n";
   for (int i = 0; i < 3; ++i) exactly += "X: 1\r\n";
@@ -62,6 +61,58 @@ TEST_CASE("HeaderScanner: too large, complete or not") {
   HeaderScanner incomplete_over;
   CHECK(incomplete_over.Scan(request.substr(0, 40), Limits(10, 39)) ==
         Result::kTooLarge);
+}
+
+// Lines httplib would frame differently from the scanner (it reads the
+// request line up to a NUL, skips a line ending in a bare LF) are refused,
+// each as soon as its line is complete.
+TEST_CASE("HeaderScanner: malformed lines, named") {
+  const ConnectionLimits limits = Limits(10, 1024);
+  const auto problem = [&](std::string_view block) -> std::string {
+    HeaderScanner scanner;
+    const Result result = scanner.Scan(block, limits);
+    if (result != Result::kMalformed) return "not malformed";
+    return std::string(scanner.problem());
+  };
+  using std::string_literals::operator""s;
+  CHECK(problem("GET /a\0b HTTP/1.1\r\n"s).find("target holds a control") !=
+        std::string::npos);
+  CHECK(problem("GET /a\tb HTTP/1.1\r\n").find("target holds a control") !=
+        std::string::npos);
+  CHECK(problem("GET /health HTTP/1.1\n").find("LF without CR") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/1.1\r\nHost: a\n").find("LF without CR") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/1.1\r\nX: a\0b\r\n"s).find("field value") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/1.1\r\nX: a\rb\r\n").find("field value") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/1.1\r\nHost : a\r\n").find("field name") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/1.1\r\nNo colon\r\n").find("no ':'") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/1.1\r\nX: a\r\n b\r\n").find("folding") !=
+        std::string::npos);
+  CHECK(problem("GET /\r\n").find("expected 'METHOD TARGET") !=
+        std::string::npos);
+  CHECK(problem("GET  / HTTP/1.1\r\n").find("expected 'METHOD TARGET") !=
+        std::string::npos);
+  CHECK(problem("GET / HTTP/2.0\r\n").find("HTTP/1.1 or HTTP/1.0") !=
+        std::string::npos);
+  CHECK(problem("G(T / HTTP/1.1\r\n").find("method is not a token") !=
+        std::string::npos);
+
+  // Well formed: a tab in a value, bytes above 0x7f, HTTP/1.0.
+  CHECK(problem("GET /caf\xc3\xa9 HTTP/1.0\r\nX-A: a\tb \xff\r\n\r\n") ==
+        "not malformed");
+
+  // A bad request line is refused before the rest of the block arrives.
+  HeaderScanner early;
+  CHECK(early.Scan("HEAD /api\0\0/chat HTTP/1.1\r\nHost: a"s, limits) ==
+        Result::kMalformed);
+  CHECK(IsHeadRequest("HEAD /api HTTP/1.1\r\n"));
+  CHECK_FALSE(IsHeadRequest("HEADER /api HTTP/1.1\r\n"));
+  CHECK_FALSE(IsHeadRequest("GET /api HTTP/1.1\r\n"));
 }
 
 TEST_CASE("HostOfHostHeader") {

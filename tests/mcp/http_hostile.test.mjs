@@ -202,6 +202,41 @@ describe('header limits', () => {
     await raw.closedWithin(10000, 'the second request');
     assert.equal(raw.text.match(/HTTP\/1\.1 200/g).length, 2);
   });
+
+  // Each is one request that httplib would have framed differently from the
+  // connection loop (a NUL ends its request line early; it skips a line
+  // ending in a bare LF): one 400 naming the fault, then the connection
+  // closes, and nothing after it is read as another request.
+  const malformed = [
+    ['a NUL byte in the target', 'GET /he\0alth HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', /target holds a control character/],
+    ['a bare LF ending the request line', 'GET /health HTTP/1.1\nHost: 127.0.0.1\r\n\r\n', /LF without CR/],
+    ['a bare LF ending a header line', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\n\r\n', /LF without CR/],
+    ['a NUL byte in a header value', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\0b\r\n\r\n', /field value holds a control character/],
+    ['a space before the colon', 'GET /health HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n', /field name is not a token/],
+    ['obsolete line folding', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n b\r\n\r\n', /obsolete line folding/],
+    ['no HTTP version', 'GET /health\r\nHost: 127.0.0.1\r\n\r\n', /expected 'METHOD TARGET HTTP\/1\.1'/],
+  ];
+  for (const [what, request, message] of malformed) {
+    test(`${what}: one 400 naming it, then closed`, async () => {
+      const raw = new Raw(port);
+      await raw.connected;
+      await raw.write(`${request}GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      await raw.closedWithin(10000, what);
+      assert.equal(raw.status(), 400, raw.text);
+      assert.equal(raw.text.match(/HTTP\/1\.1 /g).length, 1, raw.text);
+      assert.match(JSON.parse(raw.body()).error, message);
+    });
+  }
+
+  test('a malformed HEAD request: its 400 has no body (the fuzzer\'s desync)', async () => {
+    const raw = new Raw(port);
+    await raw.connected;
+    await raw.write('HEAD /api\0\0\0/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    await raw.closedWithin(10000, 'a malformed HEAD request');
+    assert.equal(raw.status(), 400);
+    assert.equal(raw.body(), '');
+    assert.match(raw.text, /\r\nConnection: close\r\n/);
+  });
 });
 
 describe('connections, backlog and Host', () => {

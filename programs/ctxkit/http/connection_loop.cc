@@ -52,15 +52,18 @@ int MillisUntil(Clock::time_point deadline) {
       std::min<int64_t>(left.count() + 1, std::numeric_limits<int>::max()));
 }
 
+// The answer to a request refused before httplib sees it; without its body
+// for a HEAD request (its Content-Length still that of the body).
 std::string ErrorResponse(int status, std::string_view reason,
-                          std::string_view message) {
+                          std::string_view message, bool head) {
   program::JsonOut json;
   json.BeginObject().Key("error").String(message).EndObject();
   const std::string body = json.str();
   return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
          "\r\nContent-Type: application/json; charset=utf-8\r\n"
          "Content-Length: " +
-         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+         (head ? std::string() : body);
 }
 
 void AddressOf(const sockaddr_storage& address, std::string& ip, int& port) {
@@ -86,6 +89,79 @@ thread_local ClientConnection* current_connection = nullptr;
 // ---- HeaderScanner
 // ------------------------------------------------------------
 
+namespace {
+
+// RFC 9110 section 5.6.2.
+bool IsTokenChar(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+      (c >= '0' && c <= '9')) {
+    return true;
+  }
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool IsToken(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), IsTokenChar);
+}
+
+bool IsControl(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+
+// What is wrong with request line `line` (its CRLF removed); empty if
+// nothing is.
+std::string_view RequestLineProblem(std::string_view line) {
+  constexpr std::string_view kShape =
+      "malformed request line: expected 'METHOD TARGET HTTP/1.1' with one "
+      "space between the parts";
+  const size_t method_end = line.find(' ');
+  if (method_end == std::string_view::npos) return kShape;
+  const size_t target_end = line.find(' ', method_end + 1);
+  if (target_end == std::string_view::npos) return kShape;
+  const std::string_view target =
+      line.substr(method_end + 1, target_end - method_end - 1);
+  const std::string_view version = line.substr(target_end + 1);
+  if (!IsToken(line.substr(0, method_end))) {
+    return "malformed request line: the method is not a token";
+  }
+  if (target.empty()) return kShape;
+  if (std::any_of(target.begin(), target.end(), IsControl)) {
+    return "malformed request line: the target holds a control character";
+  }
+  if (version != "HTTP/1.1" && version != "HTTP/1.0") {
+    return "malformed request line: it does not end in HTTP/1.1 or HTTP/1.0 "
+           "after one space";
+  }
+  return {};
+}
+
+// What is wrong with header line `line` (its CRLF removed); empty if
+// nothing is.
+std::string_view HeaderLineProblem(std::string_view line) {
+  if (line.front() == ' ' || line.front() == '\t') {
+    return "malformed header line: obsolete line folding (a line starting "
+           "with a space or tab)";
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) {
+    return "malformed header line: no ':' after the field name";
+  }
+  if (!IsToken(line.substr(0, colon))) {
+    return "malformed header line: the field name is not a token (no spaces "
+           "or control characters before ':')";
+  }
+  const std::string_view value = line.substr(colon + 1);
+  if (std::any_of(value.begin(), value.end(),
+                  [](char c) { return IsControl(c) && c != '\t'; })) {
+    return "malformed header line: the field value holds a control "
+           "character";
+  }
+  return {};
+}
+
+}  // namespace
+
 HeaderScanner::Result HeaderScanner::Scan(std::string_view buffer,
                                           const ConnectionLimits& limits) {
   for (; pos_ < buffer.size(); ++pos_) {
@@ -93,7 +169,12 @@ HeaderScanner::Result HeaderScanner::Scan(std::string_view buffer,
     const std::string_view line =
         buffer.substr(line_start_, pos_ + 1 - line_start_);
     line_start_ = pos_ + 1;
-    if (lines_ > 0 && line == "\r\n") {
+    if (line.size() < 2 || line[line.size() - 2] != '\r') {
+      problem_ = "malformed request: a line ends in LF without CR";
+      return Result::kMalformed;
+    }
+    const std::string_view text = line.substr(0, line.size() - 2);
+    if (lines_ > 0 && text.empty()) {
       end_ = pos_ + 1;
       ++pos_;
       return end_ > limits.max_header_bytes ? Result::kTooLarge
@@ -101,9 +182,15 @@ HeaderScanner::Result HeaderScanner::Scan(std::string_view buffer,
     }
     // The request line is not a header field.
     if (++lines_ > limits.max_headers + 1) return Result::kTooManyHeaders;
+    problem_ = lines_ == 1 ? RequestLineProblem(text) : HeaderLineProblem(text);
+    if (!problem_.empty()) return Result::kMalformed;
   }
   return buffer.size() > limits.max_header_bytes ? Result::kTooLarge
                                                  : Result::kIncomplete;
+}
+
+bool IsHeadRequest(std::string_view buffer) {
+  return buffer.substr(0, 5) == "HEAD ";
 }
 
 // ---- Connection
@@ -566,6 +653,9 @@ void ConnectionLoop::Impl::CheckHeaders(Connection* c) {
              "request line and headers larger than max_header_bytes (" +
                  std::to_string(limits_.max_header_bytes) + " bytes)");
       return;
+    case HeaderScanner::Result::kMalformed:
+      Reject(c, 400, "Bad Request", c->scanner.problem());
+      return;
     case HeaderScanner::Result::kComplete:
       break;
   }
@@ -585,7 +675,8 @@ void ConnectionLoop::Impl::CheckHeaders(Connection* c) {
 void ConnectionLoop::Impl::Reject(Connection* c, int status,
                                   std::string_view reason,
                                   std::string_view message) {
-  const std::string response = ErrorResponse(status, reason, message);
+  const std::string response =
+      ErrorResponse(status, reason, message, IsHeadRequest(c->buffer()));
   // Best effort: the response is small and the socket buffer empty.
   [[maybe_unused]] const ssize_t n = send(
       c->fd(), response.data(), response.size(), MSG_NOSIGNAL | MSG_DONTWAIT);

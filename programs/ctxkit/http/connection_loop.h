@@ -116,25 +116,48 @@ class OnClientGone {
   ClientConnection* connection_;
 };
 
-// The end of the header block at the start of `buffer`, scanned as httplib
-// reads it: a request line, then lines up to the first that is exactly
-// "\r\n".
+// The end of the header block at the start of `buffer`, and whether its
+// lines are well formed, checked before httplib sees them: httplib reads
+// the request line as a C string (a NUL byte in it ends the line early)
+// and skips a line that ends in a bare LF, so a request that the two would
+// frame differently is refused here with 400 (RFC 9112 sections 2.2, 3 and
+// 5): the request line is `METHOD SP TARGET SP HTTP/1.x CRLF` with a token
+// method and a target free of control characters and spaces; each header
+// line is `NAME ":" VALUE CRLF` with a token name, no control character in
+// its value but horizontal tab, and no obsolete line folding. The block
+// ends at the first line that is exactly "\r\n" after the request line.
 class HeaderScanner {
  public:
-  enum class Result { kIncomplete, kComplete, kTooManyHeaders, kTooLarge };
+  enum class Result {
+    kIncomplete,
+    kComplete,
+    kTooManyHeaders,
+    kTooLarge,
+    kMalformed,
+  };
 
   // Scans the bytes of `buffer` not seen by an earlier call (the buffer
-  // only grows between calls). kComplete sets end().
+  // only grows between calls, and holds the same bytes at the same
+  // places). kComplete sets end(); kMalformed sets problem(). Each line is
+  // checked once it is complete, so a malformed one is refused without
+  // waiting for the rest of the block.
   Result Scan(std::string_view buffer, const ConnectionLimits& limits);
   // Just past the blank line, after kComplete.
   size_t end() const { return end_; }
+  // What is wrong, after kMalformed: a static text naming the part.
+  std::string_view problem() const { return problem_; }
 
  private:
   size_t pos_ = 0;
   size_t line_start_ = 0;
   size_t lines_ = 0;
   size_t end_ = 0;
+  std::string_view problem_;
 };
+
+// Whether the request starting `buffer` is a HEAD request, whose answer
+// carries no body (RFC 9110 section 9.3.2), even an error's.
+bool IsHeadRequest(std::string_view buffer);
 
 // Thread safety: Stop() may be called from any thread; the other members
 // from the thread that created the loop.

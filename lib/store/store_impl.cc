@@ -409,7 +409,9 @@ absl::Status StoreImpl::OpenEnvironment() {
   if (rc != 0) return LmdbStatus(rc, "checking for stale readers");
   stale_readers_cleared_ = dead;
   // The pages every read starts from, before LMDB follows any of them.
-  if (data_existed) return CheckPages(/*top_only=*/true).status();
+  if (data_existed) {
+    return CheckPages(/*top_only=*/!options_.check_every_page).status();
+  }
   return absl::OkStatus();
 }
 

@@ -250,6 +250,13 @@ TEST_CASE("garbage over any one page is found when that page is in use") {
       ++reported;
     }
     store = StatusOr<std::unique_ptr<Store>>(Status(StatusCode::kUnknown, ""));
+    // check_every_page refuses at open exactly what CheckStore reports, so
+    // that a server never reaches a damaged page later.
+    StoreOptions every_page = ReadOnly();
+    every_page.check_every_page = true;
+    const Status at_open = Store::Open(dir, every_page).status();
+    CHECK_MESSAGE(at_open.ok() == status.ok(), at_open.ToString());
+    if (!at_open.ok()) CHECK(at_open.code() == StatusCode::kDataLoss);
     fs::remove_all(dir);
   }
   CHECK(reported == intact.used_pages - 2);

@@ -60,7 +60,8 @@ StatusOr<std::unique_ptr<host::Services>> OpenServicesForCommand(
     const host::HostConfig& config, const Args& args) {
   auto location = StoreLocationFor(config, args);
   if (!location.ok()) return location.status();
-  auto store = OpenStoreForWriting(*location);
+  auto store = OpenStoreForWriting(*location, StoreCreation::kIfMissing,
+                                   PageCheck::kEveryPage);
   if (!store.ok()) return store.status();
   return host::OpenServices(config, *std::move(store));
 }

@@ -117,7 +117,7 @@ StatusOr<std::unique_ptr<Store>> OpenStoreForReading(
 }
 
 StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
-    const StoreLocation& location, StoreCreation creation) {
+    const StoreLocation& location, StoreCreation creation, PageCheck pages) {
   const bool create = creation == StoreCreation::kIfMissing;
   if (create && location.is_default()) {
     const size_t slash = location.path.rfind('/');
@@ -130,6 +130,7 @@ StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
   }
   StoreOptions options;
   options.create_if_missing = create;
+  options.check_every_page = pages == PageCheck::kEveryPage;
   auto store = Store::Open(location.path, options);
   if (!store.ok()) return Annotate(WithCreateHint(store.status()), location);
   return store;

@@ -68,9 +68,15 @@ enum class StoreCreation {
 // kIfMissing a missing store is created and, for a default location, its
 // missing parent directories first (mode 0700). A directory that holds other
 // files but no store is refused (FAILED_PRECONDITION), never made a store.
+//
+// `pages` is how much of the store the open checks (StoreOptions::
+// check_every_page): every page for the servers, which stay up and would
+// otherwise die on the first read of a damaged page deep in a tree.
+enum class PageCheck { kRoots, kEveryPage };
 StatusOr<std::unique_ptr<Store>> OpenStoreForWriting(
     const StoreLocation& location,
-    StoreCreation creation = StoreCreation::kIfMissing);
+    StoreCreation creation = StoreCreation::kIfMissing,
+    PageCheck pages = PageCheck::kRoots);
 
 }  // namespace ctxkit::program
 

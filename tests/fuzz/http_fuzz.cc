@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -170,9 +171,20 @@ std::string Exchange(const std::string& request) {
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(TheServer().port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&address),
-              sizeof address) != 0) {
-    Broken("cannot connect to the server", request);
+  // Every exchange takes a new connection that the server closes first, so
+  // the client's ephemeral ports can run out on a long run (EADDRNOTAVAIL):
+  // that is the harness's limit, waited out; any other failure is the
+  // server's.
+  int attempts = 0;
+  while (connect(fd, reinterpret_cast<const sockaddr*>(&address),
+                 sizeof address) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EADDRNOTAVAIL && ++attempts < 100) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    Broken(std::string("cannot connect to the server: ") + std::strerror(errno),
+           request);
   }
   // A server that answers before reading the whole body (413, 401) may
   // close early: a failed send is then no fault, the answer still counts.

@@ -68,8 +68,9 @@
 // lower mostly lack a query word in the form asked ("disk" for df, "checker"
 // for valgrind: there is no stemming). It depends on the first result, so
 // on a conversation filter, but not on the limit. The order stays BM25's;
-// relevance mostly falls with it, but a result saying it is about the
-// query may score above one ranked higher that only holds its words.
+// relevance mostly falls with it (in 307 of 414 neighbouring pairs of the
+// judged queries' first ten), but a result saying it is about the query
+// may score above one ranked higher that only holds its words.
 //
 // Search previews. A result's preview is the passage of the content, about
 // kPreviewChars code points, where the query terms occur most densely

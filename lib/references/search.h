@@ -8,10 +8,10 @@
 // query with stop words reads most references' postings, and sequential
 // adds cost a fraction of a merge); a search restricted to a conversation,
 // or over seqs left sparse by deletions, merges them document at a time
-// over the conversation's seqs. Both sum a reference's term weights in term
-// order, so they give the same scores; a heap keeps the best `limit`. Only
-// the query terms' postings are read; document lengths travel in the
-// postings.
+// (over the conversation's seqs when filtered). Both sum a reference's term
+// weights in term order, so they give the same scores; a heap keeps the best
+// `limit`. Only the query terms' postings are read; document lengths travel in
+// the postings.
 
 #ifndef CTXKIT_LIB_REFERENCES_SEARCH_H_
 #define CTXKIT_LIB_REFERENCES_SEARCH_H_

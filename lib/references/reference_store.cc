@@ -276,6 +276,7 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
   ReferenceSearchResults out;
   out.total_matches = found.total_matches;
   out.results.reserve(found.hits.size());
+  const double best_score = found.hits.empty() ? 0 : found.hits[0].score;
   for (const internal::ScoredReference& hit : found.hits) {
     std::string seq_key;
     internal::AppendBigEndian32(&seq_key, hit.seq);
@@ -288,15 +289,19 @@ absl::StatusOr<ReferenceSearchResults> ReferenceStore::Impl::Search(
     result.conversation_id = std::string(r.conversation_id);
     result.type = std::string(internal::kReferenceTypeNames[r.type]);
     result.title = std::string(r.title);
+    const std::vector<internal::QueryMatch> matches =
+        internal::FindQueryMatches(r.content, terms);
     internal::SearchPreview preview = internal::MakeSearchPreview(
-        r.content, terms, found.idf, ReferenceLimits::kPreviewChars);
+        r.content, matches, found.idf, ReferenceLimits::kPreviewChars);
     result.preview = std::move(preview.text);
     for (const auto& [begin, end] : preview.highlights) {
       result.highlights.push_back({begin, end});
     }
+    const internal::RelevanceEvidence evidence = internal::GatherEvidence(
+        r.title, terms, found.idf, matches, hit, best_score);
+    result.relevance = internal::Relevance(evidence);
     result.tokens = r.tokens;
     result.created_at = r.created_at;
-    result.relevance = hit.relevance;
     result.score = hit.score;
     out.results.push_back(std::move(result));
   }

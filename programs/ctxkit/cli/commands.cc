@@ -461,8 +461,9 @@ const Program& CtxkitProgram() {
               "\"preview\",\"highlights\",\"tokens\",\"relevance\"}],\n"
               "\"total\",\"total_matches\"}, best first. preview is the\n"
               "best-matching passage, highlights the [start,end) code\n"
-              "points of the query terms in it; relevance is in [0, 1],\n"
-              "below 0.2 a hit holds little of the query (references.h).\n"
+              "points of the query terms in it; relevance is in [0, 1]:\n"
+              "0.7 and up about the query, below 0.3 an incidental\n"
+              "mention (references.h).\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunRefSearch,
       },

@@ -255,7 +255,8 @@ const mcp::ToolSpec& TrackReferencesTool() {
           "title, content, metadata), get (reference_id), list "
           "(conversation_id optional), delete (reference_id), search "
           "(search_query: BM25 ranking over titles and content; relevance "
-          "0..1, below 0.2 off topic; preview = best-matching passage, "
+          "0..1, 0.7+ on topic, below 0.3 incidental; preview = "
+          "best-matching passage, "
           "highlights = [start,end) code points of the query terms in it). "
           "Keeping material here instead of in the chat saves its "
           "tokens until it is needed.",

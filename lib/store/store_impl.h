@@ -62,6 +62,9 @@ class StoreImpl {
 
   const std::string& path() const { return path_; }
   bool read_only() const { return options_.read_only; }
+  // The sync mode LMDB applies, read from its environment flags (so a test
+  // sees what commits do, not what was asked).
+  StoreSync sync() const;
   int stale_readers_cleared() const { return stale_readers_cleared_; }
   uint64_t LastCommittedTransactionId() const;
   uint32_t format_version() const { return format_version_; }

@@ -732,8 +732,9 @@ void StoreImpl::EndRead(MDB_txn* txn) {
     const std::thread::id owner = it->second;
     reader_threads_.erase(it);
     if (--read_txns_by_thread_[owner] == 0) read_txns_by_thread_.erase(owner);
+    // ExitTxn's work, under the same lock.
+    if (--open_txns_ == 0) txn_cv_.notify_all();
   }
-  ExitTxn();
   {
     std::lock_guard lock(read_pool_mu_);
     if (read_pool_.size() < read_pool_limit_) {

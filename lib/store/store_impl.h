@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -118,8 +119,10 @@ class StoreImpl {
   std::thread::id write_txn_thread_;
   // Read transactions from BeginRead: their creating thread, and the count
   // per thread. Guarded by txn_mu_.
-  std::map<MDB_txn*, std::thread::id> reader_threads_;
-  std::map<std::thread::id, int> read_txns_by_thread_;
+  // Hash maps: every read (a cache hit) inserts into both and erases again,
+  // and a node-based map paid an allocation and a free each time.
+  absl::flat_hash_map<MDB_txn*, std::thread::id> reader_threads_;
+  absl::flat_hash_map<std::thread::id, int> read_txns_by_thread_;
 
   // Ended read transactions kept reset (mdb_txn_reset) for BeginRead to
   // renew: a renewal reuses the reader slot, where beginning afresh takes

@@ -229,6 +229,24 @@ std::string FakeUuid(std::mt19937_64& rng) {
   return out;
 }
 
+// A message id as ctxkit makes one (a UUID v7: the time in ms, then random
+// digits), so that the SQLite peer's id index grows at its end as ctxkit's
+// does.
+std::string TimeOrderedUuid(std::mt19937_64& rng) {
+  std::string out = FakeUuid(rng);
+  const auto ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  static const char* hex = "0123456789abcdef";
+  for (int i = 0, pos = 0; i < 12; ++i, ++pos) {
+    if (pos == 8) ++pos;  // the hyphen
+    out[pos] = hex[(ms >> (4 * (11 - i))) & 15];
+  }
+  out[14] = '7';
+  return out;
+}
+
 // ---- Stores built once -----------------------------------------------------
 
 // The store `name` under CacheBase(), built by `build` when it is not there
@@ -899,7 +917,7 @@ void SqliteBatched(benchmark::State& state, bool count_tokens) {
   for (auto _ : state) {
     for (size_t i = 0; i < batch.size(); ++i) {
       SqliteMessage& m = batch[i];
-      m.id = FakeUuid(rng);
+      m.id = TimeOrderedUuid(rng);
       m.user = i % 2 == 0;
       m.content = &pool[next++ % pool.size()];
       m.tokens = 0;
@@ -929,7 +947,7 @@ void BM_SqliteInsertDurable(benchmark::State& state) {
   std::vector<SqliteMessage> one(1);
   size_t next = 0;
   for (auto _ : state) {
-    one[0].id = FakeUuid(rng);
+    one[0].id = TimeOrderedUuid(rng);
     one[0].content = &pool[next++ % pool.size()];
     db.AddMessages(conversation, "claude-3-5-sonnet", one);
   }

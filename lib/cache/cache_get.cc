@@ -4,17 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "lib/base/absl_string_view.h"
 #include "lib/base/field_check.h"
 #include "lib/cache/cache_impl.h"
 #include "lib/cache/cache_keys.h"

@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "capi/c_internal.h"
 #include "ctxkit/c.h"
 #include "ctxkit/status.h"
@@ -81,6 +82,21 @@ int ctxkit_store_options_set_create_if_missing(ctxkit_store_options* options,
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
   }
   options->options.create_if_missing = create_if_missing != 0;
+  return Ok(out_error);
+}
+
+int ctxkit_store_options_set_sync(ctxkit_store_options* options, int sync,
+                                  char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  if (sync != CTXKIT_STORE_SYNC_FULL && sync != CTXKIT_STORE_SYNC_DATA_ONLY) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
+                absl::StrCat("sync is ", sync,
+                             "; it must be CTXKIT_STORE_SYNC_FULL (0) or "
+                             "CTXKIT_STORE_SYNC_DATA_ONLY (1)"));
+  }
+  options->options.sync = static_cast<ctxkit::StoreSync>(sync);
   return Ok(out_error);
 }
 

@@ -162,6 +162,22 @@ CTXKIT_EXPORT int ctxkit_store_options_set_read_only(
 CTXKIT_EXPORT int ctxkit_store_options_set_create_if_missing(
     ctxkit_store_options* options, int create_if_missing, char** out_error);
 
+/* How a commit reaches the disk (ctxkit::StoreSync in store.h).
+ * CTXKIT_STORE_SYNC_FULL (the default): LMDB flushes the data file and then
+ * the meta page on every commit; an acknowledged commit survives a killed
+ * process, an OS crash and a power loss.
+ * CTXKIT_STORE_SYNC_DATA_ONLY: the meta page is written but not flushed
+ * (MDB_NOMETASYNC), one flush per commit instead of two. A killed process
+ * loses nothing; an OS crash or power loss may roll back the last commit,
+ * never corrupting the store or losing an earlier commit. A store already
+ * open in this process read-write must be opened again with the same value
+ * (else FAILED_PRECONDITION).
+ * Errors: INVALID_ARGUMENT for NULL options or another value. */
+#define CTXKIT_STORE_SYNC_FULL 0
+#define CTXKIT_STORE_SYNC_DATA_ONLY 1
+CTXKIT_EXPORT int ctxkit_store_options_set_sync(ctxkit_store_options* options,
+                                                int sync, char** out_error);
+
 /* ------------------------------------------------------------------------ */
 /* Store                                                                    */
 

@@ -55,8 +55,11 @@
 //
 // Thread safety: every method may be called concurrently. Get and Check only
 // read the store (a read transaction plus a short in-memory lock), never the
-// write lock. Several Cache objects on one Store work, but each batches its
-// own hits; open one per Store per process.
+// write lock. They keep no copy of an entry: each call reads the store, so
+// it sees every commit made before it by any process, and its cost does not
+// depend on whether anything was committed since the last call. Several
+// Cache objects on one Store work, but each batches its own hits; open one
+// per Store per process.
 
 #ifndef CTXKIT_CACHE_H_
 #define CTXKIT_CACHE_H_

@@ -153,7 +153,9 @@ struct NewMessage {
 
 // A stored message.
 struct Message {
-  std::string id;  // lower-case UUID v4
+  // Lower-case UUID v7: its first 48 bits are created_at (ms), so ids of
+  // later messages sort after earlier ones.
+  std::string id;
   std::string conversation_id;
   uint64_t seq = 0;  // 1, 2, ... in order of addition; never reused
   MessageRole role = MessageRole::kUser;

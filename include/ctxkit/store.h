@@ -14,8 +14,11 @@
 //   auto read = (*store)->BeginRead();
 //   auto value = read->Get(*db, "key");  // std::string_view into the map
 //
-// Durability: a write acknowledged by Update() returning OK has been synced to
-// disk and survives a killed process or a power loss.
+// Durability: with the default StoreOptions::sync (StoreSync::kFull), a write
+// acknowledged by Update() returning OK has been synced to disk and survives
+// a killed process or a power loss. StoreSync::kDataOnly trades the last
+// commit's survival of a power loss for one disk flush per commit instead of
+// two (see StoreSync).
 //
 // Growth: the memory map starts at StoreOptions::map_size. When a write does
 // not fit, Update() aborts the attempt, doubles the map (never beyond
@@ -53,6 +56,22 @@ class StoreImpl;
 struct StoreAccess;
 }  // namespace internal
 
+// How a commit reaches the disk. LMDB writes a commit's pages, flushes the
+// data file, then writes the meta page that makes the commit current, and
+// flushes that too: two waits for the disk per commit.
+enum class StoreSync : uint8_t {
+  // Both flushes (LMDB's default). An acknowledged commit survives a killed
+  // process, an OS crash and a power loss.
+  kFull = 0,
+  // The meta page is written but not flushed (LMDB's MDB_NOMETASYNC): one
+  // flush per commit, about half the commit latency on a disk whose flush is
+  // slow. A killed process loses nothing (the OS holds the write). An OS
+  // crash or a power loss may roll back the last commit (the next commit's
+  // flush carries the previous meta page to the disk); the store is never
+  // corrupted and every earlier commit survives.
+  kDataOnly = 1,
+};
+
 // How to open a Store. Validated by Store::Open, which names the offending
 // field in an INVALID_ARGUMENT error.
 struct StoreOptions {
@@ -77,6 +96,9 @@ struct StoreOptions {
   // Most read transactions open at once across all processes sharing the
   // store; 1..32767.
   uint32_t max_readers = 126;
+  // How commits are flushed (see StoreSync). A process that opens a store
+  // already open in it (Store::OpenShared) must ask for the same.
+  StoreSync sync = StoreSync::kFull;
   // Check every page of every tree at open, refusing a store damaged
   // anywhere with DATA_LOSS (as CheckStore in store_check.h reports it).
   // Without it, an open checks the meta pages, the directory of

@@ -27,12 +27,9 @@ void FillRandom(unsigned char* out, size_t size) {
   }
 }
 
-}  // namespace
-
-std::string NewUuid() {
-  unsigned char b[16];
-  FillRandom(b, sizeof b);
-  b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
+// `b` in canonical form, after setting its version and variant.
+std::string FormatUuid(unsigned char (&b)[16], unsigned version) {
+  b[6] = static_cast<unsigned char>((b[6] & 0x0F) | (version << 4));
   b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // variant 10
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
@@ -43,6 +40,24 @@ std::string NewUuid() {
     id.push_back(kHex[b[i] & 0x0F]);
   }
   return id;
+}
+
+}  // namespace
+
+std::string NewUuid() {
+  unsigned char b[16];
+  FillRandom(b, sizeof b);
+  return FormatUuid(b, 4);
+}
+
+std::string NewTimeOrderedUuid(int64_t unix_ms) {
+  unsigned char b[16];
+  FillRandom(b + 6, sizeof b - 6);
+  const auto ms = static_cast<uint64_t>(unix_ms < 0 ? 0 : unix_ms);
+  for (int i = 0; i < 6; ++i) {
+    b[i] = static_cast<unsigned char>(ms >> (8 * (5 - i)));
+  }
+  return FormatUuid(b, 7);
 }
 
 bool IsUuid(std::string_view id) {

@@ -1,21 +1,17 @@
-// Reading entries: Get by key (served from the memo of recent reads while
-// no commit has happened since), GetKeyed by lookup, and Check by content.
+// Reading entries: Get by key, GetKeyed by lookup, and Check by content.
 // Reads never write: their hits and misses go to the pending batch
 // (cache_hits.cc).
 
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "lib/base/absl_string_view.h"
 #include "lib/base/field_check.h"
 #include "lib/cache/cache_impl.h"
 #include "lib/cache/cache_keys.h"
@@ -81,115 +77,51 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
                             prefix, expired_key));
 }
 
-void CacheImpl::Remember(std::string_view key, MemoEntry entry) {
-  const size_t bytes = key.size() + entry.content.size() + entry.model.size() +
-                       entry.conversation_id.size();
-  if (bytes > kMemoMaxBytes / 16) return;  // large entries are not kept
-  std::lock_guard lock(memo_mu_);
-  const auto old = memo_.find(AV(key));
-  if (old != memo_.end()) {
-    memo_bytes_ -= key.size() + old->second.content.size() +
-                   old->second.model.size() +
-                   old->second.conversation_id.size();
-    memo_.erase(old);
-  }
-  if (memo_.size() >= kMemoMaxEntries || memo_bytes_ + bytes > kMemoMaxBytes) {
-    memo_.clear();
-    memo_bytes_ = 0;
-  }
-  memo_.emplace(std::string(key), std::move(entry));
-  memo_bytes_ += bytes;
-}
-
 absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
-  std::string_view prefix;
-  Hash128 hash{};
-  if (key.size() > 200 || !ParseKey(key, &prefix, &hash)) {
+  const auto malformed = [&] {
     // The key is not echoed: it may be any bytes, and messages must stay
     // valid UTF-8.
     return absl::InvalidArgumentError(absl::StrFormat(
         "key is malformed (%d bytes); expected <prefix>:<32 lowercase hex "
         "digits>, optionally followed by -<1..99>",
         key.size()));
-  }
-  const int64_t now = Now();
-  CacheEntry entry;
-  // Counts the hit and completes `entry` from the stored figures `rec` (the
-  // memo's copy or the record itself, read in snapshot `snapshot`), with
-  // this hit and those not yet flushed included.
-  const auto hit = [&](const auto& rec, std::string_view model,
-                       uint64_t snapshot) {
-    entry.key.assign(key.data(), key.size());
-    entry.tokens = rec.tokens;
-    entry.hit_count = RecordHit(key, rec.serial, rec.tokens, model, now,
-                                snapshot, rec.hit_count);
-    entry.created_at = rec.created_at;
-    entry.last_accessed = std::max(now, rec.last_accessed);
-    entry.expires_at = rec.expires_at;
   };
-  {
-    const uint64_t current = store_.LastCommittedTransactionId();
-    MemoEntry hot;
-    bool found = false;
-    {
-      std::lock_guard lock(memo_mu_);
-      const auto it = memo_.find(AV(key));
-      if (it != memo_.end() && it->second.snapshot == current &&
-          !Expired(it->second.expires_at, now)) {
-        found = true;
-        hot.serial = it->second.serial;
-        hot.tokens = it->second.tokens;
-        hot.hit_count = it->second.hit_count;
-        hot.created_at = it->second.created_at;
-        hot.expires_at = it->second.expires_at;
-        hot.last_accessed = it->second.last_accessed;
-        entry.content = it->second.content;
-        entry.model = it->second.model;
-        entry.conversation_id = it->second.conversation_id;
-      }
-    }
-    if (found) {
-      hit(hot, entry.model, current);
-      return entry;
-    }
-  }
-  MetaView meta{};
+  // The full check of the key's form waits for a miss: only well-formed
+  // keys are ever stored, so a key that is found is one, and parsing it
+  // first cost a hit as much as its statistics.
+  if (key.empty() || key.size() > 200) return malformed();
+  const int64_t now = Now();
   bool expired = false;
   {
     absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store_);
     CTXKIT_RETURN_IF_ERROR(txn.status());
-    absl::StatusOr<MetaView> read = ReadView(*txn, dbs_.entries, key);
-    if (!read.ok()) {
-      if (read.status().code() != absl::StatusCode::kNotFound) {
-        return read.status();
+    absl::StatusOr<MetaView> meta = ReadView(*txn, dbs_.entries, key);
+    if (!meta.ok()) {
+      if (meta.status().code() != absl::StatusCode::kNotFound) {
+        return meta.status();
       }
+      std::string_view prefix;
+      Hash128 hash{};
+      if (!ParseKey(key, &prefix, &hash)) return malformed();
+    } else if (Expired(meta->expires_at, now)) {
+      expired = true;
     } else {
-      meta = *read;
-      if (Expired(meta.expires_at, now)) {
-        expired = true;
-      } else {
-        absl::StatusOr<std::string_view> content =
-            internal::TxnGet(*txn, dbs_.content, key);
-        CTXKIT_RETURN_IF_ERROR(content.status());
-        entry.content.assign(content->data(), content->size());
-        entry.model.assign(meta.model.data(), meta.model.size());
-        entry.conversation_id.assign(meta.conversation_id.data(),
-                                     meta.conversation_id.size());
-        MemoEntry keep;
-        keep.snapshot = txn->snapshot_id();
-        keep.serial = meta.serial;
-        keep.tokens = meta.tokens;
-        keep.hit_count = meta.hit_count;
-        keep.created_at = meta.created_at;
-        keep.expires_at = meta.expires_at;
-        keep.last_accessed = meta.last_accessed;
-        keep.model = entry.model;
-        keep.conversation_id = entry.conversation_id;
-        keep.content = entry.content;
-        Remember(key, std::move(keep));
-        hit(meta, meta.model, txn->snapshot_id());
-        return entry;
-      }
+      absl::StatusOr<std::string_view> content =
+          internal::TxnGet(*txn, dbs_.content, key);
+      CTXKIT_RETURN_IF_ERROR(content.status());
+      CacheEntry entry;
+      entry.key.assign(key.data(), key.size());
+      entry.content.assign(content->data(), content->size());
+      entry.model.assign(meta->model.data(), meta->model.size());
+      entry.conversation_id.assign(meta->conversation_id.data(),
+                                   meta->conversation_id.size());
+      entry.tokens = meta->tokens;
+      entry.hit_count = RecordHit(key, meta->serial, meta->tokens, meta->model,
+                                  now, txn->snapshot_id(), meta->hit_count);
+      entry.created_at = meta->created_at;
+      entry.last_accessed = std::max(now, meta->last_accessed);
+      entry.expires_at = meta->expires_at;
+      return entry;
     }
   }
   RecordMiss(expired ? key : std::string_view());

@@ -83,7 +83,10 @@ uint64_t CacheImpl::RecordHit(std::string_view key, uint64_t serial,
     }
     it->second.hits += 1;
     it->second.last_accessed = std::max(it->second.last_accessed, now);
-    unflushed = UnflushedHitsLocked(key, serial, snapshot);
+    // UnflushedHitsLocked, without looking `key` up in pending_ again.
+    if (snapshot >= flushed_commit_) {
+      unflushed = it->second.hits + InFlightHitsLocked(key, serial, snapshot);
+    }
   }
   if (wake) {
     {
@@ -115,18 +118,23 @@ uint64_t CacheImpl::RecordHit(std::string_view key, uint64_t serial,
 std::optional<uint64_t> CacheImpl::UnflushedHitsLocked(
     std::string_view key, uint64_t serial, uint64_t snapshot) const {
   if (snapshot < flushed_commit_) return std::nullopt;
-  uint64_t hits = 0;
+  uint64_t hits = InFlightHitsLocked(key, serial, snapshot);
   if (const auto it = pending_.entries.find(AV(key));
       it != pending_.entries.end() && it->second.serial == serial) {
     hits += it->second.hits;
   }
-  if (in_flight_commit_ == 0 || snapshot < in_flight_commit_) {
-    if (const auto it = in_flight_.entries.find(AV(key));
-        it != in_flight_.entries.end() && it->second.serial == serial) {
-      hits += it->second.hits;
-    }
-  }
   return hits;
+}
+
+uint64_t CacheImpl::InFlightHitsLocked(std::string_view key, uint64_t serial,
+                                       uint64_t snapshot) const {
+  // Most hits find no batch in flight: skip hashing the key for nothing.
+  if (in_flight_.entries.empty()) return 0;
+  if (in_flight_commit_ != 0 && snapshot >= in_flight_commit_) return 0;
+  const auto it = in_flight_.entries.find(AV(key));
+  return it != in_flight_.entries.end() && it->second.serial == serial
+             ? it->second.hits
+             : 0;
 }
 
 void CacheImpl::RecordMiss(std::string_view expired_key) {

@@ -121,6 +121,10 @@ class CacheImpl {
   std::optional<uint64_t> UnflushedHitsLocked(std::string_view key,
                                               uint64_t serial,
                                               uint64_t snapshot) const;
+  // The hits on `key` (of `serial`) in the batch in flight that a snapshot
+  // `snapshot` cannot show. Requires pending_mu_.
+  uint64_t InFlightHitsLocked(std::string_view key, uint64_t serial,
+                              uint64_t snapshot) const;
   void RecordMiss(std::string_view expired_key);
   // Applies `batch` in `txn`; reads `now` to re-check expiry.
   absl::Status ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
@@ -132,10 +136,6 @@ class CacheImpl {
       bool skip_if_empty = false);
   absl::StatusOr<uint64_t> RemoveExpired(WriteTransaction& txn, int64_t now);
   void FlusherLoop();
-  // Keeps `entry` (read in snapshot entry.snapshot) for later Gets (memo_).
-  struct MemoEntry;
-  void Remember(std::string_view key, MemoEntry entry);
-
   Store& store_;
   const CacheOptions options_;
   const CacheDbs dbs_;
@@ -156,30 +156,6 @@ class CacheImpl {
   // The id of the last commit of a batch with hits; a snapshot older than it
   // may lack hits that are no longer pending nor in flight.
   uint64_t flushed_commit_ = 0;  // guarded by pending_mu_
-
-  // Entries read by Get, each stamped with the snapshot it was read in, and
-  // served again without LMDB while Store::LastCommittedTransactionId() still
-  // equals that stamp: any commit by any process (a Put, a delete, a hit
-  // flush) changes the id and so retires every copy. Repeated hits on hot
-  // entries (a system prompt) are the cache's main use, and two B-tree
-  // lookups per hit were most of their cost. Bounded; emptied when full.
-  struct MemoEntry {
-    uint64_t snapshot = 0;
-    uint64_t serial = 0;
-    uint64_t tokens = 0;
-    uint64_t hit_count = 0;
-    int64_t created_at = 0;
-    int64_t expires_at = 0;
-    int64_t last_accessed = 0;
-    std::string model;
-    std::string conversation_id;
-    std::string content;
-  };
-  static constexpr size_t kMemoMaxEntries = size_t{1} << 16;
-  static constexpr size_t kMemoMaxBytes = size_t{64} << 20;
-  std::mutex memo_mu_;
-  absl::flat_hash_map<std::string, MemoEntry> memo_;  // guarded by memo_mu_
-  size_t memo_bytes_ = 0;                             // guarded by memo_mu_
 
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_;

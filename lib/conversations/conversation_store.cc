@@ -188,7 +188,9 @@ struct ConversationStore::Impl {
       CTXKIT_ASSIGN_OR_RETURN(
           uint64_t tokens, internal::CheckAndCount(m, prefix, counter, parser));
       Message& out = result.messages[i];
-      out.id = internal::NewUuid();
+      // Time-ordered: message_ids grows at its end, so a batch of 1,000
+      // writes a few index pages, not 1,000 random ones.
+      out.id = internal::NewTimeOrderedUuid(now);
       out.conversation_id = id;
       out.role = m.role;
       out.content = m.content;

@@ -21,6 +21,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "ctxkit/store.h"
+#include "lib/store/store_impl.h"
+#include "lib/store/store_internal.h"
 
 namespace ctxkit {
 namespace {
@@ -77,6 +79,10 @@ const char* Mode(bool read_only) {
   return read_only ? "read-only" : "read-write";
 }
 
+const char* SyncName(StoreSync sync) {
+  return sync == StoreSync::kFull ? "StoreSync::kFull" : "StoreSync::kDataOnly";
+}
+
 }  // namespace
 
 StatusOr<std::shared_ptr<Store>> Store::OpenShared(
@@ -95,6 +101,16 @@ StatusOr<std::shared_ptr<Store>> Store::OpenShared(
                          Mode(existing.read_only()),
                          " in this process; it cannot also be opened ",
                          Mode(options.read_only)));
+      }
+      // A caller asking for full durability must not get less unawares.
+      const StoreSync sync = internal::StoreAccess::Impl(existing).sync();
+      if (!options.read_only && sync != options.sync) {
+        return Status(
+            StatusCode::kFailedPrecondition,
+            absl::StrCat("store '", existing.path(),
+                         "' is already open in this process with sync ",
+                         SyncName(sync), "; it cannot also be opened with ",
+                         SyncName(options.sync)));
       }
       return Handle(id, it->second);
     }

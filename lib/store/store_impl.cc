@@ -155,6 +155,12 @@ absl::Status ValidateOptions(std::string_view path,
                                                    options.max_readers,
                                                    ") must be in 1..32767"));
   }
+  if (options.sync != StoreSync::kFull &&
+      options.sync != StoreSync::kDataOnly) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "StoreOptions.sync (", static_cast<int>(options.sync),
+        ") must be StoreSync::kFull (0) or StoreSync::kDataOnly (1)"));
+  }
   return absl::OkStatus();
 }
 
@@ -378,7 +384,9 @@ absl::Status StoreImpl::OpenEnvironment() {
   // MDB_NOTLS: read transactions belong to the Transaction object, not the
   // thread, so they can be handed between threads and a thread can hold more
   // than one.
-  const unsigned flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0);
+  const unsigned flags =
+      MDB_NOTLS | (read_only ? MDB_RDONLY : 0) |
+      (options_.sync == StoreSync::kDataOnly ? MDB_NOMETASYNC : 0);
   rc = mdb_env_open(env_, path_.c_str(), flags, 0600);
   if (rc != 0) {
     mdb_env_close(env_);
@@ -669,6 +677,13 @@ absl::StatusOr<PageCheckSummary> StoreImpl::CheckPages(bool top_only) {
   return last;
 }
 
+StoreSync StoreImpl::sync() const {
+  unsigned flags = 0;
+  mdb_env_get_flags(env_, &flags);
+  return (flags & MDB_NOMETASYNC) != 0 ? StoreSync::kDataOnly
+                                       : StoreSync::kFull;
+}
+
 uint64_t StoreImpl::LastCommittedTransactionId() const {
   MDB_envinfo info;
   mdb_env_info(env_, &info);
@@ -719,8 +734,9 @@ void StoreImpl::EndRead(MDB_txn* txn) {
     const std::thread::id owner = it->second;
     reader_threads_.erase(it);
     if (--read_txns_by_thread_[owner] == 0) read_txns_by_thread_.erase(owner);
+    // ExitTxn's work, under the same lock.
+    if (--open_txns_ == 0) txn_cv_.notify_all();
   }
-  ExitTxn();
   {
     std::lock_guard lock(read_pool_mu_);
     if (read_pool_.size() < read_pool_limit_) {

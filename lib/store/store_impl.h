@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -62,6 +63,9 @@ class StoreImpl {
 
   const std::string& path() const { return path_; }
   bool read_only() const { return options_.read_only; }
+  // The sync mode LMDB applies, read from its environment flags (so a test
+  // sees what commits do, not what was asked).
+  StoreSync sync() const;
   int stale_readers_cleared() const { return stale_readers_cleared_; }
   uint64_t LastCommittedTransactionId() const;
   uint32_t format_version() const { return format_version_; }
@@ -115,8 +119,10 @@ class StoreImpl {
   std::thread::id write_txn_thread_;
   // Read transactions from BeginRead: their creating thread, and the count
   // per thread. Guarded by txn_mu_.
-  std::map<MDB_txn*, std::thread::id> reader_threads_;
-  std::map<std::thread::id, int> read_txns_by_thread_;
+  // Hash maps: every read (a cache hit) inserts into both and erases again,
+  // and a node-based map paid an allocation and a free each time.
+  absl::flat_hash_map<MDB_txn*, std::thread::id> reader_threads_;
+  absl::flat_hash_map<std::thread::id, int> read_txns_by_thread_;
 
   // Ended read transactions kept reset (mdb_txn_reset) for BeginRead to
   // renew: a renewal reuses the reader slot, where beginning afresh takes

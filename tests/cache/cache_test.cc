@@ -558,11 +558,10 @@ TEST_CASE("the conversation delete hook removes that conversation's entries") {
   CheckAgainstRecount(*f.store, *cache);
 }
 
-// Get keeps hot entries in memory, stamped with their snapshot; any commit
-// to the store, by any part or process, must retire those copies. Here the
-// entry's records are removed behind the Cache's back, as another process
-// would.
-TEST_CASE("a hit served from memory never outlives a commit") {
+// Get keeps no copy of an entry: every hit reads the store, so a commit by
+// any part or process is seen at once. Here the entry's records are removed
+// behind the Cache's back, as another process would.
+TEST_CASE("a hit never outlives a commit") {
   Fixture f;
   auto cache = f.Open();
   auto put = cache->Put("You are a careful reviewer.", Prefix("prompts"));
@@ -586,7 +585,7 @@ TEST_CASE("a hit served from memory never outlives a commit") {
   auto hit = cache->Get(put->key);
   REQUIRE(hit.ok());
   CHECK(hit->hit_count == 4);
-  // Removed behind its back: the copy in memory must not be served.
+  // Removed behind its back: it must not be served.
   REQUIRE(f.store
               ->Update([&](WriteTransaction& txn) {
                 auto a = txn.Delete(*entries, put->key);

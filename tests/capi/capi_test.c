@@ -88,6 +88,15 @@ static void test_options(void) {
                CTXKIT_INVALID_ARGUMENT, error, "options");
   CHECK(ctxkit_store_options_set_read_only(options, 0, &error) == CTXKIT_OK);
 
+  EXPECT_ERROR(ctxkit_store_options_set_sync(NULL, 0, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "options");
+  EXPECT_ERROR(ctxkit_store_options_set_sync(options, 2, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "CTXKIT_STORE_SYNC_DATA_ONLY");
+  CHECK(ctxkit_store_options_set_sync(options, CTXKIT_STORE_SYNC_DATA_ONLY,
+                                      &error) == CTXKIT_OK);
+  CHECK(ctxkit_store_options_set_sync(options, CTXKIT_STORE_SYNC_FULL,
+                                      &error) == CTXKIT_OK);
+
   ctxkit_store_options_free(options);
   ctxkit_store_options_free(NULL); /* a no-op */
 }

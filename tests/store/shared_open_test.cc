@@ -1,6 +1,7 @@
 // Store::OpenShared: a directory opened twice in one process gives one
 // Store, whatever path reaches it; concurrent opens agree; the Store closes
-// with its last handle; a different read_only is refused, naming both.
+// with its last handle; a different read_only or sync is refused, naming
+// both.
 
 #include <doctest/doctest.h>
 
@@ -43,6 +44,16 @@ TEST_CASE("a second OpenShared of one directory shares the Store") {
   CHECK(other_mode.status().code() == StatusCode::kFailedPrecondition);
   CHECK(Contains(other_mode.status().message(), "read-write"));
   CHECK(Contains(other_mode.status().message(), "read-only"));
+
+  // Nor a different sync mode: full durability must not be given up, nor
+  // gained, unawares.
+  StoreOptions data_only;
+  data_only.sync = StoreSync::kDataOnly;
+  auto other_sync = Store::OpenShared(path, data_only);
+  REQUIRE_FALSE(other_sync.ok());
+  CHECK(other_sync.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(Contains(other_sync.status().message(), "StoreSync::kFull"));
+  CHECK(Contains(other_sync.status().message(), "StoreSync::kDataOnly"));
 
   // Released in either order; the Store closes with the last handle, after
   // which the directory can be opened afresh, read-only this time.

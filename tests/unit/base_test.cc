@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <thread>
@@ -32,6 +33,24 @@ TEST_CASE("NewUuid gives distinct version-4 ids in canonical form") {
     seen.insert(id);
   }
   CHECK(seen.size() == 10000);
+}
+
+TEST_CASE("NewTimeOrderedUuid: version 7, its milliseconds first, sorted") {
+  // 2024-01-01T00:00:00Z = 0x018cc251f400 ms.
+  const std::string id = NewTimeOrderedUuid(int64_t{1704067200000});
+  REQUIRE(IsUuid(id));
+  CHECK(id.substr(0, 13) == "018cc251-f400");
+  CHECK(id[14] == '7');
+  CHECK(std::string_view("89ab").find(id[19]) != std::string_view::npos);
+  // One millisecond: distinct by their random bits. Later ones sort after.
+  std::set<std::string> same_ms;
+  for (int i = 0; i < 10000; ++i) {
+    same_ms.insert(NewTimeOrderedUuid(int64_t{1704067200000}));
+  }
+  CHECK(same_ms.size() == 10000);
+  CHECK(*same_ms.rbegin() < NewTimeOrderedUuid(int64_t{1704067200001}));
+  CHECK(NewTimeOrderedUuid(int64_t{0xfffffffffff}) <
+        NewTimeOrderedUuid(int64_t{0x100000000000}));
 }
 
 TEST_CASE("NewUuid from many threads never repeats") {

@@ -16,6 +16,7 @@
 
 #include "lib/store/format.h"
 #include "lib/store/store_impl.h"
+#include "lib/store/store_internal.h"
 #include "tests/unit/test_util.h"
 
 namespace ctxkit {
@@ -474,6 +475,26 @@ TEST_CASE("read-only stores") {
   CHECK(store->Info()->read_only);
 }
 
+TEST_CASE("sync modes: LMDB flushes the meta page only under kFull") {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  StoreOptions data_only;
+  data_only.sync = StoreSync::kDataOnly;
+  {
+    auto store = MustOpen(path, data_only);
+    CHECK(internal::StoreAccess::Impl(*store).sync() == StoreSync::kDataOnly);
+    Database db = MustDb(*store, "a");
+    REQUIRE(
+        store->Update([&](WriteTransaction& t) { return t.Put(db, "k", "v"); })
+            .ok());
+  }
+  // The mode belongs to the open, not to the store: the default is full
+  // again, and what was committed is there.
+  auto store = MustOpen(path);
+  CHECK(internal::StoreAccess::Impl(*store).sync() == StoreSync::kFull);
+  CHECK(ReadValue(*store, MustDb(*store, "a"), "k") == "v");
+}
+
 TEST_CASE("open errors are clear") {
   TempDir dir;
   SUBCASE("bad options name the field") {
@@ -490,6 +511,11 @@ TEST_CASE("open errors are clear") {
     o.max_readers = 0;
     s = Store::Open(dir.Sub("s"), o);
     CHECK(Contains(s.status().message(), "max_readers"));
+    o = StoreOptions();
+    o.sync = static_cast<StoreSync>(2);
+    s = Store::Open(dir.Sub("s"), o);
+    CHECK(s.status().code() == StatusCode::kInvalidArgument);
+    CHECK(Contains(s.status().message(), "StoreOptions.sync"));
     CHECK(Store::Open("").status().code() == StatusCode::kInvalidArgument);
     CHECK(Store::Open(std::string("a\0b", 3)).status().code() ==
           StatusCode::kInvalidArgument);

@@ -100,6 +100,16 @@ int ctxkit_store_options_set_sync(ctxkit_store_options* options, int sync,
   return Ok(out_error);
 }
 
+int ctxkit_store_options_set_check_every_page(ctxkit_store_options* options,
+                                              int check_every_page,
+                                              char** out_error) {
+  if (options == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "options is NULL");
+  }
+  options->options.check_every_page = check_every_page != 0;
+  return Ok(out_error);
+}
+
 int ctxkit_store_open(const char* path, size_t path_len,
                       const ctxkit_store_options* options,
                       ctxkit_store** out_store, char** out_error) {

@@ -178,6 +178,17 @@ CTXKIT_EXPORT int ctxkit_store_options_set_create_if_missing(
 CTXKIT_EXPORT int ctxkit_store_options_set_sync(ctxkit_store_options* options,
                                                 int sync, char** out_error);
 
+/* Non-zero: ctxkit_store_open walks every page of every tree and refuses a
+ * store damaged anywhere with DATA_LOSS, as ctxkit_store_check_json reports
+ * it. Zero (the default): it checks the meta pages, the directory of
+ * sub-databases and each one's root only, and garbage deeper in a tree can
+ * still kill the process with SIGSEGV or SIGBUS when a read reaches it
+ * (LMDB maps the file and trusts its pages). The cost is one read of every
+ * page in use at open: worth it for a process that stays up (StoreOptions::
+ * check_every_page in store.h). Errors: INVALID_ARGUMENT for NULL options. */
+CTXKIT_EXPORT int ctxkit_store_options_set_check_every_page(
+    ctxkit_store_options* options, int check_every_page, char** out_error);
+
 /* ------------------------------------------------------------------------ */
 /* Store                                                                    */
 

@@ -238,6 +238,17 @@ static void test_store(void) {
   }
   ctxkit_free(json);
   ctxkit_store_close(store);
+  /* Every page checked at open: a whole store opens (store.damaged shows
+   * the damaged ones refused). */
+  EXPECT_ERROR(ctxkit_store_options_set_check_every_page(NULL, 1, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "NULL");
+  CHECK(ctxkit_store_options_set_check_every_page(options, 1, &error) ==
+        CTXKIT_OK);
+  store = NULL;
+  CHECK(ctxkit_store_open(path, strlen(path), options, &store, &error) ==
+        CTXKIT_OK);
+  CHECK(store != NULL);
+  ctxkit_store_close(store);
   ctxkit_store_options_free(options);
 }
 

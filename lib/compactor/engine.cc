@@ -880,6 +880,8 @@ absl::StatusOr<CompactionResult> Engine::Compact() {
     ApplyCompressSimilar();
     for (Item& item : items_) {
       if (item.merged_json.empty()) continue;
+      // A merge is counted again, text and all.
+      CTXKIT_RETURN_IF_ERROR(poll_.Message(item.merged_json.size()));
       CTXKIT_ASSIGN_OR_RETURN(item.merged_tokens, CountJson(item.merged_json));
     }
   } else if (options_.strategy == CompactionStrategy::kSummarize) {

@@ -162,32 +162,36 @@ TEST_CASE("the cadence follows the work: many small messages, few large") {
 TEST_CASE("stopping at any ask returns at once, having asked no more") {
   Compactor c;
   const std::string history = History(120);
-  CompactionOptions o = Options(1500);
-  o.enable_summarization = true;
-  Countdown full;
-  o.cancel = full.check();
-  REQUIRE(c.Compact(history, o).ok());
-  REQUIRE(full.asked > 4);
-  // Every poll is a real way out: whichever ask says true first, the call
-  // returns CANCELLED without asking again.
-  // Only the last ask is the one before the writes: a poll whose answer
-  // were lost would let the call run on to it.
-  size_t at_the_end = 0;
-  for (size_t k = 1; k <= full.asked; ++k) {
-    CAPTURE(k);
-    Countdown countdown{.stop_at = k};
-    o.cancel = countdown.check();
-    StatusOr<CompactionResult> r = c.Compact(history, o);
-    REQUIRE(r.status().code() == StatusCode::kCancelled);
-    CHECK(countdown.asked == k);
-    const std::string message(r.status().message());
-    CHECK(message.starts_with("compaction cancelled"));
-    if (message == "compaction cancelled while writing the result") {
-      ++at_the_end;
-      CHECK(k == full.asked);
+  for (CompactionStrategy strategy :
+       {CompactionStrategy::kSmart, CompactionStrategy::kCompressSimilar}) {
+    CAPTURE(CompactionStrategyName(strategy));
+    CompactionOptions o = Options(1500);
+    o.strategy = strategy;
+    Countdown full;
+    o.cancel = full.check();
+    REQUIRE(c.Compact(history, o).ok());
+    REQUIRE(full.asked > 4);
+    // Every poll is a real way out: whichever ask says true first, the
+    // call returns CANCELLED without asking again. Only the last ask is the
+    // one before the writes: a poll whose answer were lost would let the
+    // call run on to it.
+    size_t at_the_end = 0;
+    for (size_t k = 1; k <= full.asked; ++k) {
+      CAPTURE(k);
+      Countdown countdown{.stop_at = k};
+      o.cancel = countdown.check();
+      StatusOr<CompactionResult> r = c.Compact(history, o);
+      REQUIRE(r.status().code() == StatusCode::kCancelled);
+      CHECK(countdown.asked == k);
+      const std::string message(r.status().message());
+      CHECK(message.starts_with("compaction cancelled"));
+      if (message == "compaction cancelled while writing the result") {
+        ++at_the_end;
+        CHECK(k == full.asked);
+      }
     }
+    CHECK(at_the_end == 1);
   }
-  CHECK(at_the_end == 1);
 }
 
 TEST_CASE("a check set from another thread mid-run stops the compaction") {

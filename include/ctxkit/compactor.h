@@ -102,7 +102,10 @@
 // assembles them, before each call of the host's Summarizer, and once more
 // before it writes the cache, analytics or a compacted view. Once the check
 // says true it returns CANCELLED and has written nothing; a check that
-// never does leaves the result byte for byte as without one.
+// never does leaves the result byte for byte as without one. Not polled:
+// parsing the JSON (simdjson, gigabytes a second), planning (a few passes
+// over the units that read no text), reading a stored conversation, and
+// writing the response document once the result is made.
 //
 // Thread safety: a Compactor is immutable after construction; every method
 // may run concurrently from many threads (the Cache and Analytics it is

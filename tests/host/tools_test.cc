@@ -661,6 +661,19 @@ TEST_CASE("optimize_query: the seed's example") {
   CHECK(capped.Bool("/optimized/truncated") == true);
 }
 
+// `n` messages, user and assistant in turn, "Step i: <text>", as a JSON
+// array.
+std::string Steps(int n, std::string_view text) {
+  std::string messages = "[";
+  for (int i = 0; i < n; ++i) {
+    messages += (i ? "," : "");
+    messages += R"({"role":")" + std::string(i % 2 ? "assistant" : "user") +
+                R"(","content":"Step )" + std::to_string(i) + ": " +
+                std::string(text) + R"("})";
+  }
+  return messages + "]";
+}
+
 TEST_CASE("compress_context: a stored conversation, saved as a view") {
   StoreContext ctx;
   const ToolSpec& tool = tools::CompressContextTool();
@@ -671,15 +684,10 @@ TEST_CASE("compress_context: a stored conversation, saved as a view") {
   CheckValidationError(
       Call(tool, ctx, R"({"conversation_id":")" + id + R"("})"),
       "conversation_id", "");  // no messages yet
-  std::string messages = "[";
-  for (int i = 0; i < 30; ++i) {
-    messages += (i ? "," : "");
-    messages +=
-        R"({"role":")" + std::string(i % 2 ? "assistant" : "user") +
-        R"(","content":"Step )" + std::to_string(i) +
-        R"(: we looked at the users table and the orders table again, and discussed how the caching layer keeps results for an hour."})";
-  }
-  messages += "]";
+  const std::string messages =
+      Steps(30,
+            "we looked at the users table and the orders table again, and "
+            "discussed how the caching layer keeps results for an hour.");
   Call(conv, ctx,
        R"({"action":"add_message","conversation_id":")" + id +
            R"(","messages":)" + messages + "}");
@@ -759,15 +767,8 @@ TEST_CASE(
   // Large enough that the library asks many times: a cancellation that
   // comes after the adapter's own check still stops the work.
   StoreContext ctx;
-  std::string messages = "[";
-  for (int i = 0; i < 600; ++i) {
-    messages += (i ? "," : "");
-    messages +=
-        R"({"role":")" + std::string(i % 2 ? "assistant" : "user") +
-        R"(","content":"Step )" + std::to_string(i) +
-        R"(: the orders table, its indexes and the slow query again."})";
-  }
-  messages += "]";
+  const std::string messages =
+      Steps(600, "the orders table, its indexes and the slow query again.");
   const std::string id = Call(tools::ManageConversationTool(), ctx,
                               R"({"action":"create","title":"t"})")
                              .Str("/conversation/id");

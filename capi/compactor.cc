@@ -18,6 +18,7 @@
 
 #include "ctxkit/compactor.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,12 @@
 struct ctxkit_text {
   std::string text;
   bool set = false;
+};
+
+struct ctxkit_cancel_token {
+  // c.h promises ctxkit_cancel_token_cancel is async-signal-safe.
+  static_assert(std::atomic<bool>::is_always_lock_free);
+  std::atomic<bool> cancelled{false};
 };
 
 namespace {
@@ -176,6 +183,13 @@ int ReturnResponse(const ctxkit::StatusOr<std::string>& response,
   return Ok(out_error);
 }
 
+// The library's check for a C token; empty (never asked) for NULL, so a
+// call without a token does exactly what it did before tokens existed.
+ctxkit::CancelCheck CheckOf(const ctxkit_cancel_token* token) {
+  if (token == nullptr) return {};
+  return ctxkit::CancelWhen(token->cancelled);
+}
+
 }  // namespace
 
 extern "C" {
@@ -271,10 +285,46 @@ int ctxkit_compactor_add_rules(ctxkit_compactor* compactor,
   });
 }
 
+int ctxkit_cancel_token_create(ctxkit_cancel_token** out, char** out_error) {
+  if (out == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "out must not be NULL");
+  }
+  *out = nullptr;
+  return Guard(out_error, [&] {
+    *out = new ctxkit_cancel_token();
+    return Ok(out_error);
+  });
+}
+
+void ctxkit_cancel_token_free(ctxkit_cancel_token* token) { delete token; }
+
+void ctxkit_cancel_token_cancel(ctxkit_cancel_token* token) {
+  // Relaxed: the flag carries no data, and the compaction only needs to
+  // see it eventually.
+  if (token != nullptr) token->cancelled.store(true, std::memory_order_relaxed);
+}
+
+int ctxkit_cancel_token_is_cancelled(const ctxkit_cancel_token* token) {
+  return token != nullptr && token->cancelled.load(std::memory_order_relaxed)
+             ? 1
+             : 0;
+}
+
 int ctxkit_compactor_compact(ctxkit_compactor* compactor,
                              const char* request_json, size_t request_json_len,
                              char** out_json, size_t* out_json_len,
                              char** out_error) {
+  return ctxkit_compactor_compact_with_cancel(
+      compactor, request_json, request_json_len, nullptr, out_json,
+      out_json_len, out_error);
+}
+
+int ctxkit_compactor_compact_with_cancel(ctxkit_compactor* compactor,
+                                         const char* request_json,
+                                         size_t request_json_len,
+                                         const ctxkit_cancel_token* cancel,
+                                         char** out_json, size_t* out_json_len,
+                                         char** out_error) {
   if (int rc = StartCompaction(compactor, out_json, out_json_len, out_error);
       rc >= 0) {
     return rc;
@@ -287,7 +337,7 @@ int ctxkit_compactor_compact(ctxkit_compactor* compactor,
     const std::shared_ptr<const Snapshot> snapshot = compactor->Current();
     ctxkit::CompactionBudget budget;
     const auto response = snapshot->compactor->CompactJson(
-        View(request_json, request_json_len), &budget);
+        View(request_json, request_json_len), CheckOf(cancel), &budget);
     return ReturnResponse(response, budget, out_json, out_json_len, out_error);
   });
 }
@@ -297,6 +347,17 @@ int ctxkit_compactor_compact_conversation(
     const char* conversation_id, size_t conversation_id_len,
     const char* options_json, size_t options_json_len, char** out_json,
     size_t* out_json_len, char** out_error) {
+  return ctxkit_compactor_compact_conversation_with_cancel(
+      compactor, convs, conversation_id, conversation_id_len, options_json,
+      options_json_len, nullptr, out_json, out_json_len, out_error);
+}
+
+int ctxkit_compactor_compact_conversation_with_cancel(
+    ctxkit_compactor* compactor, ctxkit_conversations* convs,
+    const char* conversation_id, size_t conversation_id_len,
+    const char* options_json, size_t options_json_len,
+    const ctxkit_cancel_token* cancel, char** out_json, size_t* out_json_len,
+    char** out_error) {
   if (int rc = StartCompaction(compactor, out_json, out_json_len, out_error);
       rc >= 0) {
     return rc;
@@ -315,7 +376,7 @@ int ctxkit_compactor_compact_conversation(
     ctxkit::CompactionBudget budget;
     const auto response = snapshot->compactor->CompactConversationJson(
         *convs->conversations, View(conversation_id, conversation_id_len),
-        View(options_json, options_json_len), &budget);
+        View(options_json, options_json_len), CheckOf(cancel), &budget);
     return ReturnResponse(response, budget, out_json, out_json_len, out_error);
   });
 }

@@ -1244,6 +1244,67 @@ CTXKIT_EXPORT int ctxkit_compactor_compact_conversation(
     const char* options_json, size_t options_json_len, char** out_json,
     size_t* out_json_len, char** out_error);
 
+/* A cancellation flag: stops a compaction nobody wants any more (its
+ * client hung up, its user pressed Ctrl-C). Made by
+ * ctxkit_cancel_token_create, set by ctxkit_cancel_token_cancel, read by
+ * the *_with_cancel calls, released by ctxkit_cancel_token_free.
+ *
+ * A flag rather than a callback: setting it is one atomic store, safe from
+ * any thread and from a signal handler, and a binding (Python, Go) needs no
+ * callback into its runtime on the compacting thread.
+ *
+ * Thread safety: ctxkit_cancel_token_cancel and
+ * ctxkit_cancel_token_is_cancelled may run on any thread at any time, also
+ * while calls given the token run; one token may be given to any number of
+ * calls at once (cancelling it stops them all). It must not be freed while
+ * a call given it runs. A cancelled token stays cancelled: make a new one
+ * for new work. */
+typedef struct ctxkit_cancel_token ctxkit_cancel_token;
+
+/* Creates a token, not cancelled. Errors: INVALID_ARGUMENT (NULL out);
+ * RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_cancel_token_create(ctxkit_cancel_token** out,
+                                             char** out_error);
+
+/* Releases the token. NULL is a no-op. No call given it may be running. */
+CTXKIT_EXPORT void ctxkit_cancel_token_free(ctxkit_cancel_token* token);
+
+/* Cancels the token: the calls given it return CTXKIT_CANCELLED as soon as
+ * they next look (see ctxkit_compactor_compact_with_cancel). Idempotent.
+ * NULL is a no-op. Async-signal-safe (one lock-free atomic store). */
+CTXKIT_EXPORT void ctxkit_cancel_token_cancel(ctxkit_cancel_token* token);
+
+/* 1 once the token was cancelled, else 0 (also for NULL). */
+CTXKIT_EXPORT int ctxkit_cancel_token_is_cancelled(
+    const ctxkit_cancel_token* token);
+
+/* ctxkit_compactor_compact, stopped by `cancel` (NULL = never, exactly
+ * ctxkit_compactor_compact). The compaction looks at the token at its
+ * start, then between messages, never more than 64 small messages or
+ * 64 KiB of message JSON apart, before each summarizer callback, and
+ * before it writes the cache or analytics (ctxkit/cancel.h, for the
+ * figures). Once it sees the token cancelled it returns CTXKIT_CANCELLED
+ * with a message saying where it stopped ("compaction cancelled while
+ * classifying, after 1200 of 40000 messages"), *out_json NULL, and nothing
+ * written. An uncancelled token changes nothing: the result is the same,
+ * byte for byte. Errors as ctxkit_compactor_compact, plus CANCELLED.
+ * Thread-safe. */
+CTXKIT_EXPORT int ctxkit_compactor_compact_with_cancel(
+    ctxkit_compactor* compactor, const char* request_json,
+    size_t request_json_len, const ctxkit_cancel_token* cancel, char** out_json,
+    size_t* out_json_len, char** out_error);
+
+/* ctxkit_compactor_compact_conversation, stopped by `cancel` as
+ * ctxkit_compactor_compact_with_cancel: a cancelled call saves no view.
+ * Errors as ctxkit_compactor_compact_conversation, plus CANCELLED.
+ * Thread-safe. */
+CTXKIT_EXPORT int ctxkit_compactor_compact_conversation_with_cancel(
+    ctxkit_compactor* compactor, ctxkit_conversations* convs,
+    const char* conversation_id, size_t conversation_id_len,
+    const char* options_json, size_t options_json_len,
+    const ctxkit_cancel_token* cancel, char** out_json, size_t* out_json_len,
+    char** out_error);
+
 /* ======================================================================== */
 /* Experimental: may change in any release before 1.0                       */
 /* ======================================================================== */

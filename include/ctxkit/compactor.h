@@ -96,6 +96,17 @@
 //
 // Determinism. The same input and options give the same bytes.
 //
+// Cancellation. A compaction polls CompactionOptions::cancel (the JSON entry
+// points take it as an argument) by the contract of ctxkit/cancel.h: at the
+// start, between messages while it counts, classifies, digests, cuts and
+// assembles them, before each call of the host's Summarizer, and once more
+// before it writes the cache, analytics or a compacted view. Once the check
+// says true it returns CANCELLED and has written nothing; a check that
+// never does leaves the result byte for byte as without one. Not polled:
+// parsing the JSON (simdjson, gigabytes a second), planning (a few passes
+// over the units that read no text), reading a stored conversation, and
+// writing the response document once the result is made.
+//
 // Thread safety: a Compactor is immutable after construction; every method
 // may run concurrently from many threads (the Cache and Analytics it is
 // given are thread-safe; a Summarizer must be too). Results are values owned
@@ -112,6 +123,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/cancel.h"
 #include "ctxkit/classifier.h"
 #include "ctxkit/export.h"
 #include "ctxkit/model_registry.h"
@@ -212,6 +224,11 @@ struct CompactionOptions {
   // The classifier to use (e.g. the built-in table plus the caller's rules,
   // see Classifier::AddRule); null = Classifier::Default().
   std::shared_ptr<const Classifier> classifier;
+  // Asked on the compacting thread, between units of work, whether to stop
+  // (ctxkit/cancel.h has the contract: how often, CANCELLED, nothing
+  // written); empty = never. Not part of the cache key: it changes whether
+  // a result comes, never which.
+  CancelCheck cancel;
 };
 
 // A dropped span, as a Summarizer receives it.
@@ -361,7 +378,8 @@ class CTXKIT_EXPORT Compactor {
   // the message index and field (malformed JSON, unknown role, content of
   // the wrong type, a tool result with an unknown id, an empty history) or
   // the option; the tokenizer's and, with caching, the cache's errors. An
-  // infeasible budget is not an error: see budget_met.
+  // infeasible budget is not an error: see budget_met. CANCELLED when
+  // options.cancel says so (see Cancellation).
   StatusOr<CompactionResult> Compact(std::string_view history_json,
                                      const CompactionOptions& options) const;
 
@@ -373,7 +391,8 @@ class CTXKIT_EXPORT Compactor {
   // registry does not know it (conversations may hold any model name, and
   // their own token counts are estimated alike). Returns the view's version
   // in *version when `version` is not null. Errors as Compact() plus the
-  // store's (NOT_FOUND for an unknown conversation).
+  // store's (NOT_FOUND for an unknown conversation); a cancelled call
+  // (options.cancel) saves no view.
   StatusOr<CompactionResult> CompactConversation(
       ConversationStore& conversations, std::string_view conversation_id,
       const CompactionOptions& options, uint64_t* version = nullptr) const;
@@ -409,6 +428,12 @@ class CTXKIT_EXPORT Compactor {
   // ("rules[0].name ..."), an unknown model; otherwise as Compact().
   StatusOr<std::string> CompactJson(std::string_view request_json,
                                     CompactionBudget* budget = nullptr) const;
+  // As above, asking `cancel` whether to stop (see Cancellation): CANCELLED
+  // once it says so, *budget then untouched. `cancel` is only used during
+  // the call.
+  StatusOr<std::string> CompactJson(std::string_view request_json,
+                                    const CancelCheck& cancel,
+                                    CompactionBudget* budget = nullptr) const;
 
   // CompactConversation() driven by JSON: `options_json` holds the members
   // of a CompactJson request except "messages" (which is refused: the
@@ -421,6 +446,12 @@ class CTXKIT_EXPORT Compactor {
       ConversationStore& conversations, std::string_view conversation_id,
       std::string_view options_json, CompactionBudget* budget = nullptr,
       uint64_t* version = nullptr) const;
+  // As above, asking `cancel` whether to stop (see Cancellation): CANCELLED
+  // once it says so, with no view saved and *budget and *version untouched.
+  StatusOr<std::string> CompactConversationJson(
+      ConversationStore& conversations, std::string_view conversation_id,
+      std::string_view options_json, const CancelCheck& cancel,
+      CompactionBudget* budget = nullptr, uint64_t* version = nullptr) const;
 
  private:
   struct CTXKIT_NO_EXPORT Impl;

@@ -104,6 +104,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/cancel.h"
 #include "ctxkit/export.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
@@ -137,6 +138,10 @@ struct MessageCountOptions {
   // about 200; not re-verified for this release, so override it when the
   // exact figure matters).
   size_t anthropic_tool_prompt_tokens = 346;
+  // Asked between messages whether to stop counting (ctxkit/cancel.h has
+  // the contract: how often, what is returned); empty = never. A cancelled
+  // count returns CANCELLED.
+  CancelCheck cancel;
 };
 
 struct MessageCount {
@@ -163,7 +168,8 @@ struct MessageCount {
 // Counts `messages_json` with `tokenizer` by the rules above. exact is
 // computed as if `tokenizer` were the model's own tokenizer. Errors:
 // INVALID_ARGUMENT for malformed JSON or a field of the wrong type (the
-// message names it), RESOURCE_EXHAUSTED for a document too large to parse.
+// message names it), RESOURCE_EXHAUSTED for a document too large to parse,
+// CANCELLED when options.cancel says so.
 CTXKIT_EXPORT StatusOr<MessageCount> CountMessages(
     const Tokenizer& tokenizer, std::string_view messages_json,
     const MessageCountOptions& options = {});

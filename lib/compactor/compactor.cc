@@ -23,6 +23,7 @@
 #include "ctxkit/analytics.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/conversations.h"
+#include "lib/base/cancel_poll.h"
 #include "lib/cache/cache_internal.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/compactor/compaction_json.h"
@@ -200,6 +201,8 @@ absl::StatusOr<CompactionResult> RunCompaction(
                                       : ModelRegistry::Default();
   const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  internal::CancelPoll poll(options.cancel, "compaction");
+  CTXKIT_RETURN_IF_ERROR(poll.Check());
   if (!options.model.empty() && !options.estimate_unknown_model) {
     // Counting an unknown model with the heuristic would give a result
     // that looks exact to a caller who only mistyped the name.
@@ -255,12 +258,16 @@ absl::StatusOr<CompactionResult> RunCompaction(
       variants.For(options.classifier, options.preserve_tool_results,
                    options.preserve_schema_info);
 
-  internal::Engine engine(options, services, std::move(history), counter);
+  internal::Engine engine(options, services, std::move(history), counter, poll);
   if (absl::Status s = engine.Prepare(messages, *classifier); !s.ok()) {
     return s;
   }
   absl::StatusOr<CompactionResult> result = engine.Compact();
   if (!result.ok()) return result;
+  // The last chance to stop: past it the cache and analytics are written,
+  // and a cancelled call writes nothing.
+  poll.NextPhase("writing the result", 0);
+  CTXKIT_RETURN_IF_ERROR(poll.Check());
   absl::StatusOr<std::string> encoded_result;
   result->encoding =
       choice.tokenizer != nullptr ? choice.tokenizer->name() : "";
@@ -350,6 +357,12 @@ absl::Status UseRequestRules(const internal::CompactionRequest& request,
 
 StatusOr<std::string> Compactor::CompactJson(std::string_view request_json,
                                              CompactionBudget* budget) const {
+  return CompactJson(request_json, CancelCheck(), budget);
+}
+
+StatusOr<std::string> Compactor::CompactJson(std::string_view request_json,
+                                             const CancelCheck& cancel,
+                                             CompactionBudget* budget) const {
   simdjson::dom::parser parser;
   absl::StatusOr<internal::CompactionRequest> request =
       internal::ParseCompactionRequest(parser, request_json);
@@ -359,6 +372,7 @@ StatusOr<std::string> Compactor::CompactJson(std::string_view request_json,
       !s.ok()) {
     return internal::ToPublic(s);
   }
+  request->options.cancel = cancel;
   absl::StatusOr<CompactionResult> result = RunCompaction(
       impl_->services, impl_->variants, request->messages, request->options);
   if (!result.ok()) return internal::ToPublic(result.status());
@@ -373,6 +387,14 @@ StatusOr<std::string> Compactor::CompactConversationJson(
     ConversationStore& conversations, std::string_view conversation_id,
     std::string_view options_json, CompactionBudget* budget,
     uint64_t* version) const {
+  return CompactConversationJson(conversations, conversation_id, options_json,
+                                 CancelCheck(), budget, version);
+}
+
+StatusOr<std::string> Compactor::CompactConversationJson(
+    ConversationStore& conversations, std::string_view conversation_id,
+    std::string_view options_json, const CancelCheck& cancel,
+    CompactionBudget* budget, uint64_t* version) const {
   simdjson::dom::parser parser;
   absl::StatusOr<internal::CompactionRequest> request =
       internal::ParseCompactionRequest(
@@ -384,6 +406,7 @@ StatusOr<std::string> Compactor::CompactConversationJson(
       !s.ok()) {
     return internal::ToPublic(s);
   }
+  request->options.cancel = cancel;
   uint64_t saved_version = 0;
   StatusOr<CompactionResult> result = CompactConversation(
       conversations, conversation_id, request->options, &saved_version);
@@ -419,6 +442,10 @@ StatusOr<CompactionResult> Compactor::CompactConversation(
   }
   StatusOr<CompactionResult> result = Compact(*history, stored_options);
   if (!result.ok()) return result;
+  // Compact() asked last before its own writes; the view is one more.
+  internal::CancelPoll poll(options.cancel, "compaction");
+  poll.NextPhase("saving the compacted view", 0);
+  if (absl::Status s = poll.Check(); !s.ok()) return internal::ToPublic(s);
   absl::StatusOr<std::string> info = internal::CompactionInfoJson(*result);
   if (!info.ok()) return internal::ToPublic(info.status());
   NewCompactedView view;

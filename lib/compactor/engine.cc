@@ -104,11 +104,12 @@ bool IsOutputRule(std::string_view rule) {
 
 Engine::Engine(const CompactionOptions& options,
                const CompactorServices& services, ChatHistory history,
-               MessageCounter& counter)
+               MessageCounter& counter, CancelPoll& poll)
     : options_(options),
       services_(services),
       history_(std::move(history)),
-      counter_(counter) {}
+      counter_(counter),
+      poll_(poll) {}
 
 absl::StatusOr<int64_t> Engine::CountJson(std::string_view json) {
   CTXKIT_ASSIGN_OR_RETURN(
@@ -131,12 +132,14 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
   must_keep_message_.assign(n, 0);
   size_t i = 0;
   int64_t total = counter_.reply_priming();
+  poll_.NextPhase("counting tokens", n);
   for (simdjson::dom::element message : messages) {
     if (i >= n) break;
     CTXKIT_ASSIGN_OR_RETURN(
         int64_t t, counter_.Message(message, JsonIndexPath("messages", i)));
     tokens_[i] = t;
     total += t;
+    CTXKIT_RETURN_IF_ERROR(poll_.Message(history_.messages[i].json.size()));
     ++i;
   }
   original_total_ = total;
@@ -146,8 +149,10 @@ absl::Status Engine::Prepare(simdjson::dom::array messages,
   opening_ = FindTask(history_);
   std::vector<std::string_view> names;
   std::vector<std::string_view> arguments;
+  poll_.NextPhase("classifying", n);
   for (size_t k = 0; k < n; ++k) {
     const ChatMessage& m = history_.messages[k];
+    CTXKIT_RETURN_IF_ERROR(poll_.Message(m.json.size()));
     names.clear();
     arguments.clear();
     for (const ToolCall& call : m.calls) {
@@ -351,6 +356,8 @@ absl::StatusOr<TextCutter*> Engine::Cutter(size_t m) {
 absl::StatusOr<int64_t> Engine::CutTo(size_t m, int64_t keep) {
   const ChatMessage& message = history_.messages[m];
   if (message.largest_text_bytes == 0) return tokens_[m];
+  // A cut counts the message's lines again.
+  CTXKIT_RETURN_IF_ERROR(poll_.Message(message.largest_text_bytes));
   CTXKIT_ASSIGN_OR_RETURN(TextCutter * cutter, Cutter(m));
   if (keep >= cutter->tokens()) {
     replaced_[m].clear();
@@ -545,12 +552,16 @@ absl::Status Engine::Truncate(Attempt& a) {
   return absl::OkStatus();
 }
 
-SpanDigest Engine::DigestGroup(const RunGroup& group) {
+absl::StatusOr<SpanDigest> Engine::DigestGroup(const RunGroup& group) {
   SpanDigester digester;
   for (const auto& [begin, end] : group.runs) {
     for (size_t k = begin; k < end; ++k) {
       for (size_t m = items_[k].begin; m < items_[k].end; ++m) {
-        if (message_digests_[m] == nullptr) {
+        // Digesting reads the message's text, merging does not.
+        const bool new_digest = message_digests_[m] == nullptr;
+        CTXKIT_RETURN_IF_ERROR(
+            poll_.Message(new_digest ? history_.messages[m].json.size() : 0));
+        if (new_digest) {
           SpanDigester one;
           one.Add(history_.messages[m], classes_[m].tier,
                   opening_.roles[m] == OpeningRole::kDemonstration);
@@ -587,6 +598,8 @@ absl::StatusOr<std::string> Engine::SummaryFor(const RunGroup& group,
     request.extractive = text;
     request.message_count = digest.message_count;
     request.max_tokens = static_cast<size_t>(allowance);
+    // The host's summarizer may be a model call, the dearest step of all.
+    CTXKIT_RETURN_IF_ERROR(poll_.Check());
     StatusOr<std::string> written = services_.summarizer->Summarize(request);
     if (written.ok() && !written->empty()) {
       absl::StatusOr<int64_t> n = counter_.Text(*written);
@@ -649,7 +662,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
       }
       reserved += std::min(planned, cap);
       if (runs.reserve() > 0) {
-        digests[g] = DigestGroup(groups[g]);
+        CTXKIT_ASSIGN_OR_RETURN(digests[g], DigestGroup(groups[g]));
         CTXKIT_ASSIGN_OR_RETURN(int64_t t,
                                 counter_.Text(SummaryText(digests[g], true)));
         need[g] = std::min(t + overhead, cap);
@@ -677,6 +690,7 @@ absl::StatusOr<Engine::Attempt> Engine::Assemble(const Runs& runs,
 
   for (size_t k = 0; k < items_.size();) {
     const Item& item = items_[k];
+    CTXKIT_RETURN_IF_ERROR(poll_.Message(0));
     if (runs.dropped(k)) {
       size_t j = k;
       while (j < items_.size() && runs.dropped(j)) ++j;
@@ -859,10 +873,15 @@ absl::StatusOr<Engine::Attempt> Engine::PlanAndAssemble(
 }
 
 absl::StatusOr<CompactionResult> Engine::Compact() {
+  // Planning and summarizing pass over the messages several times (see
+  // "Why it is linear"): no count of them would mean much.
+  poll_.NextPhase("summarizing", 0);
   if (options_.strategy == CompactionStrategy::kCompressSimilar) {
     ApplyCompressSimilar();
     for (Item& item : items_) {
       if (item.merged_json.empty()) continue;
+      // A merge is counted again, text and all.
+      CTXKIT_RETURN_IF_ERROR(poll_.Message(item.merged_json.size()));
       CTXKIT_ASSIGN_OR_RETURN(item.merged_tokens, CountJson(item.merged_json));
     }
   } else if (options_.strategy == CompactionStrategy::kSummarize) {

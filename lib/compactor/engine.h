@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "ctxkit/classifier.h"
 #include "ctxkit/compactor.h"
+#include "lib/base/cancel_poll.h"
 #include "lib/compactor/chat_history.h"
 #include "lib/compactor/plan.h"
 #include "lib/compactor/summary.h"
@@ -47,10 +48,12 @@ inline constexpr int64_t kMinUsePercent = 90;
 
 class Engine {
  public:
-  // `options` and `services` must outlive the engine; `counter` counts with
-  // the model's tokenizer.
+  // `options`, `services` and `poll` must outlive the engine; `counter`
+  // counts with the model's tokenizer. Every pass over the messages reports
+  // its work to `poll` (options.cancel), and Prepare and Compact return its
+  // CANCELLED as soon as it says so.
   Engine(const CompactionOptions& options, const CompactorServices& services,
-         ChatHistory history, MessageCounter& counter);
+         ChatHistory history, MessageCounter& counter, CancelPoll& poll);
 
   // Counts and classifies `messages` (the array `history` was parsed from).
   absl::Status Prepare(simdjson::dom::array messages,
@@ -81,7 +84,7 @@ class Engine {
                                    bool use_summarizer);
   // The facts of the dropped runs of `group` (each message digested once
   // per compaction, whatever the number of attempts).
-  SpanDigest DigestGroup(const RunGroup& group);
+  absl::StatusOr<SpanDigest> DigestGroup(const RunGroup& group);
   // The summary of the dropped runs of `group` (whose digest is `digest`),
   // within `allowance` tokens.
   absl::StatusOr<std::string> SummaryFor(const RunGroup& group,
@@ -127,6 +130,7 @@ class Engine {
   const CompactorServices& services_;
   ChatHistory history_;
   MessageCounter& counter_;
+  CancelPoll& poll_;
   std::vector<int64_t> original_tokens_;
   std::vector<int64_t> tokens_;
   std::vector<Classification> classes_;

@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/absl_string_view.h"
+#include "lib/base/cancel_poll.h"
 #include "lib/base/field_check.h"
 #include "lib/json/json_reader.h"
 #include "lib/status/status_internal.h"
@@ -183,9 +184,15 @@ class Counter {
     MessageCount out;
     int64_t total = 0;
     size_t index = 0;
+    internal::CancelPoll poll(options_.cancel, "token count");
+    CTXKIT_RETURN_IF_ERROR(poll.Check());
+    poll.NextPhase("counting messages", messages->size());
     for (element message : *messages) {
+      const size_t bytes_before = text_bytes_;
       CTXKIT_ASSIGN_OR_RETURN(
           int64_t n, Message(message, JsonIndexPath("messages", index)));
+      // The text tokenized is what a message costs.
+      CTXKIT_RETURN_IF_ERROR(poll.Message(text_bytes_ - bytes_before));
       out.messages.push_back(static_cast<size_t>(n));
       total += n;
       ++index;
@@ -216,6 +223,7 @@ class Counter {
 
   // The parts, used one message at a time by internal::MessageCounter.
   absl::StatusOr<int64_t> Text(std::string_view text) {
+    text_bytes_ += text.size();
     if (tokenizer_ == nullptr) {
       return static_cast<int64_t>(EstimateTokens(text));
     }
@@ -613,6 +621,7 @@ class Counter {
   Template template_;
   EncodeOptions ordinary_;
   bool estimated_ = false;
+  size_t text_bytes_ = 0;  // of every Text() so far, for the CancelPoll
   static constexpr size_t kMaxCachedRoles = 8;
   std::vector<std::pair<std::string, int64_t>> role_tokens_;
 };

@@ -3,8 +3,12 @@
  * with the best-effort result), bad inputs (each
  * INVALID_ARGUMENT naming the message index and field), the summarizer
  * callback and its fallback, added rules, validation, compaction of a
- * stored conversation, NULL arguments, and compactions on several threads
- * while the summarizer is swapped.
+ * stored conversation, NULL arguments, compactions on several threads
+ * while the summarizer is swapped, and cancellation tokens: cancelled
+ * before (CANCELLED, nothing out, no view saved), never (byte-identical
+ * result), and from another thread while the compaction runs (paused in
+ * the summarizer callback until that thread has cancelled, so the test
+ * never depends on timing).
  *
  * Prints "N passed, M failed" and exits non-zero on any failure. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
@@ -505,6 +509,8 @@ static void test_conversation(void) {
   size_t used = 0;
   const size_t cap = 64 * 1024;
   const char* at;
+  long long version;
+  ctxkit_cancel_token* token = NULL;
 
   CHECK(dir != NULL);
   if (dir == NULL) return;
@@ -563,6 +569,21 @@ static void test_conversation(void) {
   /* Defaults (NULL options), then an unknown conversation. */
   CHECK(ctxkit_compactor_compact_conversation(
             c, convs, L(conv_id), NULL, 0, &json, &len, &error) == CTXKIT_OK);
+  version = json_number(json, "view_version");
+  CHECK(version >= 1);
+  ctxkit_free(json);
+  /* A cancelled compaction saves no view: the next one is the next
+   * version. */
+  CHECK(ctxkit_cancel_token_create(&token, &error) == CTXKIT_OK);
+  ctxkit_cancel_token_cancel(token);
+  EXPECT_ERROR(ctxkit_compactor_compact_conversation_with_cancel(
+                   c, convs, L(conv_id), NULL, 0, token, &json, &len, &error),
+               CTXKIT_CANCELLED, error, "compaction cancelled");
+  CHECK(json == NULL && len == 0);
+  ctxkit_cancel_token_free(token);
+  CHECK(ctxkit_compactor_compact_conversation(
+            c, convs, L(conv_id), NULL, 0, &json, &len, &error) == CTXKIT_OK);
+  CHECK(json_number(json, "view_version") == version + 1);
   ctxkit_free(json);
   EXPECT_ERROR(ctxkit_compactor_compact_conversation(
                    c, convs, L("00000000-0000-4000-8000-000000000000"), NULL, 0,
@@ -656,6 +677,137 @@ static void test_threads(void) {
   ctxkit_compactor_free(c);
 }
 
+/* ---- cancellation tokens ------------------------------------------------ */
+
+static void test_cancel_token(void) {
+  ctxkit_cancel_token* token = NULL;
+  char* error = NULL;
+  EXPECT_ERROR(ctxkit_cancel_token_create(NULL, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "out");
+  CHECK(ctxkit_cancel_token_create(&token, &error) == CTXKIT_OK);
+  CHECK(error == NULL);
+  CHECK(ctxkit_cancel_token_is_cancelled(token) == 0);
+  ctxkit_cancel_token_cancel(token);
+  CHECK(ctxkit_cancel_token_is_cancelled(token) == 1);
+  ctxkit_cancel_token_cancel(token); /* idempotent */
+  CHECK(ctxkit_cancel_token_is_cancelled(token) == 1);
+  /* NULL is a no-op everywhere. */
+  ctxkit_cancel_token_cancel(NULL);
+  CHECK(ctxkit_cancel_token_is_cancelled(NULL) == 0);
+  ctxkit_cancel_token_free(NULL);
+  ctxkit_cancel_token_free(token);
+}
+
+static void test_cancel_before_and_never(void) {
+  ctxkit_compactor* c = new_compactor();
+  ctxkit_cancel_token* token = NULL;
+  char* error = NULL;
+  char* checked = NULL;
+  size_t checked_len = 0;
+  char* request = make_history(300, "\"max_tokens\":800,\"explain\":true,");
+  char* plain = compact(c, request, CTXKIT_OK, __LINE__);
+  CHECK(ctxkit_cancel_token_create(&token, &error) == CTXKIT_OK);
+
+  /* Never cancelled: the same bytes as without a token. */
+  CHECK(ctxkit_compactor_compact_with_cancel(
+            c, L(request), token, &checked, &checked_len, &error) == CTXKIT_OK);
+  CHECK(plain != NULL && checked != NULL && strlen(plain) == checked_len &&
+        memcmp(plain, checked, checked_len) == 0);
+  ctxkit_free(checked);
+
+  /* Cancelled before: CANCELLED, nothing out. */
+  ctxkit_cancel_token_cancel(token);
+  checked_len = 1;
+  EXPECT_ERROR(ctxkit_compactor_compact_with_cancel(
+                   c, L(request), token, &checked, &checked_len, &error),
+               CTXKIT_CANCELLED, error, "compaction cancelled");
+  CHECK(checked == NULL && checked_len == 0);
+  /* The usual argument checks come first. */
+  EXPECT_ERROR(ctxkit_compactor_compact_with_cancel(
+                   NULL, L(request), token, &checked, &checked_len, &error),
+               CTXKIT_INVALID_ARGUMENT, error, "compactor");
+
+  ctxkit_free(plain);
+  free(request);
+  ctxkit_cancel_token_free(token);
+  ctxkit_compactor_free(c);
+}
+
+/* The summarizer pauses the compaction on its first call until another
+ * thread has cancelled the token. */
+struct pause {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int reached;
+  int calls;
+  ctxkit_cancel_token* token;
+};
+
+static int pausing_summary(void* user_data, const char* span_json,
+                           size_t span_len, const char* extractive,
+                           size_t extractive_len, size_t max_tokens,
+                           ctxkit_text* out) {
+  struct pause* p = user_data;
+  (void)span_json;
+  (void)span_len;
+  (void)max_tokens;
+  pthread_mutex_lock(&p->mu);
+  if (++p->calls == 1) {
+    p->reached = 1;
+    pthread_cond_broadcast(&p->cv);
+    while (!ctxkit_cancel_token_is_cancelled(p->token)) {
+      pthread_cond_wait(&p->cv, &p->mu);
+    }
+  }
+  pthread_mutex_unlock(&p->mu);
+  return ctxkit_text_set(out, extractive, extractive_len);
+}
+
+static void* cancel_when_reached(void* arg) {
+  struct pause* p = arg;
+  pthread_mutex_lock(&p->mu);
+  while (!p->reached) pthread_cond_wait(&p->cv, &p->mu);
+  ctxkit_cancel_token_cancel(p->token);
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+static void test_cancel_from_another_thread(void) {
+  ctxkit_compactor* c = new_compactor();
+  char* error = NULL;
+  char* json = NULL;
+  size_t len = 0;
+  pthread_t canceller;
+  struct pause p;
+  char* request = make_history(
+      300,
+      "\"max_tokens\":800,\"options\":{\"enable_llm_summarization\":true},");
+  memset(&p, 0, sizeof p);
+  pthread_mutex_init(&p.mu, NULL);
+  pthread_cond_init(&p.cv, NULL);
+  CHECK(ctxkit_cancel_token_create(&p.token, &error) == CTXKIT_OK);
+  CHECK(ctxkit_compactor_set_summarizer(c, pausing_summary, &p, NULL, &error) ==
+        CTXKIT_OK);
+  CHECK(pthread_create(&canceller, NULL, cancel_when_reached, &p) == 0);
+  EXPECT_ERROR(ctxkit_compactor_compact_with_cancel(c, L(request), p.token,
+                                                    &json, &len, &error),
+               CTXKIT_CANCELLED, error, "compaction cancelled");
+  pthread_join(canceller, NULL);
+  CHECK(json == NULL && len == 0);
+  CHECK(p.calls == 1); /* never called again once cancelled */
+  /* Without the token the same request runs to the end. */
+  CHECK(ctxkit_compactor_set_summarizer(c, NULL, NULL, NULL, &error) ==
+        CTXKIT_OK);
+  ctxkit_free(compact(c, request, CTXKIT_OK, __LINE__));
+
+  ctxkit_compactor_free(c);
+  ctxkit_cancel_token_free(p.token);
+  pthread_cond_destroy(&p.cv);
+  pthread_mutex_destroy(&p.mu);
+  free(request);
+}
+
 int main(void) {
   test_compact();
   test_infeasible();
@@ -666,5 +818,8 @@ int main(void) {
   test_null_args();
   test_conversation();
   test_threads();
+  test_cancel_token();
+  test_cancel_before_and_never();
+  test_cancel_from_another_thread();
   return capi_report();
 }

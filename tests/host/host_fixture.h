@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -52,13 +53,17 @@ class TempServices {
 };
 
 // A RequestContext over `services` that records progress and log lines and
-// reports cancellation when `cancelled` is set.
+// reports cancellation when `cancelled` is set, or from the
+// `cancel_at`-th question on (0 = never); `asked` counts the questions.
 class TestContext : public mcp::RequestContext {
  public:
   explicit TestContext(host::Services& services) : services_(services) {}
 
   host::Services& services() override { return services_; }
-  bool Cancelled() const override { return cancelled; }
+  bool Cancelled() const override {
+    ++asked;
+    return cancelled || (cancel_at != 0 && asked >= cancel_at);
+  }
   void Progress(double done, double total, std::string_view) override {
     progress.emplace_back(done, total);
   }
@@ -67,6 +72,8 @@ class TestContext : public mcp::RequestContext {
   }
 
   bool cancelled = false;
+  size_t cancel_at = 0;
+  mutable size_t asked = 0;
   std::vector<std::pair<double, double>> progress;
   std::vector<std::string> logs;
 

@@ -661,6 +661,19 @@ TEST_CASE("optimize_query: the seed's example") {
   CHECK(capped.Bool("/optimized/truncated") == true);
 }
 
+// `n` messages, user and assistant in turn, "Step i: <text>", as a JSON
+// array.
+std::string Steps(int n, std::string_view text) {
+  std::string messages = "[";
+  for (int i = 0; i < n; ++i) {
+    messages += (i ? "," : "");
+    messages += R"({"role":")" + std::string(i % 2 ? "assistant" : "user") +
+                R"(","content":"Step )" + std::to_string(i) + ": " +
+                std::string(text) + R"("})";
+  }
+  return messages + "]";
+}
+
 TEST_CASE("compress_context: a stored conversation, saved as a view") {
   StoreContext ctx;
   const ToolSpec& tool = tools::CompressContextTool();
@@ -671,15 +684,10 @@ TEST_CASE("compress_context: a stored conversation, saved as a view") {
   CheckValidationError(
       Call(tool, ctx, R"({"conversation_id":")" + id + R"("})"),
       "conversation_id", "");  // no messages yet
-  std::string messages = "[";
-  for (int i = 0; i < 30; ++i) {
-    messages += (i ? "," : "");
-    messages +=
-        R"({"role":")" + std::string(i % 2 ? "assistant" : "user") +
-        R"(","content":"Step )" + std::to_string(i) +
-        R"(: we looked at the users table and the orders table again, and discussed how the caching layer keeps results for an hour."})";
-  }
-  messages += "]";
+  const std::string messages =
+      Steps(30,
+            "we looked at the users table and the orders table again, and "
+            "discussed how the caching layer keeps results for an hour.");
   Call(conv, ctx,
        R"({"action":"add_message","conversation_id":")" + id +
            R"(","messages":)" + messages + "}");
@@ -751,6 +759,54 @@ TEST_CASE("compact_chat: seed 001's request and response") {
   Result empty = Call(tool, ctx, R"({"messages":[]})", /*args_valid=*/false);
   CHECK(empty.output.is_error);
   CHECK(empty.Str("/error") == "Validation error");
+}
+
+TEST_CASE(
+    "compact_chat, compress_context and count_tokens stop inside the library "
+    "once the request is cancelled") {
+  // Large enough that the library asks many times: a cancellation that
+  // comes after the adapter's own check still stops the work.
+  StoreContext ctx;
+  const std::string messages =
+      Steps(600, "the orders table, its indexes and the slow query again.");
+  const std::string id = Call(tools::ManageConversationTool(), ctx,
+                              R"({"action":"create","title":"t"})")
+                             .Str("/conversation/id");
+  Call(tools::ManageConversationTool(), ctx,
+       R"({"action":"add_message","conversation_id":")" + id +
+           R"(","messages":)" + messages + "}");
+  struct Case {
+    const ToolSpec* tool;
+    std::string args;
+  };
+  const Case cases[] = {
+      {&tools::CompactChatTool(),
+       R"({"messages":)" + messages + R"(,"max_tokens":500})"},
+      {&tools::CompressContextTool(),
+       R"({"conversation_id":")" + id + R"(","max_tokens":500})"},
+      {&tools::CountTokensTool(),
+       R"({"input":)" + messages + R"(,"model":"gpt-4o"})"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.tool->name);
+    ctx.cancel_at = 0;
+    ctx.asked = 0;
+    Result whole = Call(*c.tool, ctx, c.args);
+    CHECK_FALSE(whole.output.json.empty());
+    const size_t asked = ctx.asked;
+    CHECK(asked > 3);  // the library asked too, not only the adapter
+    // Cancelled at the third question, inside the library: no answer, and
+    // not one question more.
+    ctx.cancel_at = 3;
+    ctx.asked = 0;
+    Result cancelled = Call(*c.tool, ctx, c.args);
+    CHECK(cancelled.output.json.empty());
+    CHECK(ctx.asked == 3);
+  }
+  // The cancelled compress_context saved no view: one whole run, one view.
+  auto views = ctx.services().conversations->ListCompactedViews(id);
+  REQUIRE(views.ok());
+  CHECK(views->size() == 1);
 }
 
 }  // namespace

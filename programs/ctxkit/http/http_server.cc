@@ -545,9 +545,24 @@ void HttpServer::Impl::Compact(const std::string& body,
               "\"messages\"");
     return;
   }
-  auto result = services_.compactor->CompactJson(body);
+  // A client that closes its connection stops the compaction inside the
+  // library: an abandoned large compaction would otherwise hold a worker
+  // and a core for its whole run. A stopping server still answers the
+  // requests it has (ConnectionLoop::Run drains them).
+  std::atomic<bool> gone{false};
+  OnClientGone on_gone([&gone] { gone.store(true); });
+  auto result = services_.compactor->CompactJson(body, CancelWhen(gone));
   if (!result.ok()) {
     const StatusCode code = result.status().code();
+    if (code == StatusCode::kCancelled) {
+      // Nobody is there to read it; the connection closes after it.
+      SendError(res, 503, result.status().message());
+      res.set_header("Connection", "close");
+      if (ClientConnection* connection = ClientConnection::Current()) {
+        connection->CloseAfterResponse();
+      }
+      return;
+    }
     const bool client_error = code == StatusCode::kInvalidArgument ||
                               code == StatusCode::kOutOfRange ||
                               code == StatusCode::kNotFound;

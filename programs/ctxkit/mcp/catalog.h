@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/cancel.h"
 #include "ctxkit/status.h"
 #include "programs/ctxkit/host/services.h"
 #include "simdjson.h"
@@ -49,6 +50,14 @@ class RequestContext {
   // work and return early (what they return is then discarded, and no
   // reply is sent).
   virtual bool Cancelled() const = 0;
+
+  // Cancelled() as a library call's CancelCheck (ctxkit/cancel.h), so that
+  // one long call (a compaction, a large count) stops inside the library,
+  // not only between the adapter's own pieces. For calls made on this
+  // request's thread, during the request, as the context itself.
+  CancelCheck AsCancelCheck() const {
+    return [this] { return Cancelled(); };
+  }
 
   // Reports progress when the request carried a progress token, and does
   // nothing otherwise. `progress` must increase from call to call (the

@@ -128,9 +128,12 @@ ToolOutput CompressContext(simdjson::dom::object args,
   if (ctx.Cancelled()) return ToolOutput{};
   uint64_t version = 0;
   auto document = ctx.services().compactor->CompactConversationJson(
-      *ctx.services().conversations, *id, options, nullptr, &version);
+      *ctx.services().conversations, *id, options, ctx.AsCancelCheck(), nullptr,
+      &version);
   if (!document.ok()) {
     const Status& status = document.status();
+    // Cancelled: no view was saved, and no reply is sent.
+    if (status.code() == StatusCode::kCancelled) return ToolOutput{};
     // "conversation <id> has no messages to compact"
     if (status.code() == StatusCode::kInvalidArgument &&
         status.message().rfind("conversation ", 0) == 0) {
@@ -254,8 +257,12 @@ constexpr std::string_view kCompactOutputSchema = R"({
 ToolOutput CompactChat(simdjson::dom::object args, mcp::RequestContext& ctx) {
   if (ctx.Cancelled()) return ToolOutput{};
   // The arguments are the request body (the schema admits nothing else).
-  auto response = ctx.services().compactor->CompactJson(simdjson::minify(args));
+  auto response = ctx.services().compactor->CompactJson(simdjson::minify(args),
+                                                        ctx.AsCancelCheck());
   if (!response.ok()) {
+    if (response.status().code() == StatusCode::kCancelled) {
+      return ToolOutput{};  // no reply is sent
+    }
     return LibraryError(
         response.status(), "Conversation",
         {"messages", "max_tokens", "recent_window", "keep_anchors", "options",

@@ -214,8 +214,11 @@ std::optional<ToolOutput> CountChat(simdjson::dom::element input,
                                     std::string_view model,
                                     mcp::RequestContext& ctx, Counted& out) {
   const std::string json = ElementJson(input);
-  auto count = CountMessagesForModel(model, json);
+  MessageCountOptions options;
+  options.cancel = ctx.AsCancelCheck();
+  auto count = CountMessagesForModel(model, json, options);
   if (!count.ok()) {
+    if (count.status().code() == StatusCode::kCancelled) return ToolOutput{};
     if (count.status().code() == StatusCode::kInvalidArgument) {
       return ToolValidationError("input",
                                  InputMessage(count.status().message()));

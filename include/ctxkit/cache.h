@@ -32,7 +32,7 @@
 //
 // Durability. An entry (its content, tokens, TTL) is durable when Put returns
 // OK, and removals when Clear/Sweep return. Hit statistics are not written per
-// hit: a hit costs about a microsecond, a durable commit milliseconds. Hits,
+// hit: a hit costs microseconds, a durable commit milliseconds. Hits,
 // misses and last-access times collect in memory and are written in one
 // transaction (a) by a background thread every CacheOptions::flush_interval_ms
 // (default 1000 ms), (b) sooner when flush_max_pending distinct entries are

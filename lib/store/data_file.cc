@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "lib/store/lmdb_status.h"
+#include "lib/store/page_check.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -121,6 +122,24 @@ TreeRecord DecodeTreeRecord(std::string_view bytes) {
   return t;
 }
 
+namespace {
+
+// Whether a file shorter than `meta` needs misses only free pages, which
+// LMDB leaves unwritten (PagesPastEndAreFree); a free list that cannot be
+// read counts as no.
+bool EndsInFreePages(int fd, std::string_view path, const DataFileMeta& meta,
+                     uint64_t size) {
+  // Not even the free list's root in the file: cut short.
+  if (meta.free_tree.root != kNoPage &&
+      (meta.free_tree.root + 1) * meta.page_size > size) {
+    return false;
+  }
+  const absl::StatusOr<bool> free = PagesPastEndAreFree(fd, path, meta, size);
+  return free.ok() && *free;
+}
+
+}  // namespace
+
 uint64_t DataFileMeta::RequiredBytes() const {
   return (last_page + 1) * page_size;
 }
@@ -202,7 +221,8 @@ absl::StatusOr<DataFileMeta> ReadDataFileMeta(int fd, std::string_view path,
       return absl::UnavailableError(absl::StrFormat(
           "the meta pages of '%s' moved on from transaction %d", path, *txnid));
     }
-    if (size < older.RequiredBytes()) {
+    if (size < older.RequiredBytes() &&
+        !EndsInFreePages(fd, path, older, size)) {
       return Damaged(path,
                      absl::StrFormat("it is %d bytes, but transaction "
                                      "%d uses %d bytes",
@@ -210,7 +230,7 @@ absl::StatusOr<DataFileMeta> ReadDataFileMeta(int fd, std::string_view path,
     }
     return older;
   }
-  if (size < newer.RequiredBytes()) {
+  if (size < newer.RequiredBytes() && !EndsInFreePages(fd, path, newer, size)) {
     return Damaged(
         path,
         absl::StrFormat(

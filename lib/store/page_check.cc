@@ -54,6 +54,14 @@ class Walker {
     used_[0] = used_[1] = true;
   }
 
+  // The pages the free list names, walking nothing else.
+  absl::StatusOr<std::vector<bool>> FreePages() {
+    if (absl::Status s = WalkTree(kFreeListName, meta_.free_tree); !s.ok()) {
+      return s;
+    }
+    return free_;
+  }
+
   absl::StatusOr<PageCheckSummary> Run() {
     PageCheckSummary out;
     out.txnid = meta_.txnid;
@@ -457,6 +465,18 @@ absl::StatusOr<PageCheckSummary> CheckPages(int fd, std::string_view path,
 absl::Status CheckTopPages(int fd, std::string_view path,
                            const DataFileMeta& meta) {
   return Walker(fd, path, meta, /*shallow=*/true).Run().status();
+}
+
+absl::StatusOr<bool> PagesPastEndAreFree(int fd, std::string_view path,
+                                         const DataFileMeta& meta,
+                                         uint64_t file_bytes) {
+  Walker walker(fd, path, meta, /*shallow=*/false);
+  absl::StatusOr<std::vector<bool>> free = walker.FreePages();
+  if (!free.ok()) return free.status();
+  for (uint64_t p = file_bytes / meta.page_size; p <= meta.last_page; ++p) {
+    if (!(*free)[p]) return false;
+  }
+  return true;
 }
 
 }  // namespace ctxkit::internal

@@ -61,6 +61,17 @@ absl::StatusOr<PageCheckSummary> CheckPages(int fd, std::string_view path,
 absl::Status CheckTopPages(int fd, std::string_view path,
                            const DataFileMeta& meta);
 
+// Whether every page of `meta`'s snapshot at or past byte `file_bytes` (the
+// file's size) is on its free list. A healthy file can end before
+// meta.last_page: LMDB never writes a page that a transaction allocated and
+// freed again before its commit (a loose page), and the file grows only by
+// the pages written, yet last_page counts it; that page goes to the free
+// list, and LMDB writes a free page before it ever reads it. A file cut
+// short loses pages in use. Errors as CheckPages, from the free list's walk.
+absl::StatusOr<bool> PagesPastEndAreFree(int fd, std::string_view path,
+                                         const DataFileMeta& meta,
+                                         uint64_t file_bytes);
+
 }  // namespace ctxkit::internal
 
 #endif  // CTXKIT_LIB_STORE_PAGE_CHECK_H_

@@ -22,6 +22,8 @@
 #include "ctxkit/references.h"
 #include "ctxkit/store.h"
 #include "ctxkit/store_check.h"
+#include "lib/store/data_file.h"
+#include "lib/store/page_check.h"
 #include "tests/unit/test_util.h"
 
 namespace ctxkit {
@@ -164,12 +166,89 @@ TEST_CASE("a data file cut short is DATA_LOSS naming the file and sizes") {
       StoreOptions options;
       options.read_only = read_only;
       auto store = Store::Open(dir, options);
-      REQUIRE_FALSE(store.ok());
+      if (store.ok()) {
+        // Only the last page may go without loss, when it is a free page
+        // (see "a healthy file that ends in unwritten free pages opens"):
+        // then everything is still there.
+        REQUIRE(cut > full - 4096 - 1);
+        const StoreCheckReport report = Must(CheckStore(**store));
+        CHECK(report.references == kReferences);
+        CHECK(report.conversations == kConversations);
+        CHECK(report.messages == kConversations * kMessagesEach);
+        CHECK(report.cache_entries == kCacheEntries);
+        continue;
+      }
       CHECK(store.status().code() == StatusCode::kDataLoss);
       CHECK(Contains(store.status().message(), dir + "/data.mdb"));
       CHECK(Contains(store.status().message(), std::to_string(cut) + " bytes"));
       CHECK(FileSize(dir + "/data.mdb") == cut);
     }
+  }
+}
+
+// LMDB never writes a page that a transaction allocated and freed again
+// before its commit, yet counts it up to its high-water mark, so a healthy
+// file can end before the pages its meta page counts (the crash test met one
+// at a killed writer's commit, and had it refused as cut short). Only pages
+// in use must be in the file. The state is made here by writing until the
+// highest page is a free one and cutting it off, as if never written.
+TEST_CASE("a file that ends before its unwritten free pages opens whole") {
+  TempDir tmp;
+  const std::string dir = tmp.Sub("store");
+  const std::string data = dir + "/data.mdb";
+  std::mt19937 rng(7);
+  bool tail_free = false;
+  uint64_t page_size = 0, last_page = 0;
+  {
+    auto store = Must(Store::Open(dir));
+    Database db = Must(store->OpenDatabase("notes"));
+    for (int round = 0; round < 2000 && !tail_free; ++round) {
+      REQUIRE(store
+                  ->Update([&](WriteTransaction& txn) {
+                    const std::string key = "k" + std::to_string(rng() % 64);
+                    if (rng() % 3 == 0) return txn.Delete(db, key).status();
+                    return txn.Put(db, key, std::string(rng() % 20000, 'v'));
+                  })
+                  .ok());
+      const absl::StatusOr<internal::DataFileMeta> read =
+          internal::ReadDataFileMeta(data);
+      REQUIRE_MESSAGE(read.ok(), read.status().ToString());
+      const internal::DataFileMeta& meta = *read;
+      const int fd = open(data.c_str(), O_RDONLY | O_CLOEXEC);
+      REQUIRE(fd >= 0);
+      const uint64_t without_last = meta.last_page * meta.page_size;
+      const absl::StatusOr<bool> free =
+          internal::PagesPastEndAreFree(fd, data, meta, without_last);
+      REQUIRE_MESSAGE(free.ok(), free.status().ToString());
+      tail_free = *free;
+      close(fd);
+      page_size = meta.page_size;
+      last_page = meta.last_page;
+    }
+  }
+  REQUIRE_MESSAGE(tail_free, "no commit left its highest page free");
+  REQUIRE(truncate(data.c_str(), static_cast<off_t>(last_page * page_size)) ==
+          0);
+  {
+    auto store = Store::Open(dir, ReadOnly());
+    REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+    const StoreInfo info = Must((*store)->Info());
+    CHECK(FileSize(data) < info.used_pages * info.page_size);
+    CHECK(CheckStore(**store).ok());
+  }
+  StoreOptions every_page = ReadOnly();
+  every_page.check_every_page = true;
+  CHECK(Store::Open(dir, every_page).ok());
+  {
+    // Writable too: LMDB writes a free page before it reads it.
+    auto store = Must(Store::Open(dir));
+    Database db = Must(store->OpenDatabase("notes"));
+    CHECK(store
+              ->Update([&](WriteTransaction& txn) {
+                return txn.Put(db, "after", std::string(50000, 'a'));
+              })
+              .ok());
+    CHECK(CheckStore(*store).ok());
   }
 }
 

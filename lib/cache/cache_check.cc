@@ -78,9 +78,10 @@ absl::Status CompareCounters(std::string_view key,
 
 // What an entry's index rows must carry.
 struct Entry {
-  EntryMeta meta;
+  EntryMeta meta;  // without its inline content, which only the size uses
   Hash128 hash{};
   bool keyed = false;
+  bool content_inline = false;
 };
 using Entries = std::map<std::string, Entry, std::less<>>;
 
@@ -207,8 +208,14 @@ absl::Status CheckKeyedByEntry(const Transaction& txn, const CacheDbs& dbs,
   CTXKIT_RETURN_IF_ERROR(ForEachRow(
       txn, dbs.content,
       [&](std::string_view key, std::string_view) -> absl::Status {
-        if (!entries.contains(key)) {
+        auto it = entries.find(key);
+        if (it == entries.end()) {
           return Mismatch(kContentDb, QuotedKey(key), "belongs to no entry");
+        }
+        if (it->second.content_inline) {
+          return Mismatch(kContentDb, QuotedKey(key),
+                          "belongs to an entry whose record holds its "
+                          "content");
         }
         return absl::OkStatus();
       }));
@@ -257,11 +264,15 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
                           absl::StrFormat("has serial %d, as entry %s has",
                                           m.serial, QuotedKey(it->second)));
         }
-        CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string_view> content,
-                                FindRow(txn, dbs.content, key));
-        if (!content) {
-          return Mismatch(kContentDb, QuotedKey(key),
-                          "is missing; the entry is stored");
+        std::optional<std::string_view> content;
+        if (m.inline_content) {
+          content = *m.inline_content;
+        } else {
+          CTXKIT_ASSIGN_OR_RETURN(content, FindRow(txn, dbs.content, key));
+          if (!content) {
+            return Mismatch(kContentDb, QuotedKey(key),
+                            "is missing; the entry is stored");
+          }
         }
         absl::StatusOr<std::optional<std::string_view>> lookup =
             KeyedLookupOf(txn, dbs, key, m.serial);
@@ -300,6 +311,8 @@ absl::Status CheckCacheTotals(const Transaction& txn, const CacheDbs& dbs,
         if (m.hit_count == 0) ++totals[kTotZeroHitEntries];
         ++seen.entries;
         if (e.keyed) ++seen.keyed_entries;
+        e.content_inline = e.meta.inline_content.has_value();
+        e.meta.inline_content.reset();
         if (m.expires_at != 0) ++seen.expiring_entries;
         entries.emplace(std::string(key), std::move(e));
         return absl::OkStatus();

@@ -1,15 +1,22 @@
 // On-disk layout of the cache (all integers big-endian; times are signed ms
 // stored with OrderedFromSigned so that they sort):
 //
-//   "cache"          key   -> meta record:
-//                      u8 version (1) | u64 serial | u64 tokens |
+//   "cache"          key   -> entry record:
+//                      u8 version (2) | u64 serial | u64 tokens |
 //                      u64 created_at | u64 expires_at (0 = never) |
 //                      u64 hit_count | u64 last_accessed | u64 size_bytes |
-//                      u8 len + model | u8 len + conversation_id
-//                    (times as two's-complement u64). Kept apart from the
-//                    content so that flushing hit counts rewrites ~80 bytes,
-//                    not the content.
-//   "cache.content"  key   -> the content bytes
+//                      u8 len + model | u8 len + conversation_id |
+//                      u8 placement | content (placement 1 only)
+//                    (times as two's-complement u64). Placement 1: the
+//                    content follows, to the end of the record; used when
+//                    the whole record fits in kMaxInlineRecordBytes, so that
+//                    a hit is one B-tree lookup and flushing hit counts
+//                    rewrites under 2 KB. Placement 0: the content is in
+//                    "cache.content", so that a flush never rewrites large
+//                    content. (Format 1 stores had version-1 records, with
+//                    no placement byte and the content always apart;
+//                    cache_migration.cc upgrades them.)
+//   "cache.content"  key   -> the content bytes of a placement-0 entry
 //   "cache.lru"      u64 ordered(last_accessed) + key -> ""   (eviction order)
 //   "cache.expiry"   u64 ordered(expires_at) + key -> ""  (only expiring ones)
 //   "cache.hash"     16-byte XXH3-128 + key -> ""  (Check without a prefix,
@@ -41,6 +48,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
+#include "lib/cache/cache_rows.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -48,7 +56,9 @@
 namespace ctxkit::internal {
 namespace {
 
-constexpr uint8_t kMetaVersion = 1;
+constexpr uint8_t kMetaVersion = 2;
+constexpr uint8_t kContentApart = 0;
+constexpr uint8_t kContentInline = 1;
 constexpr uint8_t kCountersVersion = 1;
 constexpr uint8_t kLookupVersion = 1;
 
@@ -62,15 +72,6 @@ bool ReadU64(std::string_view* in, uint64_t* v) {
   if (in->size() < 8) return false;
   *v = ReadBigEndian64(in->data());
   in->remove_prefix(8);
-  return true;
-}
-
-bool ReadShortString(std::string_view* in, std::string* out) {
-  if (in->empty()) return false;
-  const size_t n = static_cast<unsigned char>((*in)[0]);
-  if (in->size() < 1 + n) return false;
-  out->assign(in->data() + 1, n);
-  in->remove_prefix(1 + n);
   return true;
 }
 
@@ -140,9 +141,19 @@ absl::StatusOr<std::optional<std::string_view>> KeyedLookupOf(
   return std::optional<std::string_view>(row->substr(9));
 }
 
+size_t RecordHeaderBytes(const EntryMeta& meta) {
+  return 1 + 7 * 8 + 1 + meta.model.size() + 1 + meta.conversation_id.size() +
+         1;
+}
+
+bool FitsInline(const EntryMeta& meta, size_t content_size) {
+  return RecordHeaderBytes(meta) + content_size <= kMaxInlineRecordBytes;
+}
+
 std::string EncodeMeta(const EntryMeta& meta) {
   std::string out;
-  out.reserve(1 + 7 * 8 + 2 + meta.model.size() + meta.conversation_id.size());
+  out.reserve(RecordHeaderBytes(meta) +
+              (meta.inline_content ? meta.inline_content->size() : 0));
   out.push_back(static_cast<char>(kMetaVersion));
   AppendBigEndian64(&out, meta.serial);
   AppendBigEndian64(&out, meta.tokens);
@@ -155,28 +166,68 @@ std::string EncodeMeta(const EntryMeta& meta) {
   out += meta.model;
   out.push_back(static_cast<char>(meta.conversation_id.size()));
   out += meta.conversation_id;
+  out.push_back(static_cast<char>(meta.inline_content ? kContentInline
+                                                      : kContentApart));
+  if (meta.inline_content) out += *meta.inline_content;
   return out;
+}
+
+bool DecodeView(std::string_view v, MetaView* m) {
+  constexpr size_t kFixed = 1 + 7 * 8;
+  if (v.size() < kFixed + 3 || static_cast<uint8_t>(v[0]) != kMetaVersion) {
+    return false;
+  }
+  const char* p = v.data() + 1;
+  m->serial = ReadBigEndian64(p);
+  m->tokens = ReadBigEndian64(p + 8);
+  m->created_at = static_cast<int64_t>(ReadBigEndian64(p + 16));
+  m->expires_at = static_cast<int64_t>(ReadBigEndian64(p + 24));
+  m->hit_count = ReadBigEndian64(p + 32);
+  m->last_accessed = static_cast<int64_t>(ReadBigEndian64(p + 40));
+  m->size_bytes = ReadBigEndian64(p + 48);
+  std::string_view rest = v.substr(kFixed);
+  const size_t model_len = static_cast<unsigned char>(rest[0]);
+  if (rest.size() < 3 + model_len) return false;
+  m->model = rest.substr(1, model_len);
+  rest.remove_prefix(1 + model_len);
+  const size_t conv_len = static_cast<unsigned char>(rest[0]);
+  if (rest.size() < 2 + conv_len) return false;
+  m->conversation_id = rest.substr(1, conv_len);
+  rest.remove_prefix(1 + conv_len);
+  const auto placement = static_cast<uint8_t>(rest[0]);
+  rest.remove_prefix(1);
+  if (placement == kContentApart) {
+    m->content_inline = false;
+    m->content = {};
+    return rest.empty();
+  }
+  if (placement != kContentInline) return false;
+  m->content_inline = true;
+  m->content = rest;
+  return true;
 }
 
 absl::StatusOr<EntryMeta> DecodeMeta(std::string_view key,
                                      std::string_view value) {
-  EntryMeta meta;
-  std::string_view in = value;
-  uint64_t created = 0, expires = 0, last = 0;
-  const bool ok = !in.empty() && static_cast<uint8_t>(in[0]) == kMetaVersion &&
-                  (in.remove_prefix(1), true) && ReadU64(&in, &meta.serial) &&
-                  ReadU64(&in, &meta.tokens) && ReadU64(&in, &created) &&
-                  ReadU64(&in, &expires) && ReadU64(&in, &meta.hit_count) &&
-                  ReadU64(&in, &last) && ReadU64(&in, &meta.size_bytes) &&
-                  ReadShortString(&in, &meta.model) &&
-                  ReadShortString(&in, &meta.conversation_id);
-  if (!ok) {
+  MetaView view{};
+  if (!DecodeView(value, &view)) {
     return absl::DataLossError(
         absl::StrFormat("cache entry '%s' has a malformed record", key));
   }
-  meta.created_at = static_cast<int64_t>(created);
-  meta.expires_at = static_cast<int64_t>(expires);
-  meta.last_accessed = static_cast<int64_t>(last);
+  EntryMeta meta;
+  meta.serial = view.serial;
+  meta.tokens = view.tokens;
+  meta.created_at = view.created_at;
+  meta.expires_at = view.expires_at;
+  meta.hit_count = view.hit_count;
+  meta.last_accessed = view.last_accessed;
+  meta.size_bytes = view.size_bytes;
+  meta.model.assign(view.model.data(), view.model.size());
+  meta.conversation_id.assign(view.conversation_id.data(),
+                              view.conversation_id.size());
+  if (view.content_inline) {
+    meta.inline_content.emplace(view.content.data(), view.content.size());
+  }
   return meta;
 }
 
@@ -326,11 +377,14 @@ absl::Status RemoveEntry(const CacheDbs& dbs, WriteTransaction& txn,
   const std::string prefix_copy(prefix);
   const std::string key_copy(key);
   for (auto [db, k] :
-       {std::pair{dbs.entries, key_copy}, std::pair{dbs.content, key_copy},
+       {std::pair{dbs.entries, key_copy},
         std::pair{dbs.lru, TimeIndexKey(meta.last_accessed, key_copy)},
         std::pair{dbs.hash, HashIndexKey(hash, key_copy)},
         std::pair{dbs.hits, HitsIndexKey(meta.hit_count, key_copy)}}) {
     if (absl::Status s = del(db, k); !s.ok()) return s;
+  }
+  if (!meta.inline_content) {
+    if (absl::Status s = del(dbs.content, key_copy); !s.ok()) return s;
   }
   if (dbs.lookup.valid()) {
     if (absl::Status s = del(dbs.lookup, key_copy); !s.ok()) return s;

@@ -7,6 +7,7 @@
 #define CTXKIT_LIB_CACHE_CACHE_FORMAT_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,7 +42,15 @@ struct CacheDbs {
 
 using Hash128 = std::array<uint8_t, 16>;
 
-// Metadata of one entry: the value under its key in "cache".
+// A record holding its entry's content (inline) stays within this many
+// bytes, so that it fits in one node of LMDB's B-tree (at most 2,040 bytes
+// with 4 KiB pages, key of up to 100 bytes included): a hit then costs one
+// lookup, and a flush of hit counts rewrites at most this much. Larger
+// content lives in "cache.content".
+inline constexpr size_t kMaxInlineRecordBytes = 1920;
+
+// One entry's record: the value under its key in "cache". Its metadata and,
+// when the record fits in kMaxInlineRecordBytes, its content.
 struct EntryMeta {
   uint64_t serial = 0;  // unique per creation, so stale hit batches skip it
   uint64_t tokens = 0;
@@ -52,7 +61,14 @@ struct EntryMeta {
   uint64_t size_bytes = 0;  // of the content
   std::string model;
   std::string conversation_id;  // empty = none
+  // The content when the record holds it; nullopt when it is in
+  // "cache.content".
+  std::optional<std::string> inline_content;
 };
+
+// Whether the record of `meta` with `content_size` bytes of content inline
+// stays within kMaxInlineRecordBytes (meta.inline_content is ignored).
+bool FitsInline(const EntryMeta& meta, size_t content_size);
 
 std::string EncodeMeta(const EntryMeta& meta);
 // DATA_LOSS naming the key when the record is malformed.

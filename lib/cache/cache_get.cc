@@ -50,7 +50,7 @@ absl::StatusOr<CacheEntry> CacheImpl::GetKeyed(std::string_view lookup,
         expired_key = *key;
       } else {
         absl::StatusOr<std::string_view> content =
-            internal::TxnGet(*txn, dbs_.content, *key);
+            ContentOf(*txn, dbs_.content, *key, meta);
         CTXKIT_RETURN_IF_ERROR(content.status());
         CacheEntry entry;
         entry.key = *key;
@@ -107,7 +107,7 @@ absl::StatusOr<CacheEntry> CacheImpl::Get(std::string_view key) {
       expired = true;
     } else {
       absl::StatusOr<std::string_view> content =
-          internal::TxnGet(*txn, dbs_.content, key);
+          ContentOf(*txn, dbs_.content, key, *meta);
       CTXKIT_RETURN_IF_ERROR(content.status());
       CacheEntry entry;
       entry.key.assign(key.data(), key.size());
@@ -154,7 +154,7 @@ absl::StatusOr<CacheCheckResult> CacheImpl::Check(
       }
       CTXKIT_ASSIGN_OR_RETURN(MetaView meta, ReadView(*txn, dbs_.entries, key));
       absl::StatusOr<std::string_view> stored =
-          internal::TxnGet(*txn, dbs_.content, key);
+          ContentOf(*txn, dbs_.content, key, meta);
       CTXKIT_RETURN_IF_ERROR(stored.status());
       if (*stored != content) continue;  // a hash collision
       // A keyed entry whose value has these bytes is not "this content

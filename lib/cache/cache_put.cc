@@ -25,12 +25,6 @@
 namespace ctxkit::internal {
 namespace {
 
-// The serial of entry `key`, whose meta record is in `txn`.
-absl::StatusOr<uint64_t> SerialOf(const Transaction& txn, Database entries,
-                                  std::string_view key) {
-  CTXKIT_ASSIGN_OR_RETURN(MetaView meta, ReadView(txn, entries, key));
-  return meta.serial;
-}
 
 // Put's and PutKeyed's checks of their options.
 absl::Status CheckPutOptions(const CachePutOptions& options) {
@@ -165,9 +159,13 @@ absl::Status CacheImpl::InsertEntry(WriteTransaction& txn, int64_t now,
   meta.size_bytes = size;
   meta.model = options.model;
   meta.conversation_id = options.conversation_id;
+  const bool content_inline = FitsInline(meta, content.size());
+  if (content_inline) meta.inline_content.emplace(content);
   CTXKIT_RETURN_IF_ERROR(
       internal::TxnPut(txn, dbs_.entries, key, EncodeMeta(meta)));
-  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs_.content, key, content));
+  if (!content_inline) {
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs_.content, key, content));
+  }
   if (lookup) {
     CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
         txn, dbs_.lookup, key, EncodeLookupRow(meta.serial, *lookup)));
@@ -265,17 +263,16 @@ absl::StatusOr<CachePutResult> CacheImpl::PutEntry(
         CTXKIT_RETURN_IF_ERROR(
             WalkChain(txn, dbs_.entries, base, &used, &same_key,
                       [&](std::string_view key) -> absl::StatusOr<bool> {
+                        CTXKIT_ASSIGN_OR_RETURN(
+                            MetaView meta, ReadView(txn, dbs_.entries, key));
                         if (!lookup) {
                           absl::StatusOr<std::string_view> stored =
-                              internal::TxnGet(txn, dbs_.content, key);
+                              ContentOf(txn, dbs_.content, key, meta);
                           CTXKIT_RETURN_IF_ERROR(stored.status());
                           if (*stored != content) return false;
                         }
-                        absl::StatusOr<uint64_t> serial =
-                            SerialOf(txn, dbs_.entries, key);
-                        if (!serial.ok()) return serial.status();
                         absl::StatusOr<std::optional<std::string_view>> keyed =
-                            KeyedLookupOf(txn, dbs_, key, *serial);
+                            KeyedLookupOf(txn, dbs_, key, meta.serial);
                         if (!keyed.ok()) return keyed.status();
                         if (!lookup) return !keyed->has_value();
                         return keyed->has_value() && **keyed == *lookup;
@@ -284,8 +281,10 @@ absl::StatusOr<CachePutResult> CacheImpl::PutEntry(
           return RefreshEntry(txn, *same_key, now, expires, &result);
         }
         if (same_key) {
+          CTXKIT_ASSIGN_OR_RETURN(MetaView current,
+                                  ReadView(txn, dbs_.entries, *same_key));
           absl::StatusOr<std::string_view> stored =
-              internal::TxnGet(txn, dbs_.content, *same_key);
+              ContentOf(txn, dbs_.content, *same_key, current);
           CTXKIT_RETURN_IF_ERROR(stored.status());
           if (*stored == content) {
             return RefreshEntry(txn, *same_key, now, expires, &result);

@@ -16,28 +16,6 @@
 
 namespace ctxkit::internal {
 
-bool DecodeView(std::string_view v, MetaView* m) {
-  constexpr size_t kFixed = 1 + 7 * 8;
-  if (v.size() < kFixed + 2 || v[0] != 1) return false;
-  const char* p = v.data() + 1;
-  m->serial = ReadBigEndian64(p);
-  m->tokens = ReadBigEndian64(p + 8);
-  m->created_at = static_cast<int64_t>(ReadBigEndian64(p + 16));
-  m->expires_at = static_cast<int64_t>(ReadBigEndian64(p + 24));
-  m->hit_count = ReadBigEndian64(p + 32);
-  m->last_accessed = static_cast<int64_t>(ReadBigEndian64(p + 40));
-  m->size_bytes = ReadBigEndian64(p + 48);
-  std::string_view rest = v.substr(kFixed);
-  const size_t model_len = static_cast<unsigned char>(rest[0]);
-  if (rest.size() < 2 + model_len) return false;
-  m->model = rest.substr(1, model_len);
-  rest.remove_prefix(1 + model_len);
-  const size_t conv_len = static_cast<unsigned char>(rest[0]);
-  if (rest.size() != 1 + conv_len) return false;
-  m->conversation_id = rest.substr(1);
-  return true;
-}
-
 absl::StatusOr<MetaView> ReadView(const Transaction& txn, Database entries,
                                   std::string_view key) {
   CTXKIT_ASSIGN_OR_RETURN(std::string_view value,
@@ -48,6 +26,21 @@ absl::StatusOr<MetaView> ReadView(const Transaction& txn, Database entries,
         absl::StrFormat("cache entry '%s' has a malformed record", key));
   }
   return meta;
+}
+
+absl::StatusOr<std::string_view> ContentOf(const Transaction& txn,
+                                           Database content,
+                                           std::string_view key,
+                                           const MetaView& meta) {
+  if (meta.content_inline) return meta.content;
+  absl::StatusOr<std::string_view> row = internal::TxnGet(txn, content, key);
+  if (row.status().code() == absl::StatusCode::kNotFound) {
+    return absl::DataLossError(absl::StrFormat(
+        "cache entry '%s' has lost its content: its cache.content row is "
+        "missing",
+        key));
+  }
+  return row;
 }
 
 bool Expired(int64_t expires_at, int64_t now) {

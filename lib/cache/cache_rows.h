@@ -19,16 +19,21 @@
 
 namespace ctxkit::internal {
 
-// The fixed fields of a meta record and views of its strings, for the read
-// path (no allocation). Layout in cache_format.cc.
+// The fixed fields of an entry record and views of its strings, for the
+// read path (no allocation). Layout in cache_format.cc.
 struct MetaView {
   uint64_t serial, tokens, hit_count, size_bytes;
   int64_t created_at, expires_at, last_accessed;
   std::string_view model, conversation_id;
+  // Whether the record holds the content, which `content` then views;
+  // otherwise it is in "cache.content" (ContentOf reads either).
+  bool content_inline;
+  std::string_view content;
 };
 
-// Decodes the meta record `v` into *m, whose strings then point into `v`.
-// False when `v` is malformed.
+// Decodes the entry record `v` into *m, whose views then point into `v`.
+// False when `v` is malformed. Defined beside the layout, in
+// cache_format.cc.
 bool DecodeView(std::string_view v, MetaView* m);
 
 // The meta record of entry `key` in `entries`, decoded; its strings point
@@ -37,6 +42,15 @@ bool DecodeView(std::string_view v, MetaView* m);
 // malformed.
 absl::StatusOr<MetaView> ReadView(const Transaction& txn, Database entries,
                                   std::string_view key);
+
+// The content of entry `key`, whose record `meta` was read in `txn`: its
+// inline view, or its row in `content` ("cache.content"). It points into
+// `txn`'s map and lives as long as its snapshot. DATA_LOSS naming the key
+// when the row is missing; any other read error as is.
+absl::StatusOr<std::string_view> ContentOf(const Transaction& txn,
+                                           Database content,
+                                           std::string_view key,
+                                           const MetaView& meta);
 
 // Whether an entry expiring at `expires_at` (0: never) has expired at `now`.
 bool Expired(int64_t expires_at, int64_t now);

@@ -1,11 +1,13 @@
 #include "lib/store/format.h"
 
+#include "lib/cache/cache_migration.h"
+
 namespace ctxkit::internal {
 
 const FormatSpec& DefaultFormat() {
-  // Version 1 is the first format, so there is nothing to migrate from yet.
   // A format change adds {from, apply} here and bumps Store::kFormatVersion.
-  static const FormatSpec* spec = new FormatSpec{Store::kFormatVersion, {}};
+  static const FormatSpec* spec =
+      new FormatSpec{Store::kFormatVersion, {{1, MigrateCacheRecordsToV2}}};
   return *spec;
 }
 

@@ -37,6 +37,10 @@ class MigrationContext {
   virtual ~MigrationContext() = default;
   virtual WriteTransaction& txn() = 0;
   virtual absl::StatusOr<Database> OpenDatabase(std::string_view name) = 0;
+  // Opens sub-database `name` only if it exists: NOT_FOUND otherwise, so a
+  // migration of a part the store never used creates nothing.
+  virtual absl::StatusOr<Database> OpenExistingDatabase(
+      std::string_view name) = 0;
 };
 
 // Upgrades a store from format `from` to `from + 1`.
@@ -53,7 +57,7 @@ struct FormatSpec {
 };
 
 // ctxkit's real format: version Store::kFormatVersion and its migrations
-// (none yet: version 1 is the first format).
+// (1 -> 2: cache records hold small content, cache_migration.h).
 const FormatSpec& DefaultFormat();
 
 }  // namespace ctxkit::internal

@@ -228,18 +228,23 @@ absl::Status NewerFormatError(std::string_view path, uint32_t stored,
 
 class MigrationContextImpl final : public MigrationContext {
  public:
+  // `open(name, create)`: the sub-database, created if `create`.
   MigrationContextImpl(
       WriteTransaction& txn,
-      std::function<absl::StatusOr<Database>(std::string_view)> open)
+      std::function<absl::StatusOr<Database>(std::string_view, bool)> open)
       : txn_(txn), open_(std::move(open)) {}
   WriteTransaction& txn() override { return txn_; }
   absl::StatusOr<Database> OpenDatabase(std::string_view name) override {
-    return open_(name);
+    return open_(name, true);
+  }
+  absl::StatusOr<Database> OpenExistingDatabase(
+      std::string_view name) override {
+    return open_(name, false);
   }
 
  private:
   WriteTransaction& txn_;
-  std::function<absl::StatusOr<Database>(std::string_view)> open_;
+  std::function<absl::StatusOr<Database>(std::string_view, bool)> open_;
 };
 
 }  // namespace
@@ -520,10 +525,15 @@ absl::Status StoreImpl::InitializeOrMigrate(const FormatSpec& format) {
             path_, *stored, format.current, v));
       }
       MigrationContextImpl context(
-          txn, [&](std::string_view name) -> absl::StatusOr<Database> {
+          txn,
+          [&](std::string_view name, bool create) -> absl::StatusOr<Database> {
             MDB_dbi dbi;
-            const int orc =
-                mdb_dbi_open(raw, std::string(name).c_str(), MDB_CREATE, &dbi);
+            const int orc = mdb_dbi_open(raw, std::string(name).c_str(),
+                                         create ? MDB_CREATE : 0, &dbi);
+            if (orc == MDB_NOTFOUND && !create) {
+              return absl::NotFoundError(
+                  absl::StrCat("no database '", AV(name), "'"));
+            }
             if (orc != 0) {
               return StoreAccess::Fail(
                   txn, orc,

@@ -369,8 +369,32 @@ TEST_CASE("damage: a conversation row deleted") {
 
 TEST_CASE("damage: an entry's content deleted") {
   Damaged d;
-  d.Delete(d.dbs.content, d.hit);
-  d.ExpectDataLoss({"cache.content key", d.hit, "is missing"});
+  // Content too large for the entry's record is kept in cache.content.
+  const std::string large = Must(d.cache->Put(std::string(4000, 'x'))).key;
+  REQUIRE_FALSE(d.Meta(large).inline_content.has_value());
+  d.Delete(d.dbs.content, large);
+  d.ExpectDataLoss({"cache.content key", large, "is missing"});
+  auto got = d.cache->Get(large);
+  CHECK(got.status().code() == StatusCode::kDataLoss);
+  CHECK(Contains(got.status().message(), "lost its content"));
+}
+
+TEST_CASE("damage: a content row beside a record that holds the content") {
+  Damaged d;
+  REQUIRE(d.Meta(d.hit).inline_content == "a system prompt");
+  d.Put(d.dbs.content, d.hit, "a system prompt");
+  d.ExpectDataLoss(
+      {"cache.content key", d.hit, "whose record holds its content"});
+}
+
+TEST_CASE("damage: a record with an unknown content placement") {
+  Damaged d;
+  std::string record = internal::EncodeMeta(d.Meta(d.hit));
+  const size_t placement =
+      record.size() - std::string_view("a system prompt").size() - 1;
+  record[placement] = 7;
+  d.Put(d.dbs.entries, d.hit, record);
+  d.ExpectDataLoss({"cache entry", d.hit, "malformed record"});
 }
 
 TEST_CASE("damage: a stray hits row") {

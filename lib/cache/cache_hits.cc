@@ -16,7 +16,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/base/absl_string_view.h"
 #include "lib/cache/cache_impl.h"
 #include "lib/cache/cache_rows.h"
 #include "lib/status/status_internal.h"
@@ -26,18 +25,13 @@
 namespace ctxkit::internal {
 
 void HitBatch::MergeFrom(HitBatch&& other) {
-  for (auto& [key, p] : other.entries) {
-    auto [it, inserted] = entries.try_emplace(key, p);
+  for (auto& [serial, p] : other.entries) {
+    auto [it, inserted] = entries.try_emplace(serial, p);
     if (inserted) continue;
-    if (it->second.serial == p.serial) {
-      it->second.hits += p.hits;
-      it->second.last_accessed =
-          std::max(it->second.last_accessed, p.last_accessed);
-    } else {
-      orphans.push_back(std::move(p));
-    }
+    it->second.hits += p.hits;
+    it->second.last_accessed =
+        std::max(it->second.last_accessed, p.last_accessed);
   }
-  for (auto& p : other.orphans) orphans.push_back(std::move(p));
   for (const auto& k : other.expired) expired.insert(k);
   misses += other.misses;
 }
@@ -65,27 +59,19 @@ uint64_t CacheImpl::RecordHit(std::string_view key, uint64_t serial,
   std::optional<uint64_t> unflushed;
   {
     std::lock_guard lock(pending_mu_);
-    auto it = pending_.entries.find(AV(key));
-    if (it == pending_.entries.end()) {
-      HitBatch::Pending p;
-      p.serial = serial;
-      p.tokens = tokens;
-      p.model = std::string(model);
-      it = pending_.entries.emplace(std::string(key), std::move(p)).first;
+    auto [it, inserted] = pending_.entries.try_emplace(serial);
+    if (inserted) {
+      it->second.key.assign(key.data(), key.size());
+      it->second.tokens = tokens;
+      it->second.model.assign(model.data(), model.size());
       wake = pending_.entries.size() ==
              static_cast<size_t>(options_.flush_max_pending);
-    } else if (it->second.serial != serial) {
-      pending_.orphans.push_back(std::move(it->second));
-      it->second = HitBatch::Pending{};
-      it->second.serial = serial;
-      it->second.tokens = tokens;
-      it->second.model = std::string(model);
     }
     it->second.hits += 1;
     it->second.last_accessed = std::max(it->second.last_accessed, now);
-    // UnflushedHitsLocked, without looking `key` up in pending_ again.
+    // UnflushedHitsLocked, without looking the entry up in pending_ again.
     if (snapshot >= flushed_commit_) {
-      unflushed = it->second.hits + InFlightHitsLocked(key, serial, snapshot);
+      unflushed = it->second.hits + InFlightHitsLocked(serial, snapshot);
     }
   }
   if (wake) {
@@ -106,35 +92,32 @@ uint64_t CacheImpl::RecordHit(std::string_view key, uint64_t serial,
     if (!meta.ok() || meta->serial != serial) break;
     stored_hits = meta->hit_count;
     std::lock_guard lock(pending_mu_);
-    unflushed = UnflushedHitsLocked(key, serial, txn->snapshot_id());
+    unflushed = UnflushedHitsLocked(serial, txn->snapshot_id());
   }
   if (!unflushed) {
     std::lock_guard lock(pending_mu_);
-    unflushed = UnflushedHitsLocked(key, serial, flushed_commit_);
+    unflushed = UnflushedHitsLocked(serial, flushed_commit_);
   }
   return stored_hits + *unflushed;
 }
 
 std::optional<uint64_t> CacheImpl::UnflushedHitsLocked(
-    std::string_view key, uint64_t serial, uint64_t snapshot) const {
+    uint64_t serial, uint64_t snapshot) const {
   if (snapshot < flushed_commit_) return std::nullopt;
-  uint64_t hits = InFlightHitsLocked(key, serial, snapshot);
-  if (const auto it = pending_.entries.find(AV(key));
-      it != pending_.entries.end() && it->second.serial == serial) {
+  uint64_t hits = InFlightHitsLocked(serial, snapshot);
+  if (const auto it = pending_.entries.find(serial);
+      it != pending_.entries.end()) {
     hits += it->second.hits;
   }
   return hits;
 }
 
-uint64_t CacheImpl::InFlightHitsLocked(std::string_view key, uint64_t serial,
+uint64_t CacheImpl::InFlightHitsLocked(uint64_t serial,
                                        uint64_t snapshot) const {
-  // Most hits find no batch in flight: skip hashing the key for nothing.
   if (in_flight_.entries.empty()) return 0;
   if (in_flight_commit_ != 0 && snapshot >= in_flight_commit_) return 0;
-  const auto it = in_flight_.entries.find(AV(key));
-  return it != in_flight_.entries.end() && it->second.serial == serial
-             ? it->second.hits
-             : 0;
+  const auto it = in_flight_.entries.find(serial);
+  return it != in_flight_.entries.end() ? it->second.hits : 0;
 }
 
 void CacheImpl::RecordMiss(std::string_view expired_key) {
@@ -159,12 +142,13 @@ absl::Status CacheImpl::ApplyBatch(WriteTransaction& txn, const HitBatch& batch,
     m[kGrpLifetimeHits] += static_cast<int64_t>(p.hits);
     m[kGrpLifetimeTokensSaved] += saved;
   };
-  for (const HitBatch::Pending& p : batch.orphans) lifetime(p);
-  for (const auto& [key, p] : batch.entries) {
+  for (const auto& [serial, p] : batch.entries) {
     lifetime(p);
+    const std::string& key = p.key;
     CTXKIT_ASSIGN_OR_RETURN(std::optional<EntryMeta> meta,
                             FindMeta(dbs_, txn, key));
-    if (!meta || meta->serial != p.serial) continue;  // stored again
+    // Removed, or removed and stored again: its hits are lifetime only.
+    if (!meta || meta->serial != serial) continue;
     std::string_view prefix;
     Hash128 hash{};
     ParseKey(key, &prefix, &hash);

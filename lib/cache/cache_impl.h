@@ -29,20 +29,22 @@ namespace ctxkit::internal {
 // Hits and misses read since the last flush.
 struct HitBatch {
   struct Pending {
-    uint64_t serial = 0;
+    std::string key;
     uint64_t hits = 0;
     uint64_t tokens = 0;
     int64_t last_accessed = 0;
     std::string model;
   };
-  absl::flat_hash_map<std::string, Pending> entries;
-  // Hits of entries replaced (new serial) before the flush: lifetime only.
-  std::vector<Pending> orphans;
+  // By the serial of the entry hit: unique per creation of an entry, so the
+  // hits of an entry replaced under the same key before the flush stay
+  // apart (they count in lifetime figures only), and a hit finds its slot
+  // by an integer, not by hashing and comparing its key.
+  absl::flat_hash_map<uint64_t, Pending> entries;
   absl::flat_hash_set<std::string> expired;  // seen expired by a read
   uint64_t misses = 0;
 
   bool empty() const {
-    return entries.empty() && orphans.empty() && expired.empty() && misses == 0;
+    return entries.empty() && expired.empty() && misses == 0;
   }
   void MergeFrom(HitBatch&& other);
 };
@@ -115,16 +117,15 @@ class CacheImpl {
   uint64_t RecordHit(std::string_view key, uint64_t serial, uint64_t tokens,
                      std::string_view model, int64_t now, uint64_t snapshot,
                      uint64_t stored_hits);
-  // The hits on `key` (of `serial`) that a snapshot `snapshot` cannot show,
-  // or nullopt when a batch this process committed after it may hold some.
+  // The hits on the entry of `serial` that a snapshot `snapshot` cannot
+  // show, or nullopt when a batch this process committed after it may hold
+  // some.
   // Requires pending_mu_.
-  std::optional<uint64_t> UnflushedHitsLocked(std::string_view key,
-                                              uint64_t serial,
+  std::optional<uint64_t> UnflushedHitsLocked(uint64_t serial,
                                               uint64_t snapshot) const;
-  // The hits on `key` (of `serial`) in the batch in flight that a snapshot
-  // `snapshot` cannot show. Requires pending_mu_.
-  uint64_t InFlightHitsLocked(std::string_view key, uint64_t serial,
-                              uint64_t snapshot) const;
+  // The hits on the entry of `serial` in the batch in flight that a
+  // snapshot `snapshot` cannot show. Requires pending_mu_.
+  uint64_t InFlightHitsLocked(uint64_t serial, uint64_t snapshot) const;
   void RecordMiss(std::string_view expired_key);
   // Applies `batch` in `txn`; reads `now` to re-check expiry.
   absl::Status ApplyBatch(WriteTransaction& txn, const HitBatch& batch,

@@ -253,7 +253,10 @@ StoreImpl::StoreImpl(std::string path, const StoreOptions& options)
     : path_(std::move(path)), options_(options) {}
 
 StoreImpl::~StoreImpl() {
-  DrainReadPool();
+  {
+    std::lock_guard lock(txn_mu_);
+    DrainReadPoolLocked();
+  }
   if (env_ != nullptr) mdb_env_close(env_);
   if (registered_) {
     std::lock_guard lock(RegistryMutex());
@@ -700,71 +703,84 @@ uint64_t StoreImpl::LastCommittedTransactionId() const {
   return info.me_last_txnid;
 }
 
-void StoreImpl::DrainReadPool() {
-  std::lock_guard lock(read_pool_mu_);
+void StoreImpl::DrainReadPoolLocked() {
   for (MDB_txn* txn : read_pool_) mdb_txn_abort(txn);
   read_pool_.clear();
 }
 
+void StoreImpl::WaitUnlessHoldingLocked(std::unique_lock<std::mutex>& lock,
+                                        std::thread::id self) {
+  // A pending resize waits for every open transaction to end; a thread that
+  // already holds one must not wait for the resize in turn.
+  if (!read_txns_by_thread_.contains(self) && writer_thread_.load() != self) {
+    txn_cv_.wait(lock, [&] { return !resizing_; });
+  }
+}
+
+void StoreImpl::ForgetReadLocked(MDB_txn* txn) {
+  auto it = reader_threads_.find(txn);
+  const std::thread::id owner = it->second;
+  reader_threads_.erase(it);
+  if (--read_txns_by_thread_[owner] == 0) read_txns_by_thread_.erase(owner);
+  if (--open_txns_ == 0) txn_cv_.notify_all();
+}
+
 absl::StatusOr<ReadTransaction> StoreImpl::BeginRead() {
+  const std::thread::id self = std::this_thread::get_id();
   MDB_txn* txn = nullptr;
   {
-    std::lock_guard lock(read_pool_mu_);
+    // One critical section for the resize wait, the pool and the
+    // bookkeeping: a cache hit costs under a microsecond, and each lock
+    // taken showed in it.
+    std::unique_lock lock(txn_mu_);
     if (!read_pool_.empty()) {
-      txn = read_pool_.back();
-      read_pool_.pop_back();
+      WaitUnlessHoldingLocked(lock, self);
+      if (!read_pool_.empty()) {  // a resize may have drained it meanwhile
+        txn = read_pool_.back();
+        read_pool_.pop_back();
+        ++open_txns_;
+        ++read_txns_by_thread_[self];
+        reader_threads_[txn] = self;
+      }
     }
   }
   if (txn != nullptr) {
-    EnterTxn();
-    if (mdb_txn_renew(txn) != 0) {
-      // Whatever went wrong (another process grew the map, say), the
-      // ordinary path below knows how to handle it.
-      ExitTxn();
-      mdb_txn_abort(txn);
-      txn = nullptr;
+    if (mdb_txn_renew(txn) == 0) return ReadTransaction(this, txn);
+    // Whatever went wrong (another process grew the map, say), the
+    // ordinary path below knows how to handle it.
+    {
+      std::lock_guard lock(txn_mu_);
+      ForgetReadLocked(txn);
     }
+    mdb_txn_abort(txn);
+    txn = nullptr;
   }
-  if (txn == nullptr) {
-    if (absl::Status s = BeginRawRead(&txn); !s.ok()) return s;
-  }
+  if (absl::Status s = BeginRawRead(&txn); !s.ok()) return s;
   {
     std::lock_guard lock(txn_mu_);
-    ++read_txns_by_thread_[std::this_thread::get_id()];
-    reader_threads_[txn] = std::this_thread::get_id();
+    ++read_txns_by_thread_[self];
+    reader_threads_[txn] = self;
   }
   return ReadTransaction(this, txn);
 }
 
 void StoreImpl::EndRead(MDB_txn* txn) {
   mdb_txn_reset(txn);
+  bool pooled = false;
   {
     std::lock_guard lock(txn_mu_);
-    auto it = reader_threads_.find(txn);
-    const std::thread::id owner = it->second;
-    reader_threads_.erase(it);
-    if (--read_txns_by_thread_[owner] == 0) read_txns_by_thread_.erase(owner);
-    // ExitTxn's work, under the same lock.
-    if (--open_txns_ == 0) txn_cv_.notify_all();
-  }
-  {
-    std::lock_guard lock(read_pool_mu_);
+    ForgetReadLocked(txn);
     if (read_pool_.size() < read_pool_limit_) {
       read_pool_.push_back(txn);
-      return;
+      pooled = true;
     }
   }
-  mdb_txn_abort(txn);
+  if (!pooled) mdb_txn_abort(txn);
 }
 
 void StoreImpl::EnterTxn() {
   std::unique_lock lock(txn_mu_);
-  const std::thread::id self = std::this_thread::get_id();
-  // A pending resize waits for every open transaction to end; a thread that
-  // already holds one must not wait for the resize in turn.
-  if (!read_txns_by_thread_.contains(self) && writer_thread_.load() != self) {
-    txn_cv_.wait(lock, [&] { return !resizing_; });
-  }
+  WaitUnlessHoldingLocked(lock, std::this_thread::get_id());
   ++open_txns_;
 }
 
@@ -806,7 +822,7 @@ absl::Status StoreImpl::ResizeMap(bool grow) {
     }
     new_size = std::min(ceiling, current * 2);
   }
-  DrainReadPool();
+  DrainReadPoolLocked();
   const int rc = mdb_env_set_mapsize(env_, new_size);
   if (rc != 0) {
     return LmdbStatus(rc, absl::StrCat("resizing the map of store '", path_,

@@ -128,12 +128,20 @@ class StoreImpl {
   // renew: a renewal reuses the reader slot, where beginning afresh takes
   // LMDB's reader-table lock, and short reads (a cache hit) are dominated by
   // that. At most read_pool_limit_ of them, each holding a reader slot but
-  // no snapshot; emptied before the map is resized and at close.
-  // Lock order: after txn_mu_.
-  std::mutex read_pool_mu_;
-  std::vector<MDB_txn*> read_pool_;  // guarded by read_pool_mu_
+  // no snapshot; emptied before the map is resized and at close. Guarded
+  // by txn_mu_, so that a read takes one lock to begin and one to end.
+  std::vector<MDB_txn*> read_pool_;
   size_t read_pool_limit_ = 0;
-  void DrainReadPool();
+  // Requires txn_mu_.
+  void DrainReadPoolLocked();
+  // EnterTxn's wait: until no resize is pending, unless thread `self`
+  // already holds a transaction (the resize waits for it). Requires `lock`
+  // on txn_mu_.
+  void WaitUnlessHoldingLocked(std::unique_lock<std::mutex>& lock,
+                               std::thread::id self);
+  // Drops read transaction `txn` from the bookkeeping (its thread's count,
+  // open_txns_). Requires txn_mu_.
+  void ForgetReadLocked(MDB_txn* txn);
 };
 
 }  // namespace ctxkit::internal

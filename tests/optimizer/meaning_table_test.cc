@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "ctxkit/query_optimizer.h"
+#include "tests/unit/test_util.h"
 
 namespace ctxkit {
 namespace {
@@ -48,30 +48,11 @@ std::string Unescape(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> SplitTabs(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  while (true) {
-    const size_t tab = line.find('\t', start);
-    fields.push_back(Unescape(std::string_view(line).substr(
-        start, tab == std::string::npos ? std::string::npos : tab - start)));
-    if (tab == std::string::npos) break;
-    start = tab + 1;
-  }
-  return fields;
-}
-
 std::vector<Row> ReadTable(const char* path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot open ", path);
   std::vector<Row> rows;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f = SplitTabs(line);
+  testing::ForEachTableRow(path, [&](int number, std::vector<std::string> f) {
     REQUIRE_MESSAGE(f.size() >= 4, path, ":", number, ": too few fields");
+    for (std::string& field : f) field = Unescape(field);
     Row row;
     row.line = number;
     row.category = f[0];
@@ -79,7 +60,7 @@ std::vector<Row> ReadTable(const char* path) {
     row.input = f[2];
     row.checks.assign(f.begin() + 3, f.end());
     rows.push_back(std::move(row));
-  }
+  });
   return rows;
 }
 

@@ -38,22 +38,15 @@ struct Judgment {
 };
 
 std::vector<Judgment> ReadJudgments(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot open ", path);
   std::vector<Judgment> out;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f;
-    std::stringstream fields(line);
-    for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
-    REQUIRE_MESSAGE(f.size() == 4, path, ":", number, ": want 4 fields");
-    REQUIRE_MESSAGE((f[0] == "tune" || f[0] == "held"), path, ":", number);
-    REQUIRE_MESSAGE((f[3] == "on" || f[3] == "off"), path, ":", number);
-    out.push_back({f[0], f[1], f[2], f[3] == "on"});
-  }
+  testing::ForEachTableRow(
+      path, [&](int number, std::vector<std::string> f) {
+        REQUIRE_MESSAGE(f.size() == 4, path, ":", number, ": want 4 fields");
+        REQUIRE_MESSAGE((f[0] == "tune" || f[0] == "held"), path, ":",
+                        number);
+        REQUIRE_MESSAGE((f[3] == "on" || f[3] == "off"), path, ":", number);
+        out.push_back({f[0], f[1], f[2], f[3] == "on"});
+      });
   return out;
 }
 

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "ctxkit/status.h"
 
@@ -53,6 +55,32 @@ T Must(StatusOr<T> v) {
 // Whether `part` occurs in `text` (std::string_view::contains is C++23).
 inline bool Contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
+}
+
+// Calls fn(line_number, fields) for each line of the tab-separated table
+// at `path` that is neither empty nor a comment (starting with '#'); the
+// fields are split at every tab, and nothing in them is unescaped. Fails
+// the test when the file cannot be read.
+template <typename Fn>
+void ForEachTableRow(const std::string& path, Fn&& fn) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot open ", path);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    size_t start = 0;
+    for (;;) {
+      const size_t tab = line.find('\t', start);
+      fields.push_back(line.substr(
+          start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    fn(number, std::move(fields));
+  }
 }
 
 }  // namespace ctxkit::testing

@@ -437,8 +437,8 @@ Opened& FreshStore(ctxkit::StoreSync sync = ctxkit::StoreSync::kFull) {
 
 void BM_CacheGetHit(benchmark::State& state) {
   CacheFixture& f = CacheStore();
-  const auto keys = std::min(static_cast<size_t>(state.range(0)),
-                             f.keys.size());
+  const auto keys =
+      std::min(static_cast<size_t>(state.range(0)), f.keys.size());
   uint64_t rng = 88172645463325252ull;
   uint64_t bytes = 0;
   for (auto _ : state) {
@@ -999,8 +999,8 @@ SqliteBlobs& SqliteBlobStore() {
 void BM_SqliteGetBlob(benchmark::State& state) {
   SqliteBlobs& b = SqliteBlobStore();
   sqlite3_stmt* s = b.db->Prepare("SELECT content FROM blobs WHERE key = ?");
-  const auto keys = std::min(static_cast<size_t>(state.range(0)),
-                             b.keys.size());
+  const auto keys =
+      std::min(static_cast<size_t>(state.range(0)), b.keys.size());
   uint64_t rng = 88172645463325252ull;
   int64_t bytes = 0;
   for (auto _ : state) {

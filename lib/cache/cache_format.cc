@@ -166,8 +166,8 @@ std::string EncodeMeta(const EntryMeta& meta) {
   out += meta.model;
   out.push_back(static_cast<char>(meta.conversation_id.size()));
   out += meta.conversation_id;
-  out.push_back(static_cast<char>(meta.inline_content ? kContentInline
-                                                      : kContentApart));
+  out.push_back(
+      static_cast<char>(meta.inline_content ? kContentInline : kContentApart));
   if (meta.inline_content) out += *meta.inline_content;
   return out;
 }

@@ -25,7 +25,6 @@
 namespace ctxkit::internal {
 namespace {
 
-
 // Put's and PutKeyed's checks of their options.
 absl::Status CheckPutOptions(const CachePutOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckPrefix(options.prefix));

@@ -29,10 +29,9 @@ namespace {
 // u8 len + conversation_id.
 std::string VersionOneRecord(const internal::EntryMeta& m) {
   std::string out(1, '\1');
-  for (uint64_t v :
-       {m.serial, m.tokens, static_cast<uint64_t>(m.created_at),
-        static_cast<uint64_t>(m.expires_at), m.hit_count,
-        static_cast<uint64_t>(m.last_accessed), m.size_bytes}) {
+  for (uint64_t v : {m.serial, m.tokens, static_cast<uint64_t>(m.created_at),
+                     static_cast<uint64_t>(m.expires_at), m.hit_count,
+                     static_cast<uint64_t>(m.last_accessed), m.size_bytes}) {
     for (int shift = 56; shift >= 0; shift -= 8) {
       out.push_back(static_cast<char>((v >> shift) & 0xff));
     }
@@ -91,8 +90,9 @@ struct Stored {
   uint64_t hits;
 };
 
-TEST_CASE("a format-1 cache is upgraded: small content moves in, nothing "
-          "else changes") {
+TEST_CASE(
+    "a format-1 cache is upgraded: small content moves in, nothing "
+    "else changes") {
   TempDir dir;
   const std::string path = (dir.path / "s").string();
   std::vector<Stored> stored;

@@ -39,14 +39,12 @@ struct Judgment {
 
 std::vector<Judgment> ReadJudgments(const std::string& path) {
   std::vector<Judgment> out;
-  testing::ForEachTableRow(
-      path, [&](int number, std::vector<std::string> f) {
-        REQUIRE_MESSAGE(f.size() == 4, path, ":", number, ": want 4 fields");
-        REQUIRE_MESSAGE((f[0] == "tune" || f[0] == "held"), path, ":",
-                        number);
-        REQUIRE_MESSAGE((f[3] == "on" || f[3] == "off"), path, ":", number);
-        out.push_back({f[0], f[1], f[2], f[3] == "on"});
-      });
+  testing::ForEachTableRow(path, [&](int number, std::vector<std::string> f) {
+    REQUIRE_MESSAGE(f.size() == 4, path, ":", number, ": want 4 fields");
+    REQUIRE_MESSAGE((f[0] == "tune" || f[0] == "held"), path, ":", number);
+    REQUIRE_MESSAGE((f[3] == "on" || f[3] == "off"), path, ":", number);
+    out.push_back({f[0], f[1], f[2], f[3] == "on"});
+  });
   return out;
 }
 

@@ -43,10 +43,11 @@ struct CacheDbs {
 using Hash128 = std::array<uint8_t, 16>;
 
 // A record holding its entry's content (inline) stays within this many
-// bytes, so that it fits in one node of LMDB's B-tree (at most 2,040 bytes
-// with 4 KiB pages, key of up to 100 bytes included): a hit then costs one
-// lookup, and a flush of hit counts rewrites at most this much. Larger
-// content lives in "cache.content".
+// bytes, so that it fits in one leaf node of LMDB's B-tree rather than
+// overflow pages (a node holds at most 2,038 bytes with 4 KiB pages: an
+// 8-byte header, the key of up to 100 bytes, the record): a hit then costs
+// one lookup on one page, and a flush of hit counts rewrites at most this
+// much. Larger content lives in "cache.content".
 inline constexpr size_t kMaxInlineRecordBytes = 1920;
 
 // One entry's record: the value under its key in "cache". Its metadata and,

@@ -354,6 +354,25 @@ case_store_info_errors() {
   expect_status 1
   expect_err_first_line_prefix "ctxkit: NOT_FOUND: "
   expect_missing "$work/no"
+
+  # A store of the previous format (its recorded version patched back; it
+  # holds no records, so there is nothing else to make old): the commands
+  # that only read refuse it and name the command that upgrades it.
+  run store init --db "$work/old"
+  expect_status 0
+  OLD=$((format_version - 1)) NEW=$format_version perl -0777 -pi -e \
+    's/format_version\Q@{[chr $ENV{NEW}]}\E\x00\x00\x00/format_version@{[chr $ENV{OLD}]}\x00\x00\x00/g' \
+    "$work/old/data.mdb"
+  run store info --db "$work/old"
+  expect_status 1
+  expect_err_first_line_prefix "ctxkit: FAILED_PRECONDITION: "
+  expect_err_contains "format version $((format_version - 1)), older than"
+  expect_err_contains "'ctxkit store init' does"
+  run store init --db "$work/old"
+  expect_status 0
+  run store info --db "$work/old" --json
+  expect_status 0
+  expect_out_contains "\"format_version\":$format_version"
 }
 
 case_demo() {

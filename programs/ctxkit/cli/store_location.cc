@@ -65,6 +65,23 @@ Status WithCreateHint(const Status& status) {
                     "that adds records)");
 }
 
+// Store::Open's words for a store of an older format opened read-only
+// (store_impl.cc); the commands that only read cannot upgrade it, so the
+// user is told which command does.
+constexpr std::string_view kOlderFormatAdvice =
+    "open it read-write once to upgrade it";
+
+Status WithUpgradeHint(const Status& status) {
+  if (status.code() != StatusCode::kFailedPrecondition ||
+      status.message().find(kOlderFormatAdvice) == std::string::npos) {
+    return status;
+  }
+  return Status(status.code(),
+                status.message() +
+                    " ('ctxkit store init' does, as does any command that "
+                    "adds records)");
+}
+
 std::string WithoutTrailingSlashes(std::string_view path) {
   while (path.size() > 1 && path.ends_with('/')) path.remove_suffix(1);
   return std::string(path);
@@ -112,7 +129,9 @@ StatusOr<std::unique_ptr<Store>> OpenStoreForReading(
   options.read_only = true;
   options.create_if_missing = false;
   auto store = Store::Open(location.path, options);
-  if (!store.ok()) return Annotate(WithCreateHint(store.status()), location);
+  if (!store.ok()) {
+    return Annotate(WithUpgradeHint(WithCreateHint(store.status())), location);
+  }
   return store;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "lib/cache/cache_format.h"
+#include "lib/cache/cache_rows.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
 
@@ -51,16 +52,11 @@ absl::Status MigrateCacheRecordsToV2(MigrationContext& ctx) {
     CTXKIT_ASSIGN_OR_RETURN(std::string_view record,
                             TxnGet(txn, *entries, key));
     CTXKIT_ASSIGN_OR_RETURN(EntryMeta meta, DecodeVersion1(key, record));
-    absl::StatusOr<std::string_view> bytes = TxnGet(txn, content, key);
-    if (absl::IsNotFound(bytes.status())) {
-      return absl::DataLossError(absl::StrFormat(
-          "cache entry '%s' has lost its content: its cache.content row is "
-          "missing",
-          key));
-    }
-    CTXKIT_RETURN_IF_ERROR(bytes.status());
-    const bool take_in = FitsInline(meta, bytes->size());
-    if (take_in) meta.inline_content.emplace(*bytes);
+    // A version-1 record's content is always apart (content_inline false).
+    CTXKIT_ASSIGN_OR_RETURN(std::string_view bytes,
+                            ContentOf(txn, content, key, MetaView{}));
+    const bool take_in = FitsInline(meta, bytes.size());
+    if (take_in) meta.inline_content.emplace(bytes);
     CTXKIT_RETURN_IF_ERROR(TxnPut(txn, *entries, key, EncodeMeta(meta)));
     if (take_in) {
       CTXKIT_ASSIGN_OR_RETURN(bool gone, TxnDelete(txn, content, key));

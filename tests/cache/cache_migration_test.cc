@@ -46,8 +46,10 @@ std::string VersionOneRecord(const internal::EntryMeta& m) {
 void Check(int rc) { REQUIRE_MESSAGE(rc == 0, mdb_strerror(rc)); }
 
 // Rewrites the closed store at `path` as format 1 would have it. With
-// `damage`, the record of `damage` gets an unknown version byte.
-void MakeFormatOne(const std::string& path, const std::string& damage = "") {
+// `damage`, the record of `damage` gets an unknown version byte; with
+// `lose`, the content row of `lose` is deleted.
+void MakeFormatOne(const std::string& path, const std::string& damage = "",
+                   const std::string& lose = "") {
   MDB_env* env = nullptr;
   Check(mdb_env_create(&env));
   Check(mdb_env_set_maxdbs(env, 64));
@@ -80,6 +82,10 @@ void MakeFormatOne(const std::string& path, const std::string& damage = "") {
   };
   for (const auto& [key, record] : records) put(entries, key, record);
   for (const auto& [key, bytes] : contents) put(content, key, bytes);
+  if (!lose.empty()) {
+    MDB_val kk{lose.size(), const_cast<char*>(lose.data())};
+    Check(mdb_del(txn, content, &kk, nullptr));
+  }
   put(meta, "format_version", std::string("\1\0\0\0", 4));
   Check(mdb_txn_commit(txn));
   mdb_env_close(env);
@@ -149,7 +155,7 @@ TEST_CASE(
   CHECK(keyed->content == "its value");
 }
 
-TEST_CASE("a damaged format-1 record stops the upgrade and changes nothing") {
+TEST_CASE("a damaged format-1 store stops the upgrade and changes nothing") {
   TempDir dir;
   const std::string path = (dir.path / "s").string();
   std::string key;
@@ -160,10 +166,19 @@ TEST_CASE("a damaged format-1 record stops the upgrade and changes nothing") {
     REQUIRE(cache.ok());
     key = (*cache)->Put("a system prompt", Prefix("p"))->key;
   }
-  MakeFormatOne(path, key);
+  std::string damage;
+  SUBCASE("a record of an unknown version") {
+    MakeFormatOne(path, key);
+    damage = "malformed version-1 record";
+  }
+  SUBCASE("a content row lost") {
+    MakeFormatOne(path, "", key);
+    damage = "has lost its content";
+  }
   auto failed = Store::Open(path);
   CHECK(failed.status().code() == StatusCode::kDataLoss);
   CHECK(failed.status().message().find(key) != std::string::npos);
+  CHECK(failed.status().message().find(damage) != std::string::npos);
   CHECK(failed.status().message().find("from format 1 to 2") !=
         std::string::npos);
   // Still format 1: the read-only open says so rather than misreading it.

@@ -67,6 +67,10 @@
 
 namespace ctxkit {
 
+namespace internal {
+struct ConversationStoreAccess;
+}  // namespace internal
+
 // Byte limits of the fields callers give, checked before anything is
 // written (INVALID_ARGUMENT naming the field and the limit).
 struct ConversationLimits {
@@ -660,6 +664,7 @@ class CTXKIT_EXPORT ConversationStore {
  private:
   CTXKIT_NO_EXPORT explicit ConversationStore(std::unique_ptr<Impl> impl);
   friend struct Impl;
+  friend struct internal::ConversationStoreAccess;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -155,12 +155,58 @@ struct ConversationStore::Impl {
     return internal::CursorStatus(*cursor);
   }
 
+  // A new conversation, checked and given its id and times, not yet
+  // written.
+  absl::StatusOr<Conversation> PrepareCreate(
+      const NewConversation& conversation) const {
+    CTXKIT_RETURN_IF_ERROR(internal::CheckTitle(conversation.title));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckText(
+        "model", conversation.model, ConversationLimits::kMaxModelBytes));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckMetadata(conversation.metadata));
+    Conversation c;
+    c.id = internal::NewUuid();
+    c.title = conversation.title;
+    c.model = conversation.model;
+    c.metadata = conversation.metadata;
+    c.created_at = c.updated_at = Now();
+    return c;
+  }
+
+  // Writes a conversation from PrepareCreate in `txn`.
+  absl::Status WriteCreated(WriteTransaction& txn,
+                            const Conversation& c) const {
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, conversations, c.id, internal::EncodeConversation(c, 0)));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, by_created, internal::CreatedKey(c.created_at, c.id), {}));
+    internal::StatsDelta delta;
+    delta.AddConversation(c.model, 1);
+    return delta.Apply(txn, stats);
+  }
+
   absl::StatusOr<AddMessagesResult> Add(std::string_view conversation_id,
                                         const NewMessage* batch, size_t count,
                                         bool single) {
     CTXKIT_ASSIGN_OR_RETURN(
         const std::string id,
         internal::NormalizeId("conversation_id", conversation_id));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string model, ModelOf(id));
+    CTXKIT_ASSIGN_OR_RETURN(internal::PreparedMessages prepared,
+                            Prepare(model, batch, count, single));
+    AddMessagesResult result;
+    CTXKIT_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
+      CTXKIT_ASSIGN_OR_RETURN(result, Append(txn, id, prepared));
+      return absl::OkStatus();
+    }));
+    return result;
+  }
+
+  // Checks, counts (with `model`'s tokenizer) and encodes a batch: the work
+  // that needs no transaction, done before the write begins.
+  absl::StatusOr<internal::PreparedMessages> Prepare(std::string_view model,
+                                                     const NewMessage* batch,
+                                                     size_t count,
+                                                     bool single) const {
     if (count == 0 || count > ConversationLimits::kMaxBatchMessages) {
       return absl::InvalidArgumentError(
           absl::StrFormat("messages holds %d messages; it must hold 1 to %d",
@@ -173,25 +219,24 @@ struct ConversationStore::Impl {
           absl::StrFormat("messages hold %d bytes of content; the limit is %d",
                           total_bytes, ConversationLimits::kMaxBatchBytes));
     }
-    CTXKIT_ASSIGN_OR_RETURN(const std::string model, ModelOf(id));
     CTXKIT_ASSIGN_OR_RETURN(internal::ModelCounter counter,
                             internal::ModelCounter::For(model));
     simdjson::dom::parser parser;
-    const int64_t now = Now();
-    AddMessagesResult result;
-    result.messages.resize(count);
-    std::vector<std::string> values(count);
+    internal::PreparedMessages prepared;
+    prepared.model = std::string(model);
+    prepared.now = Now();
+    prepared.messages.resize(count);
+    prepared.values.resize(count);
     for (size_t i = 0; i < count; ++i) {
       const NewMessage& m = batch[i];
       const std::string prefix =
           single ? std::string() : absl::StrFormat("messages[%d]", i);
       CTXKIT_ASSIGN_OR_RETURN(
           uint64_t tokens, internal::CheckAndCount(m, prefix, counter, parser));
-      Message& out = result.messages[i];
+      Message& out = prepared.messages[i];
       // Time-ordered: message_ids grows at its end, so a batch of 1,000
       // writes a few index pages, not 1,000 random ones.
-      out.id = internal::NewTimeOrderedUuid(now);
-      out.conversation_id = id;
+      out.id = internal::NewTimeOrderedUuid(prepared.now);
       out.role = m.role;
       out.content = m.content;
       out.name = m.name;
@@ -199,45 +244,61 @@ struct ConversationStore::Impl {
       out.tool_call_id = m.tool_call_id;
       out.tokens = tokens;
       out.is_compressed = m.is_compressed;
-      out.created_at = now;
-      values[i] = internal::EncodeMessage(out.id, m, tokens, now);
+      out.created_at = prepared.now;
+      prepared.values[i] =
+          internal::EncodeMessage(out.id, m, tokens, prepared.now);
     }
-    const std::string preview = internal::Preview(batch[count - 1].content);
+    prepared.preview = internal::Preview(batch[count - 1].content);
+    return prepared;
+  }
 
-    CTXKIT_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
-      Conversation c;
-      uint64_t next_seq = 0;
-      CTXKIT_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
-      internal::StatsDelta delta;
-      std::string key = internal::MessageKey(id, 0);
-      std::string index_value;
-      for (size_t i = 0; i < count; ++i) {
-        Message& out = result.messages[i];
-        out.seq = ++next_seq;
-        key.resize(internal::kIdSize);
-        internal::AppendBigEndian64(&key, out.seq);
-        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, messages, key, values[i]));
-        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, message_ids, out.id, key));
-        ++c.message_count;
-        internal::RoleTokens(c, out.role) += out.tokens;
-        if (out.is_compressed) {
-          ++c.compressed_count;
-          c.compressed_tokens += out.tokens;
-        }
-        delta.AddMessage(c.model, out.role, out.tokens, out.is_compressed, now,
-                         1);
+  // Appends a prepared batch to conversation `id` (normalized) in `txn`.
+  // ABORTED when the conversation's model is no longer the one the batch
+  // was counted with. Leaves `prepared` intact, so that a retried
+  // transaction can append it again.
+  absl::StatusOr<AddMessagesResult> Append(
+      WriteTransaction& txn, const std::string& id,
+      const internal::PreparedMessages& prepared) const {
+    Conversation c;
+    uint64_t next_seq = 0;
+    CTXKIT_RETURN_IF_ERROR(ReadConversation(txn, id, &c, &next_seq));
+    if (c.model != prepared.model) {
+      return absl::AbortedError(absl::StrFormat(
+          "conversation %s now uses model '%s'; its messages were counted for "
+          "'%s': count them again",
+          id, c.model, prepared.model));
+    }
+    AddMessagesResult result;
+    result.messages = prepared.messages;
+    internal::StatsDelta delta;
+    std::string key = internal::MessageKey(id, 0);
+    for (size_t i = 0; i < result.messages.size(); ++i) {
+      Message& out = result.messages[i];
+      out.conversation_id = id;
+      out.seq = ++next_seq;
+      key.resize(internal::kIdSize);
+      internal::AppendBigEndian64(&key, out.seq);
+      CTXKIT_RETURN_IF_ERROR(
+          internal::TxnPut(txn, messages, key, prepared.values[i]));
+      CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, message_ids, out.id, key));
+      ++c.message_count;
+      internal::RoleTokens(c, out.role) += out.tokens;
+      if (out.is_compressed) {
+        ++c.compressed_count;
+        c.compressed_tokens += out.tokens;
       }
-      c.total_tokens =
-          c.user_tokens + c.assistant_tokens + c.system_tokens + c.tool_tokens;
-      c.last_message = preview;
-      c.last_message_at = now;
-      c.updated_at = now;
-      CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
-          txn, conversations, id, internal::EncodeConversation(c, next_seq)));
-      CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
-      result.conversation = std::move(c);
-      return absl::OkStatus();
-    }));
+      delta.AddMessage(c.model, out.role, out.tokens, out.is_compressed,
+                       prepared.now, 1);
+    }
+    c.total_tokens =
+        c.user_tokens + c.assistant_tokens + c.system_tokens + c.tool_tokens;
+    c.last_message = prepared.preview;
+    c.last_message_at = prepared.now;
+    c.updated_at = prepared.now;
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, conversations, id, internal::EncodeConversation(c, next_seq)));
+    CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
+    result.conversation = std::move(c);
     return result;
   }
 
@@ -567,32 +628,12 @@ StatusOr<std::unique_ptr<ConversationStore>> ConversationStore::Open(
 
 StatusOr<Conversation> ConversationStore::Create(
     const NewConversation& conversation) {
-  absl::Status s = internal::CheckTitle(conversation.title);
-  if (s.ok()) {
-    s = internal::CheckText("model", conversation.model,
-                            ConversationLimits::kMaxModelBytes);
-  }
-  if (s.ok()) s = internal::CheckMetadata(conversation.metadata);
+  absl::StatusOr<Conversation> c = impl_->PrepareCreate(conversation);
+  if (!c.ok()) return internal::ToPublic(c.status());
+  absl::Status s = impl_->Update(
+      [&](WriteTransaction& txn) { return impl_->WriteCreated(txn, *c); });
   if (!s.ok()) return internal::ToPublic(s);
-  Conversation c;
-  c.id = internal::NewUuid();
-  c.title = conversation.title;
-  c.model = conversation.model;
-  c.metadata = conversation.metadata;
-  c.created_at = c.updated_at = impl_->Now();
-  const std::string record = internal::EncodeConversation(c, 0);
-  const std::string created_key = internal::CreatedKey(c.created_at, c.id);
-  s = impl_->Update([&](WriteTransaction& txn) -> absl::Status {
-    CTXKIT_RETURN_IF_ERROR(
-        internal::TxnPut(txn, impl_->conversations, c.id, record));
-    CTXKIT_RETURN_IF_ERROR(
-        internal::TxnPut(txn, impl_->by_created, created_key, {}));
-    internal::StatsDelta delta;
-    delta.AddConversation(c.model, 1);
-    return delta.Apply(txn, impl_->stats);
-  });
-  if (!s.ok()) return internal::ToPublic(s);
-  return c;
+  return *std::move(c);
 }
 
 StatusOr<AddMessageResult> ConversationStore::AddMessage(
@@ -719,6 +760,36 @@ CompactedViewContext CompactedViewContextOf(
   context.views = impl.compacted_views;
   context.options = &impl.options;
   return context;
+}
+
+struct ConversationStoreAccess {
+  static const ConversationStore::Impl& Impl(const ConversationStore& s) {
+    return *s.impl_;
+  }
+};
+
+absl::StatusOr<PreparedMessages> PrepareMessages(
+    const ConversationStore& conversations, std::string_view model,
+    const NewMessage* batch, size_t count, bool single) {
+  return ConversationStoreAccess::Impl(conversations)
+      .Prepare(model, batch, count, single);
+}
+
+absl::StatusOr<AddMessagesResult> AppendPreparedMessages(
+    const ConversationStore& conversations, WriteTransaction& txn,
+    const std::string& id, const PreparedMessages& prepared) {
+  return ConversationStoreAccess::Impl(conversations).Append(txn, id, prepared);
+}
+
+absl::StatusOr<Conversation> CheckNewConversation(
+    const ConversationStore& conversations, const NewConversation& c) {
+  return ConversationStoreAccess::Impl(conversations).PrepareCreate(c);
+}
+
+absl::Status WriteNewConversation(const ConversationStore& conversations,
+                                  WriteTransaction& txn,
+                                  const Conversation& c) {
+  return ConversationStoreAccess::Impl(conversations).WriteCreated(txn, c);
 }
 
 absl::StatusOr<std::string> NormalizeConversationId(std::string_view field,

@@ -34,6 +34,47 @@ std::string DateOfDay(int64_t day);
 // the conversation id followed by the big-endian sequence number.
 std::string MessageKey(std::string_view conversation_id, uint64_t seq);
 
+// ---- Writing conversations inside another part's transaction ----
+//
+// The context graph keeps its own records beside a conversation and writes
+// both in one commit, so that a crash leaves both or neither. The work that
+// needs no transaction (checking, token counting) is done first, outside
+// the writer lock.
+
+// A batch checked, counted with `model`'s tokenizer and encoded, with its
+// message ids and time fixed; what AppendPreparedMessages writes.
+struct PreparedMessages {
+  std::string model;
+  int64_t now = 0;
+  std::vector<Message> messages;  // conversation_id and seq not yet set
+  std::vector<std::string> values;
+  std::string preview;
+};
+
+// What ConversationStore::AddMessages checks and counts, for a conversation
+// whose model is `model`. INVALID_ARGUMENT naming the field (messages[i].…
+// unless `single`); thread-safe.
+absl::StatusOr<PreparedMessages> PrepareMessages(
+    const ConversationStore& conversations, std::string_view model,
+    const NewMessage* batch, size_t count, bool single);
+
+// Appends `prepared` to conversation `id` (normalized, see
+// NormalizeConversationId) in `txn`, with the statistics AddMessages keeps.
+// NOT_FOUND naming the conversation; ABORTED when its model is no longer
+// `prepared.model` (prepare again). `prepared` is left intact, so a retried
+// transaction can append it again.
+absl::StatusOr<AddMessagesResult> AppendPreparedMessages(
+    const ConversationStore& conversations, WriteTransaction& txn,
+    const std::string& id, const PreparedMessages& prepared);
+
+// ConversationStore::Create split the same way: CheckNewConversation checks
+// and fills in the id and times (INVALID_ARGUMENT naming the field);
+// WriteNewConversation writes the result in `txn`.
+absl::StatusOr<Conversation> CheckNewConversation(
+    const ConversationStore& conversations, const NewConversation& c);
+absl::Status WriteNewConversation(const ConversationStore& conversations,
+                                  WriteTransaction& txn, const Conversation& c);
+
 // ---- For compacted_views.cc ----
 
 // The parts of a ConversationStore's state the compacted views use.

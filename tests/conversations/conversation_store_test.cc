@@ -16,6 +16,7 @@
 #include "ctxkit/model_registry.h"
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/json/json_writer.h"
+#include "lib/status/status_internal.h"
 #include "tests/conversations/test_helpers.h"
 
 namespace ctxkit {
@@ -810,6 +811,101 @@ TEST_CASE("Open wires the references and cache parts' hooks") {
   Conversation c = Must(f.convs->Create({.title = "t"}));
   DeletedConversation d = Must(f.convs->Delete(c.id));
   CHECK(d.dependent_records_deleted == 0);
+}
+
+// The split AddMessages that the context graph writes through: created and
+// appended inside the caller's transaction, together or not at all.
+TEST_CASE("prepared conversations and messages join the caller's commit") {
+  Fixture f;
+  auto c = internal::CheckNewConversation(*f.convs, {.title = "ctx"});
+  REQUIRE(c.ok());
+  const std::vector<NewMessage> batch = {
+      Msg(MessageRole::kUser, "find the failing test"),
+      Msg(MessageRole::kAssistant, "tests/store_test.cc fails on line 3")};
+  auto prepared = internal::PrepareMessages(*f.convs, c->model, batch.data(),
+                                            batch.size(), /*single=*/false);
+  REQUIRE(prepared.ok());
+  CHECK(prepared->messages[1].tokens == Tokens(c->model, batch[1].content));
+
+  SUBCASE("a transaction that fails afterwards keeps neither") {
+    const Status failed = f.store->Update([&](WriteTransaction& txn) {
+      if (!internal::WriteNewConversation(*f.convs, txn, *c).ok() ||
+          !internal::AppendPreparedMessages(*f.convs, txn, c->id, *prepared)
+               .ok()) {
+        return Status(StatusCode::kInternal, "the writes themselves failed");
+      }
+      return Status(StatusCode::kAborted, "the caller's own write failed");
+    });
+    CHECK(failed.code() == StatusCode::kAborted);
+    CHECK(f.convs->Get(c->id).status().code() == StatusCode::kNotFound);
+    CHECK(Must(f.convs->AggregateStats()).conversations == 0);
+    CHECK(f.Entries("conversations.messages") == 0);
+  }
+
+  SUBCASE("a committed one reads back like AddMessages") {
+    AddMessagesResult added;
+    REQUIRE(f.store
+                ->Update([&](WriteTransaction& txn) {
+                  auto s = internal::WriteNewConversation(*f.convs, txn, *c);
+                  if (!s.ok()) return internal::ToPublic(s);
+                  auto r = internal::AppendPreparedMessages(*f.convs, txn,
+                                                            c->id, *prepared);
+                  if (!r.ok()) return internal::ToPublic(r.status());
+                  added = *std::move(r);
+                  return Status();
+                })
+                .ok());
+    CHECK(added.messages[0].seq == 1);
+    CHECK(added.messages[1].seq == 2);
+    CHECK(added.messages[1].conversation_id == c->id);
+    ConversationDetail got = Must(f.convs->Get(c->id));
+    REQUIRE(got.messages.size() == 2);
+    CHECK(got.messages[1].id == added.messages[1].id);
+    CHECK(got.messages[1].content == batch[1].content);
+    CHECK(got.conversation.total_tokens ==
+          prepared->messages[0].tokens + prepared->messages[1].tokens);
+    CHECK(Must(f.convs->AggregateStats()).messages == 2);
+    // Appended again (a retried transaction): the next seqs, same content.
+    f.clock.Advance(5);
+    REQUIRE(f.store
+                ->Update([&](WriteTransaction& txn) {
+                  return internal::ToPublic(internal::AppendPreparedMessages(
+                                                *f.convs, txn, c->id, *prepared)
+                                                .status());
+                })
+                .ok());
+    CHECK(Must(f.convs->Get(c->id)).conversation.message_count == 4);
+  }
+
+  SUBCASE("counted for another model: ABORTED, nothing written") {
+    REQUIRE(f.store
+                ->Update([&](WriteTransaction& txn) {
+                  return internal::ToPublic(
+                      internal::WriteNewConversation(*f.convs, txn, *c));
+                })
+                .ok());
+    auto other = internal::PrepareMessages(*f.convs, "gpt-4o", batch.data(),
+                                           batch.size(), false);
+    REQUIRE(other.ok());
+    const Status s = f.store->Update([&](WriteTransaction& txn) {
+      return internal::ToPublic(
+          internal::AppendPreparedMessages(*f.convs, txn, c->id, *other)
+              .status());
+    });
+    CheckError(s, StatusCode::kAborted, "count them again");
+    CHECK(Must(f.convs->Get(c->id)).conversation.message_count == 0);
+  }
+
+  SUBCASE("bad input is refused before any transaction") {
+    auto none =
+        internal::PrepareMessages(*f.convs, c->model, batch.data(), 0, false);
+    CheckError(internal::ToPublic(none.status()), StatusCode::kInvalidArgument,
+               "must hold 1 to");
+    auto bad =
+        internal::CheckNewConversation(*f.convs, {.title = "t", .model = ""});
+    CheckError(internal::ToPublic(bad.status()), StatusCode::kInvalidArgument,
+               "model");
+  }
 }
 
 }  // namespace

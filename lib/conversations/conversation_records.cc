@@ -13,8 +13,8 @@
 #include "lib/base/absl_string_view.h"
 #include "lib/base/ids.h"
 #include "lib/base/key_codec.h"
+#include "lib/base/record_codec.h"
 #include "lib/conversations/conversation_store_internal.h"
-#include "lib/conversations/record_codec.h"
 #include "lib/json/utf8.h"
 
 namespace ctxkit::internal {

@@ -12,9 +12,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/key_codec.h"
+#include "lib/base/record_codec.h"
 #include "lib/conversations/conversation_records.h"
 #include "lib/conversations/conversation_store_internal.h"
-#include "lib/conversations/record_codec.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
 

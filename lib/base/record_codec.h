@@ -1,9 +1,10 @@
-// Compact binary records of the conversations part: LEB128 varints and
+// Compact binary records (conversations, context graph): LEB128 varints and
 // length-prefixed strings behind a version byte. The layouts themselves are
-// documented in conversation_records.h.
+// documented beside each part's records (conversation_records.h,
+// lib/graph/graph_records.h).
 
-#ifndef CTXKIT_LIB_CONVERSATIONS_RECORD_CODEC_H_
-#define CTXKIT_LIB_CONVERSATIONS_RECORD_CODEC_H_
+#ifndef CTXKIT_LIB_BASE_RECORD_CODEC_H_
+#define CTXKIT_LIB_BASE_RECORD_CODEC_H_
 
 #include <cstdint>
 #include <string>
@@ -97,4 +98,4 @@ class RecordReader {
 
 }  // namespace ctxkit::internal
 
-#endif  // CTXKIT_LIB_CONVERSATIONS_RECORD_CODEC_H_
+#endif  // CTXKIT_LIB_BASE_RECORD_CODEC_H_

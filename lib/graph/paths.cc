@@ -1,0 +1,533 @@
+#include "lib/graph/paths.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace ctxkit::internal {
+namespace {
+
+// The node reached by crossing `edge` from `from`. A "both" adjacency hands
+// over in-edges unreversed, so the far end is whichever endpoint is not
+// `from`. Self-loops lead nowhere new, and an edge that does not touch
+// `from` is a broken adjacency, not a way forward.
+bool FarEnd(const PathEdge& edge, uint64_t from, uint64_t* next) {
+  if (edge.source == edge.target) return false;
+  if (edge.source == from) {
+    *next = edge.target;
+    return true;
+  }
+  if (edge.target == from) {
+    *next = edge.source;
+    return true;
+  }
+  return false;
+}
+
+// Whether `a` is the better of two edges joining the same two consecutive
+// nodes: the heavier, then the smaller type, then by (source, target). NaN
+// ranks below every weight so that this is a total order and the choice
+// does not depend on the order the adjacency emits in.
+bool PreferEdge(const PathEdge& a, const PathEdge& b) {
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  const double wa = std::isnan(a.weight) ? kNone : a.weight;
+  const double wb = std::isnan(b.weight) ? kNone : b.weight;
+  if (wa != wb) return wa > wb;
+  if (a.type != b.type) return a.type < b.type;
+  if (a.source != b.source) return a.source < b.source;
+  return a.target < b.target;
+}
+
+PathResult Found(std::vector<uint64_t> nodes, std::vector<PathEdge> edges) {
+  PathResult result;
+  result.found = true;
+  result.nodes = std::move(nodes);
+  result.edges = std::move(edges);
+  result.total_weight = 1;
+  for (const PathEdge& edge : result.edges) result.total_weight *= edge.weight;
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// Fewest hops: bidirectional breadth-first search.
+//
+// The lexicographic rule is kept without predecessor lists. On the forward
+// side each layer is ranked by its smallest path from the source: two such
+// paths of equal length ending in v and w compare as (their predecessors'
+// ranks, v and w), so a node only needs its best-ranked predecessor, and the
+// ranks follow from one sort per layer. On the backward side every neighbour
+// one layer nearer the target completes a shortest path, so the smallest
+// one is the lexicographic choice. The answer crosses the meeting layer at
+// the best-ranked meeting node: paths through different meeting nodes
+// differ before the meeting, and the tail after it is already the smallest.
+
+struct ForwardMark {
+  int depth = 0;
+  size_t rank = 0;       // within its layer, valid once the layer is complete
+  size_t pred_rank = 0;  // the rank of `pred` in the previous layer
+  uint64_t pred = 0;
+  PathEdge edge;  // joins pred and this node
+};
+
+struct BackwardMark {
+  int depth = 0;
+  uint64_t next = 0;  // the smallest neighbour one layer nearer the target
+  PathEdge edge;      // joins this node and next
+};
+
+absl::StatusOr<PathResult> FewestHops(const PathQuery& query,
+                                      PathAdjacency adjacency) {
+  absl::flat_hash_map<uint64_t, ForwardMark> forward;
+  absl::flat_hash_map<uint64_t, BackwardMark> backward;
+  forward[query.source].pred = query.source;
+  backward[query.target].next = query.target;
+  std::vector<uint64_t> forward_layer{query.source};
+  std::vector<uint64_t> backward_layer{query.target};
+  std::vector<uint64_t> grown;
+  std::vector<uint64_t> meeting;
+  std::vector<std::pair<size_t, uint64_t>> order;
+  int forward_depth = 0;
+  int backward_depth = 0;
+
+  // Before each expansion no node is on both sides, so every path is longer
+  // than forward_depth + backward_depth; the first expansion that meets the
+  // other side therefore finds the shortest length, and all its meeting
+  // nodes lie on shortest paths.
+  while (forward_depth + backward_depth < query.max_hops &&
+         !forward_layer.empty() && !backward_layer.empty()) {
+    grown.clear();
+    meeting.clear();
+    if (forward_layer.size() <= backward_layer.size()) {
+      const int depth = forward_depth + 1;
+      for (size_t rank = 0; rank < forward_layer.size(); ++rank) {
+        const uint64_t from = forward_layer[rank];
+        absl::Status status =
+            adjacency(from, /*backward=*/false, [&](const PathEdge& edge) {
+              uint64_t to = 0;
+              if (!FarEnd(edge, from, &to)) return;
+              auto [it, inserted] = forward.try_emplace(to);
+              ForwardMark& mark = it->second;
+              if (inserted) {
+                mark.depth = depth;
+                mark.pred_rank = rank;
+                mark.pred = from;
+                mark.edge = edge;
+                grown.push_back(to);
+                if (backward.contains(to)) meeting.push_back(to);
+                return;
+              }
+              // The layer is expanded in rank order, so the first node to
+              // reach `to` is its best predecessor; later edges from that
+              // same node are parallel edges.
+              if (mark.pred == from && mark.depth == depth &&
+                  PreferEdge(edge, mark.edge)) {
+                mark.edge = edge;
+              }
+            });
+        if (!status.ok()) return status;
+      }
+      order.clear();
+      for (uint64_t node : grown) {
+        order.emplace_back(forward.find(node)->second.pred_rank, node);
+      }
+      std::sort(order.begin(), order.end());
+      for (size_t i = 0; i < order.size(); ++i) {
+        grown[i] = order[i].second;
+        forward.find(grown[i])->second.rank = i;
+      }
+      forward_layer.swap(grown);
+      forward_depth = depth;
+    } else {
+      const int depth = backward_depth + 1;
+      for (const uint64_t from : backward_layer) {
+        absl::Status status =
+            adjacency(from, /*backward=*/true, [&](const PathEdge& edge) {
+              uint64_t to = 0;
+              if (!FarEnd(edge, from, &to)) return;
+              auto [it, inserted] = backward.try_emplace(to);
+              BackwardMark& mark = it->second;
+              if (inserted) {
+                mark.depth = depth;
+                mark.next = from;
+                mark.edge = edge;
+                grown.push_back(to);
+                if (forward.contains(to)) meeting.push_back(to);
+                return;
+              }
+              if (mark.depth != depth) return;
+              if (from < mark.next ||
+                  (from == mark.next && PreferEdge(edge, mark.edge))) {
+                mark.next = from;
+                mark.edge = edge;
+              }
+            });
+        if (!status.ok()) return status;
+      }
+      backward_layer.swap(grown);
+      backward_depth = depth;
+    }
+    if (meeting.empty()) continue;
+
+    uint64_t best = meeting[0];
+    size_t best_rank = forward.find(best)->second.rank;
+    for (uint64_t node : meeting) {
+      const size_t rank = forward.find(node)->second.rank;
+      if (rank < best_rank) {
+        best = node;
+        best_rank = rank;
+      }
+    }
+    std::vector<uint64_t> nodes;
+    std::vector<PathEdge> edges;
+    for (uint64_t node = best; node != query.source;) {
+      const ForwardMark& mark = forward.find(node)->second;
+      nodes.push_back(node);
+      edges.push_back(mark.edge);
+      node = mark.pred;
+    }
+    nodes.push_back(query.source);
+    std::reverse(nodes.begin(), nodes.end());
+    std::reverse(edges.begin(), edges.end());
+    for (uint64_t node = best; node != query.target;) {
+      const BackwardMark& mark = backward.find(node)->second;
+      nodes.push_back(mark.next);
+      edges.push_back(mark.edge);
+      node = mark.next;
+    }
+    return Found(std::move(nodes), std::move(edges));
+  }
+  return PathResult{};
+}
+
+// ---------------------------------------------------------------------------
+// Largest product: Dijkstra over (node, hops) states.
+//
+// Products are kept exactly rather than as sums of -ln(weight), which order
+// paths the same way: a float has a 24-bit significand, so a product of h
+// weights is an integer below 2^(24h) times a power of two. Floating sums
+// and products depend on the order of their terms, so two paths over the
+// same weights in another order could differ in the last bit and the tie
+// rules would then hinge on rounding; exact products tie exactly when the
+// real products are equal.
+//
+// A state is (node, hops) because the best product to a node may need more
+// hops than the limit leaves. States are settled in the order (product
+// descending, hops, node). A state is dropped when a state of its node with
+// fewer hops has at least its product, since that one is at least as good
+// for every continuation. With weights at most 1 every predecessor on a
+// best path to a state is settled before the state, so the path kept for
+// it, the lexicographically smallest of its best, is final when it is
+// settled, and the first settled state of the target is the answer.
+
+// A weight as mantissa * 2^exponent with an odd mantissa below 2^24.
+struct Factor {
+  uint32_t mantissa = 1;
+  int exponent = 0;
+};
+
+// False for the weights that make an edge impassable (<= 0 and NaN).
+// Weights above 1 are outside the contract; they count as 1 here so that no
+// edge makes a path better by lengthening it, which Dijkstra relies on.
+bool ToFactor(float weight, Factor* factor) {
+  if (!(weight > 0)) return false;
+  int exponent = 0;
+  const float fraction = std::frexp(std::min(weight, 1.0f), &exponent);
+  // Exact: a float's significand has at most 24 bits, subnormals included.
+  const uint32_t mantissa = static_cast<uint32_t>(std::ldexp(fraction, 24));
+  const int zeros = std::countr_zero(mantissa);
+  factor->mantissa = mantissa >> zeros;
+  factor->exponent = exponent - 24 + zeros;
+  return true;
+}
+
+// Enough 32-bit limbs for a product of `hops` factors.
+size_t LimbsFor(int hops) {
+  return std::max<size_t>(1, (24 * static_cast<size_t>(hops) + 31) / 32);
+}
+
+// The 32 bits of a mantissa at bit positions [low, low + 32), zero outside.
+uint32_t Window(const uint32_t* limbs, size_t count, int64_t low) {
+  if (low <= -32) return 0;
+  if (low < 0) return limbs[0] << static_cast<int>(-low);
+  const size_t index = static_cast<size_t>(low / 32);
+  const int shift = static_cast<int>(low % 32);
+  const uint32_t lower = index < count ? limbs[index] : 0;
+  if (shift == 0) return lower;
+  const uint32_t upper = index + 1 < count ? limbs[index + 1] : 0;
+  return (lower >> shift) | (upper << (32 - shift));
+}
+
+// A product, mantissa * 2^(top - bits). `top` and `lead` order almost all
+// pairs without reading the limbs.
+struct Product {
+  const uint32_t* limbs = nullptr;
+  size_t count = 0;
+  int bits = 0;       // of the mantissa, which is never zero
+  int64_t top = 0;    // the value lies in [2^(top - 1), 2^top)
+  uint64_t lead = 0;  // the mantissa's first 64 bits, from its top bit
+};
+
+uint64_t Lead(const uint32_t* limbs, size_t count, int bits) {
+  return uint64_t{Window(limbs, count, bits - 32)} << 32 |
+         Window(limbs, count, bits - 64);
+}
+
+// <0, 0, >0 as a < b, a == b, a > b, exactly.
+int Compare(const Product& a, const Product& b) {
+  if (a.top != b.top) return a.top < b.top ? -1 : 1;
+  if (a.lead != b.lead) return a.lead < b.lead ? -1 : 1;
+  const int longest = std::max(a.bits, b.bits);
+  for (int64_t from_top = 96; from_top - 32 < longest; from_top += 32) {
+    const uint32_t wa = Window(a.limbs, a.count, a.bits - from_top);
+    const uint32_t wb = Window(b.limbs, b.count, b.bits - from_top);
+    if (wa != wb) return wa < wb ? -1 : 1;
+  }
+  return 0;
+}
+
+constexpr uint32_t kNoState = std::numeric_limits<uint32_t>::max();
+
+struct State {
+  uint64_t node = 0;
+  int hops = 0;
+  uint32_t pred = kNoState;
+  uint32_t sibling = kNoState;  // the next state of the same node
+  size_t heap_position = 0;
+  size_t offset = 0;  // of the product's LimbsFor(hops) limbs in the arena
+  int bits = 1;
+  int64_t top = 1;
+  uint64_t lead = uint64_t{1} << 63;
+  PathEdge edge;  // joins pred's node and this node
+};
+
+struct NodeStates {
+  int settled_hops = std::numeric_limits<int>::max();  // the fewest settled
+  uint32_t first = kNoState;
+};
+
+class BestProductSearch {
+ public:
+  BestProductSearch(const PathQuery& query, PathAdjacency adjacency)
+      : query_(query), adjacency_(adjacency) {}
+
+  absl::StatusOr<PathResult> Run() {
+    limbs_.push_back(1);  // the empty product
+    states_.emplace_back().node = query_.source;
+    nodes_[query_.source].first = 0;
+    Push(0);
+    while (!heap_.empty()) {
+      const uint32_t id = Pop();
+      const uint64_t node = states_[id].node;
+      const int hops = states_[id].hops;
+      NodeStates& states = nodes_.find(node)->second;
+      if (hops >= states.settled_hops) continue;
+      states.settled_hops = hops;
+      if (node == query_.target) return Path(id);
+      if (hops >= query_.max_hops) continue;
+      absl::Status status = adjacency_(
+          node, /*backward=*/false,
+          [&](const PathEdge& edge) { Relax(id, node, hops + 1, edge); });
+      if (!status.ok()) return status;
+    }
+    return PathResult{};
+  }
+
+ private:
+  Product ProductOf(const State& state) const {
+    return Product{limbs_.data() + state.offset, LimbsFor(state.hops),
+                   state.bits, state.top, state.lead};
+  }
+
+  // Offers the path to `from`, a settled state, followed by `edge`.
+  void Relax(uint32_t from, uint64_t from_node, int hops,
+             const PathEdge& edge) {
+    uint64_t to = 0;
+    Factor factor;
+    if (!FarEnd(edge, from_node, &to) || !ToFactor(edge.weight, &factor)) {
+      return;
+    }
+    NodeStates& states = nodes_[to];
+    if (states.settled_hops <= hops) return;
+    const Product product = Multiply(states_[from], factor, hops);
+    uint32_t id = kNoState;
+    for (uint32_t other = states.first; other != kNoState;
+         other = states_[other].sibling) {
+      if (states_[other].hops == hops) {
+        id = other;
+      } else if (states_[other].hops < hops &&
+                 Compare(ProductOf(states_[other]), product) >= 0) {
+        return;
+      }
+    }
+    if (id == kNoState) {
+      id = static_cast<uint32_t>(states_.size());
+      State& state = states_.emplace_back();
+      state.node = to;
+      state.hops = hops;
+      state.pred = from;
+      state.sibling = states.first;
+      state.offset = limbs_.size();
+      Assign(product, &state);
+      state.edge = edge;
+      limbs_.insert(limbs_.end(), scratch_.begin(), scratch_.end());
+      states.first = id;
+      Push(id);
+      return;
+    }
+    const int order = Compare(product, ProductOf(states_[id]));
+    if (order < 0) return;
+    State& state = states_[id];
+    if (order > 0) {
+      std::copy(scratch_.begin(), scratch_.end(),
+                limbs_.begin() + static_cast<ptrdiff_t>(state.offset));
+      Assign(product, &state);
+      state.pred = from;
+      state.edge = edge;
+      SiftUp(state.heap_position);
+    } else if (state.pred == from) {
+      if (PreferEdge(edge, state.edge)) state.edge = edge;
+    } else if (PathBefore(from, state.pred)) {
+      state.pred = from;
+      state.edge = edge;
+    }
+  }
+
+  static void Assign(const Product& product, State* state) {
+    state->bits = product.bits;
+    state->top = product.top;
+    state->lead = product.lead;
+  }
+
+  // The product of `state`'s and `factor`, in scratch_, sized for `hops`.
+  Product Multiply(const State& state, const Factor& factor, int hops) {
+    const Product base = ProductOf(state);
+    scratch_.assign(LimbsFor(hops), 0);
+    uint64_t carry = 0;
+    for (size_t i = 0; i < base.count; ++i) {
+      const uint64_t digit = uint64_t{base.limbs[i]} * factor.mantissa + carry;
+      scratch_[i] = static_cast<uint32_t>(digit);
+      carry = digit >> 32;
+    }
+    // No carry is lost: the product stays below 2^(24 * hops).
+    if (carry != 0 && base.count < scratch_.size()) {
+      scratch_[base.count] = static_cast<uint32_t>(carry);
+    }
+    size_t last = scratch_.size() - 1;
+    while (scratch_[last] == 0) --last;
+    const int bits = static_cast<int>(32 * last) +
+                     static_cast<int>(std::bit_width(scratch_[last]));
+    const int64_t exponent = base.top - base.bits + factor.exponent;
+    return Product{scratch_.data(), scratch_.size(), bits, exponent + bits,
+                   Lead(scratch_.data(), scratch_.size(), bits)};
+  }
+
+  // Whether the kept path to `a` is lexicographically smaller than the one
+  // to `b`, two distinct settled states with the same number of hops. The
+  // paths share everything from the first state where they meet, and
+  // distinct states of equal hops have distinct nodes.
+  bool PathBefore(uint32_t a, uint32_t b) const {
+    uint64_t node_a = 0;
+    uint64_t node_b = 0;
+    while (a != b) {
+      node_a = states_[a].node;
+      node_b = states_[b].node;
+      a = states_[a].pred;
+      b = states_[b].pred;
+    }
+    return node_a < node_b;
+  }
+
+  // Settling order: larger product, then fewer hops, then smaller node.
+  bool Before(uint32_t a, uint32_t b) const {
+    const State& sa = states_[a];
+    const State& sb = states_[b];
+    if (sa.top != sb.top) return sa.top > sb.top;
+    if (sa.lead != sb.lead) return sa.lead > sb.lead;
+    const int order = Compare(ProductOf(sa), ProductOf(sb));
+    if (order != 0) return order > 0;
+    if (sa.hops != sb.hops) return sa.hops < sb.hops;
+    return sa.node < sb.node;
+  }
+
+  void Place(size_t position, uint32_t id) {
+    heap_[position] = id;
+    states_[id].heap_position = position;
+  }
+
+  void Push(uint32_t id) {
+    heap_.push_back(id);
+    SiftUp(heap_.size() - 1);
+  }
+
+  void SiftUp(size_t position) {
+    const uint32_t id = heap_[position];
+    while (position > 0) {
+      const size_t parent = (position - 1) / 2;
+      if (!Before(id, heap_[parent])) break;
+      Place(position, heap_[parent]);
+      position = parent;
+    }
+    Place(position, id);
+  }
+
+  uint32_t Pop() {
+    const uint32_t top = heap_[0];
+    const uint32_t last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return top;
+    size_t position = 0;
+    for (;;) {
+      size_t child = 2 * position + 1;
+      if (child >= heap_.size()) break;
+      if (child + 1 < heap_.size() && Before(heap_[child + 1], heap_[child])) {
+        ++child;
+      }
+      if (!Before(heap_[child], last)) break;
+      Place(position, heap_[child]);
+      position = child;
+    }
+    Place(position, last);
+    return top;
+  }
+
+  PathResult Path(uint32_t id) const {
+    std::vector<uint64_t> nodes;
+    std::vector<PathEdge> edges;
+    for (; states_[id].pred != kNoState; id = states_[id].pred) {
+      nodes.push_back(states_[id].node);
+      edges.push_back(states_[id].edge);
+    }
+    nodes.push_back(states_[id].node);
+    std::reverse(nodes.begin(), nodes.end());
+    std::reverse(edges.begin(), edges.end());
+    return Found(std::move(nodes), std::move(edges));
+  }
+
+  const PathQuery query_;
+  PathAdjacency adjacency_;
+  std::vector<State> states_;
+  absl::flat_hash_map<uint64_t, NodeStates> nodes_;
+  std::vector<uint32_t> limbs_;  // every state's product, LimbsFor(hops) each
+  std::vector<uint32_t> heap_;
+  std::vector<uint32_t> scratch_;
+};
+
+}  // namespace
+
+absl::StatusOr<PathResult> FindPath(const PathQuery& query,
+                                    PathAdjacency adjacency) {
+  if (query.source == query.target) {
+    return Found({query.source}, {});
+  }
+  if (query.weighted) return BestProductSearch(query, adjacency).Run();
+  return FewestHops(query, adjacency);
+}
+
+}  // namespace ctxkit::internal

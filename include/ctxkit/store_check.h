@@ -14,10 +14,11 @@
 //     itself, keys are in order and within their parents' bounds, leaves are
 //     at one depth, no page is used twice or used while listed free, and each
 //     tree's entry and page counts equal its record.
-//  2. Records. Each part ctxkit keeps (conversations, references, the cache)
-//     is recounted from its records alone -- every total, statistic and
-//     secondary index the writes maintain incrementally -- and compared with
-//     what is stored. A part that was never created is empty and whole.
+//  2. Records. Each part ctxkit keeps (conversations, references, the cache,
+//     the context graph) is recounted from its records alone -- every total,
+//     statistic and secondary index the writes maintain incrementally -- and
+//     compared with what is stored. A part that was never created is empty and
+//     whole.
 //
 // Store::Open already refuses, with DATA_LOSS, a data file that is empty or
 // shorter than its last transaction needs, before anything is mapped.
@@ -65,6 +66,8 @@ struct StoreCheckReport {
   uint64_t messages = 0;
   uint64_t references = 0;
   uint64_t cache_entries = 0;
+  uint64_t contexts = 0;       // of the context graph (ContextGraph::Verify)
+  uint64_t relationships = 0;  // its edges, current or not
 };
 
 // Checks `store` as described above.

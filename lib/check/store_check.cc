@@ -6,6 +6,7 @@
 
 #include "lib/cache/cache_check.h"
 #include "lib/conversations/conversation_check.h"
+#include "lib/graph/graph_check.h"
 #include "lib/references/index_check.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -46,6 +47,10 @@ absl::StatusOr<StoreCheckReport> Check(Store& store) {
   internal::CacheCheckSummary cache;
   CTXKIT_RETURN_IF_ERROR(internal::CheckCacheTotals(store, &cache));
   report.cache_entries = cache.entries;
+  internal::GraphCheckSummary graph;
+  CTXKIT_RETURN_IF_ERROR(internal::CheckGraph(store, &graph));
+  report.contexts = graph.contexts;
+  report.relationships = graph.relationships;
   return report;
 }
 

@@ -36,6 +36,8 @@ std::string StoreCheckReportToJson(const StoreCheckReport& report) {
   w.Key("messages").Uint(report.messages);
   w.Key("references").Uint(report.references);
   w.Key("cache_entries").Uint(report.cache_entries);
+  w.Key("contexts").Uint(report.contexts);
+  w.Key("relationships").Uint(report.relationships);
   w.EndObject();
   return std::move(w).Finish().value();
 }

@@ -24,6 +24,7 @@
 #include "lib/conversations/conversation_records.h"
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/conversations/conversation_totals.h"
+#include "lib/graph/delete_hook.h"
 #include "lib/json/json_reader.h"
 #include "lib/references/delete_hook.h"
 #include "lib/status/status_internal.h"
@@ -622,6 +623,9 @@ StatusOr<std::unique_ptr<ConversationStore>> ConversationStore::Open(
   auto cache = internal::MakeCacheDeleteHook(store);
   if (!cache.ok()) return internal::ToPublic(cache.status());
   hooks.push_back(std::move(*cache));
+  auto graph = internal::MakeGraphDeleteHook(store);
+  if (!graph.ok()) return internal::ToPublic(graph.status());
+  hooks.push_back(std::move(*graph));
   return internal::ToPublic(
       Impl::Open(store, std::move(options), std::move(hooks)));
 }
@@ -790,6 +794,44 @@ absl::Status WriteNewConversation(const ConversationStore& conversations,
                                   WriteTransaction& txn,
                                   const Conversation& c) {
   return ConversationStoreAccess::Impl(conversations).WriteCreated(txn, c);
+}
+
+absl::Status ReadConversationIn(const ConversationStore& conversations,
+                                const Transaction& txn, const std::string& id,
+                                Conversation* c, uint64_t* last_seq) {
+  return ConversationStoreAccess::Impl(conversations)
+      .ReadConversation(txn, id, c, last_seq);
+}
+
+absl::StatusOr<std::vector<Message>> NewestMessagesIn(
+    const ConversationStore& conversations, const Transaction& txn,
+    const std::string& id, uint64_t before_seq, size_t limit) {
+  const ConversationStore::Impl& impl =
+      ConversationStoreAccess::Impl(conversations);
+  std::vector<Message> out;
+  absl::StatusOr<Cursor> cursor = TxnNewCursor(txn, impl.messages);
+  CTXKIT_RETURN_IF_ERROR(cursor.status());
+  // The first key at or past the end of the range, then one back: the
+  // newest message in range.
+  cursor->Seek(before_seq == 0 ? MessageKey(id, ~uint64_t{0})
+                               : MessageKey(id, before_seq));
+  if (cursor->Valid()) {
+    cursor->Prev();
+  } else {
+    cursor->SeekToLast();
+  }
+  for (; cursor->Valid() && out.size() < limit &&
+         cursor->key().size() == kMessageKeySize &&
+         cursor->key().substr(0, kIdSize) == id;
+       cursor->Prev()) {
+    CTXKIT_ASSIGN_OR_RETURN(MessageView view,
+                            DecodeMessage(cursor->key(), cursor->value()));
+    CTXKIT_RETURN_IF_ERROR(CheckMessageText(cursor->key(), view));
+    out.push_back(ToMessage(cursor->key(), view));
+  }
+  CTXKIT_RETURN_IF_ERROR(CursorStatus(*cursor));
+  std::reverse(out.begin(), out.end());
+  return out;
 }
 
 absl::StatusOr<std::string> NormalizeConversationId(std::string_view field,

@@ -75,6 +75,19 @@ absl::StatusOr<Conversation> CheckNewConversation(
 absl::Status WriteNewConversation(const ConversationStore& conversations,
                                   WriteTransaction& txn, const Conversation& c);
 
+// Conversation `id` (normalized) as stored in `txn`, and the last seq it
+// handed out. NOT_FOUND naming it.
+absl::Status ReadConversationIn(const ConversationStore& conversations,
+                                const Transaction& txn, const std::string& id,
+                                Conversation* c, uint64_t* last_seq);
+
+// The newest `limit` messages of conversation `id` (normalized) whose seq
+// is below `before_seq` (0: all), oldest first, as stored in `txn`.
+// DATA_LOSS for a damaged message.
+absl::StatusOr<std::vector<Message>> NewestMessagesIn(
+    const ConversationStore& conversations, const Transaction& txn,
+    const std::string& id, uint64_t before_seq, size_t limit);
+
 // ---- For compacted_views.cc ----
 
 // The parts of a ConversationStore's state the compacted views use.

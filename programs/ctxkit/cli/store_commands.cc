@@ -121,7 +121,8 @@ Status RunStoreCheck(const Args& args, std::ostream& out) {
   out << "trees: " << r.trees.size() << " walked\n";
   out << "recounted: " << r.conversations << " conversations, " << r.messages
       << " messages, " << r.references << " references, " << r.cache_entries
-      << " cache entries\n";
+      << " cache entries, " << r.contexts << " contexts, " << r.relationships
+      << " relationships\n";
   return Status::Ok();
 }
 

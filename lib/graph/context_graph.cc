@@ -1,0 +1,481 @@
+// ContextGraph: contexts and their messages, and the shared lookups of
+// graph_impl.h. Relationships are in relationships.cc, deletion in
+// graph_delete.cc, Verify in graph_verify.cc.
+
+#include "ctxkit/context_graph.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "lib/base/absl_string_view.h"
+#include "lib/base/clock.h"
+#include "lib/base/field_check.h"
+#include "lib/base/key_codec.h"
+#include "lib/conversations/conversation_checks.h"
+#include "lib/conversations/conversation_store_internal.h"
+#include "lib/graph/graph_impl.h"
+#include "lib/graph/graph_records.h"
+#include "lib/json/json_writer.h"
+#include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
+
+namespace ctxkit {
+
+using internal::ContextRecord;
+using internal::GraphTotals;
+
+// The conversation's title is the whole id.
+static_assert(ContextGraphLimits::kMaxIdBytes <=
+              ConversationLimits::kMaxTitleBytes);
+
+namespace {
+
+constexpr std::string_view kImportanceNames[] = {"low", "medium", "high",
+                                                 "critical"};
+
+absl::StatusOr<Importance> ParseImportance(std::string_view field,
+                                           std::string_view text) {
+  if (text.empty()) return Importance::kMedium;
+  for (size_t i = 0; i < std::size(kImportanceNames); ++i) {
+    if (absl::EqualsIgnoreCase(internal::AV(text),
+                               internal::AV(kImportanceNames[i]))) {
+      return static_cast<Importance>(i + 1);
+    }
+  }
+  CTXKIT_RETURN_IF_ERROR(internal::CheckText(field, text, 64));
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s is '%s'; it must be low, medium, high or critical", field, text));
+}
+
+// The tags as stored: checked, de-duplicated, first occurrences in order.
+absl::StatusOr<std::vector<std::string>> CheckTags(
+    std::string_view prefix, const std::vector<std::string>& tags) {
+  if (tags.size() > ContextGraphLimits::kMaxTags) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%stags holds %d tags; the limit is %d", prefix,
+                        tags.size(), ContextGraphLimits::kMaxTags));
+  }
+  std::vector<std::string> out;
+  absl::flat_hash_set<std::string_view> seen;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    CTXKIT_RETURN_IF_ERROR(
+        internal::CheckText(absl::StrFormat("%stags[%d]", prefix, i), tags[i],
+                            ContextGraphLimits::kMaxTagBytes));
+    if (seen.insert(tags[i]).second) out.push_back(tags[i]);
+  }
+  return out;
+}
+
+bool IsHigh(Importance importance) {
+  return importance == Importance::kHigh || importance == Importance::kCritical;
+}
+
+}  // namespace
+
+namespace internal {
+
+absl::Status CheckContextId(std::string_view field, std::string_view id) {
+  CTXKIT_RETURN_IF_ERROR(
+      internal::CheckText(field, id, ContextGraphLimits::kMaxIdBytes));
+  if (id.find('\0') != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s must not contain NUL characters", field));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace internal
+
+std::string_view ImportanceName(Importance importance) {
+  const auto i = static_cast<size_t>(importance);
+  return i >= 1 && i <= std::size(kImportanceNames) ? kImportanceNames[i - 1]
+                                                    : std::string_view();
+}
+
+double ImportanceValue(Importance importance) {
+  return static_cast<double>(importance) / 4.0;
+}
+
+// ---- Impl: lookups shared by the graph's files ----
+
+int64_t ContextGraph::Impl::Now() const {
+  return internal::NowMillis(options.clock);
+}
+
+absl::StatusOr<std::optional<uint64_t>> ContextGraph::Impl::Find(
+    const Transaction& txn, std::string_view id) const {
+  absl::StatusOr<std::string_view> bucket =
+      internal::TxnGet(txn, dbs.ids, internal::IdHashKey(id));
+  if (!bucket.ok()) {
+    if (bucket.status().code() == absl::StatusCode::kNotFound) {
+      return std::nullopt;
+    }
+    return bucket.status();
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<internal::IdBucketEntry> entries,
+                          internal::DecodeIdBucket(*bucket));
+  for (const internal::IdBucketEntry& e : entries) {
+    if (e.id == id) return e.seq;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<uint64_t> ContextGraph::Impl::Require(
+    const Transaction& txn, std::string_view id, std::string_view field) const {
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq, Find(txn, id));
+  if (!seq) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s '%s' is not a context", field, id));
+  }
+  return *seq;
+}
+
+absl::StatusOr<ContextRecord> ContextGraph::Impl::Read(const Transaction& txn,
+                                                       uint64_t seq) const {
+  absl::StatusOr<std::string_view> v =
+      internal::TxnGet(txn, dbs.ctx, internal::SeqKey(seq));
+  if (!v.ok()) {
+    if (v.status().code() == absl::StatusCode::kNotFound) {
+      return absl::DataLossError(absl::StrFormat(
+          "context graph record is corrupt: context %d is indexed but "
+          "missing",
+          seq));
+    }
+    return v.status();
+  }
+  return internal::DecodeContext(*v);
+}
+
+absl::StatusOr<Conversation> ContextGraph::Impl::NewConversationFor(
+    std::string_view id) const {
+  internal::JsonWriter metadata;
+  metadata.BeginObject().Key("context_id").String(id).EndObject();
+  CTXKIT_ASSIGN_OR_RETURN(std::string json, std::move(metadata).Finish());
+  NewConversation c;
+  c.title = std::string(id);
+  c.model = options.model;
+  c.metadata = std::move(json);
+  return internal::CheckNewConversation(*conversations, c);
+}
+
+absl::StatusOr<uint64_t> ContextGraph::Impl::Create(
+    WriteTransaction& txn, std::string_view id,
+    const Conversation& conversation, GraphTotals& totals, int64_t now) const {
+  CTXKIT_RETURN_IF_ERROR(
+      internal::WriteNewConversation(*conversations, txn, conversation));
+  const uint64_t seq = totals.next_seq++;
+  ++totals.contexts;
+  const std::string hash_key = internal::IdHashKey(id);
+  std::vector<internal::IdBucketEntry> bucket;
+  absl::StatusOr<std::string_view> stored =
+      internal::TxnGet(txn, dbs.ids, hash_key);
+  if (stored.ok()) {
+    CTXKIT_ASSIGN_OR_RETURN(bucket, internal::DecodeIdBucket(*stored));
+  } else if (stored.status().code() != absl::StatusCode::kNotFound) {
+    return stored.status();
+  }
+  bucket.push_back({seq, id});
+  // Encoded before the put: the views in `bucket` point into the map.
+  const std::string encoded = internal::EncodeIdBucket(bucket);
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.ids, hash_key, encoded));
+  ContextRecord record;
+  record.id = std::string(id);
+  record.conversation_id = conversation.id;
+  record.created_at = record.last_activity_at = now;
+  const std::string seq_key = internal::SeqKey(seq);
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs.ctx, seq_key, internal::EncodeContext(record)));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs.by_conv, conversation.id, seq_key));
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.by_activity,
+                                          internal::ActivityKey(now, seq), {}));
+  return seq;
+}
+
+// ---- ContextGraph ----
+
+ContextGraph::ContextGraph(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+ContextGraph::~ContextGraph() = default;
+
+StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
+    Store& store, ConversationStore& conversations,
+    ContextGraphOptions options) {
+  absl::Status s = internal::CheckText("model", options.model,
+                                       ConversationLimits::kMaxModelBytes);
+  if (s.ok()) s = internal::ModelCounter::For(options.model).status();
+  if (!s.ok()) return internal::ToPublic(s);
+  absl::StatusOr<internal::GraphDbs> dbs = internal::OpenGraphDbs(store);
+  if (!dbs.ok()) return internal::ToPublic(dbs.status());
+  auto impl = std::make_unique<Impl>();
+  impl->store = &store;
+  impl->conversations = &conversations;
+  impl->options = std::move(options);
+  impl->dbs = *dbs;
+  return std::unique_ptr<ContextGraph>(new ContextGraph(std::move(impl)));
+}
+
+StatusOr<AddGraphMessagesResult> ContextGraph::AddMessage(
+    std::string_view id, const GraphMessage& message) {
+  return AddMessages(id, {message});
+}
+
+StatusOr<AddGraphMessagesResult> ContextGraph::AddMessages(
+    std::string_view id, const std::vector<GraphMessage>& messages) {
+  const bool single = messages.size() == 1;
+  std::vector<internal::MessageRecord> records(messages.size());
+  std::vector<NewMessage> batch(messages.size());
+  absl::Status s = internal::CheckContextId("contextId", id);
+  for (size_t i = 0; s.ok() && i < messages.size(); ++i) {
+    const std::string prefix =
+        single ? std::string() : absl::StrFormat("messages[%d].", i);
+    absl::StatusOr<Importance> importance =
+        ParseImportance(prefix + "importance", messages[i].importance);
+    if (!importance.ok()) {
+      s = importance.status();
+      break;
+    }
+    absl::StatusOr<std::vector<std::string>> tags =
+        CheckTags(prefix, messages[i].tags);
+    if (!tags.ok()) {
+      s = tags.status();
+      break;
+    }
+    records[i].importance = *importance;
+    records[i].tags = *std::move(tags);
+    batch[i].role = messages[i].role;
+    batch[i].content = messages[i].content;
+  }
+  if (!s.ok()) return internal::ToPublic(s);
+
+  // A context created or deleted by another writer between the model read
+  // and the write changes which model counts: count again, a bounded number
+  // of times.
+  for (int attempt = 0;; ++attempt) {
+    std::string model = impl_->options.model;
+    {
+      absl::StatusOr<ReadTransaction> txn =
+          internal::StoreBeginRead(*impl_->store);
+      if (!txn.ok()) return internal::ToPublic(txn.status());
+      absl::StatusOr<std::optional<uint64_t>> seq = impl_->Find(*txn, id);
+      if (!seq.ok()) return internal::ToPublic(seq.status());
+      if (*seq) {
+        absl::StatusOr<ContextRecord> ctx = impl_->Read(*txn, **seq);
+        if (!ctx.ok()) return internal::ToPublic(ctx.status());
+        Conversation c;
+        uint64_t last_seq = 0;
+        s = internal::ReadConversationIn(*impl_->conversations, *txn,
+                                         ctx->conversation_id, &c, &last_seq);
+        if (!s.ok()) return internal::ToPublic(s);
+        model = c.model;
+      }
+    }
+    absl::StatusOr<internal::PreparedMessages> prepared =
+        internal::PrepareMessages(*impl_->conversations, model, batch.data(),
+                                  batch.size(), single);
+    if (!prepared.ok()) return internal::ToPublic(prepared.status());
+    absl::StatusOr<Conversation> fresh = impl_->NewConversationFor(id);
+    if (!fresh.ok()) return internal::ToPublic(fresh.status());
+
+    AddGraphMessagesResult result;
+    s = internal::StoreUpdate(
+        *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+          result = AddGraphMessagesResult();
+          const internal::GraphDbs& dbs = impl_->dbs;
+          CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
+                                  internal::ReadTotals(txn, dbs));
+          CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
+                                  impl_->Find(txn, id));
+          if (!seq) {
+            if (fresh->model != prepared->model) {
+              return absl::AbortedError("the context was deleted meanwhile");
+            }
+            CTXKIT_ASSIGN_OR_RETURN(
+                seq, impl_->Create(txn, id, *fresh, totals, prepared->now));
+            result.created = true;
+          }
+          CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, impl_->Read(txn, *seq));
+          CTXKIT_ASSIGN_OR_RETURN(
+              AddMessagesResult added,
+              internal::AppendPreparedMessages(*impl_->conversations, txn,
+                                               ctx.conversation_id, *prepared));
+          for (size_t i = 0; i < added.messages.size(); ++i) {
+            const Message& m = added.messages[i];
+            CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+                txn, dbs.msg, internal::MessageRecordKey(*seq, m.seq),
+                internal::EncodeMessageRecord(records[i])));
+            ++ctx.messages_since_summary;
+            ctx.tokens_since_summary += m.tokens;
+            if (IsHigh(records[i].importance)) ++ctx.high_since_summary;
+            GraphMessageAdded& out = result.messages.emplace_back();
+            out.message_id = m.id;
+            out.seq = m.seq;
+            out.tokens = m.tokens;
+            out.importance = records[i].importance;
+            out.tags = records[i].tags;
+          }
+          const int64_t activity =
+              std::max(ctx.last_activity_at, prepared->now);
+          if (activity != ctx.last_activity_at) {
+            CTXKIT_RETURN_IF_ERROR(
+                internal::TxnDelete(
+                    txn, dbs.by_activity,
+                    internal::ActivityKey(ctx.last_activity_at, *seq))
+                    .status());
+            CTXKIT_RETURN_IF_ERROR(
+                internal::TxnPut(txn, dbs.by_activity,
+                                 internal::ActivityKey(activity, *seq), {}));
+            ctx.last_activity_at = activity;
+          }
+          CTXKIT_RETURN_IF_ERROR(
+              internal::TxnPut(txn, dbs.ctx, internal::SeqKey(*seq),
+                               internal::EncodeContext(ctx)));
+          totals.messages += added.messages.size();
+          CTXKIT_RETURN_IF_ERROR(
+              internal::TxnPut(txn, dbs.stats, internal::kGraphTotalsKey,
+                               internal::EncodeTotals(totals)));
+          result.context_id = ctx.id;
+          result.conversation_id = ctx.conversation_id;
+          return absl::OkStatus();
+        });
+    if (s.code() == absl::StatusCode::kAborted && attempt < 3) continue;
+    if (!s.ok()) return internal::ToPublic(s);
+    return result;
+  }
+}
+
+StatusOr<ContextDetail> ContextGraph::Retrieve(
+    std::string_view id, const RetrieveOptions& options) const {
+  absl::Status s = internal::CheckContextId("contextId", id);
+  if (s.ok()) {
+    s = internal::CheckRange("limit", options.limit, 1,
+                             ContextGraphLimits::kMaxListLimit);
+  }
+  if (!s.ok()) return internal::ToPublic(s);
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*impl_->store);
+  if (!txn.ok()) return internal::ToPublic(txn.status());
+  auto read = [&]() -> absl::StatusOr<ContextDetail> {
+    CTXKIT_ASSIGN_OR_RETURN(uint64_t seq,
+                            impl_->Require(*txn, id, "contextId"));
+    CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, impl_->Read(*txn, seq));
+    Conversation c;
+    uint64_t last_seq = 0;
+    CTXKIT_RETURN_IF_ERROR(internal::ReadConversationIn(
+        *impl_->conversations, *txn, ctx.conversation_id, &c, &last_seq));
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::vector<Message> messages,
+        internal::NewestMessagesIn(*impl_->conversations, *txn,
+                                   ctx.conversation_id, options.before_seq,
+                                   options.limit));
+    ContextDetail detail;
+    detail.context_id = ctx.id;
+    detail.conversation_id = ctx.conversation_id;
+    detail.created_at = ctx.created_at;
+    detail.last_activity_at = ctx.last_activity_at;
+    detail.message_count = c.message_count;
+    detail.total_tokens = c.total_tokens;
+    detail.messages_since_summary = ctx.messages_since_summary;
+    detail.tokens_since_summary = ctx.tokens_since_summary;
+    detail.high_since_summary = ctx.high_since_summary;
+    for (Message& m : messages) {
+      GraphMessageView& view = detail.messages.emplace_back();
+      // A message added to the conversation directly, not through the
+      // graph, has no record: the seed's defaults.
+      absl::StatusOr<std::string_view> record = internal::TxnGet(
+          *txn, impl_->dbs.msg, internal::MessageRecordKey(seq, m.seq));
+      if (record.ok()) {
+        CTXKIT_ASSIGN_OR_RETURN(internal::MessageRecord r,
+                                internal::DecodeMessageRecord(*record));
+        view.importance = r.importance;
+        view.tags = std::move(r.tags);
+      } else if (record.status().code() != absl::StatusCode::kNotFound) {
+        return record.status();
+      }
+      view.role = m.role;
+      view.content = std::move(m.content);
+      view.timestamp = m.created_at;
+      view.seq = m.seq;
+      view.tokens = m.tokens;
+    }
+    return detail;
+  };
+  return internal::ToPublic(read());
+}
+
+StatusOr<ContextPage> ContextGraph::ListContexts(
+    uint32_t limit, std::string_view cursor_text) const {
+  absl::Status s = internal::CheckRange("limit", limit, 1,
+                                        ContextGraphLimits::kMaxListLimit);
+  if (!s.ok()) return internal::ToPublic(s);
+  // The cursor is the activity key of the last context returned.
+  std::string bound;
+  if (!cursor_text.empty() &&
+      (cursor_text.size() > 64 ||
+       !absl::WebSafeBase64Unescape(internal::AV(cursor_text), &bound) ||
+       bound.size() != 16)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "cursor is not one that ListContexts returned");
+  }
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*impl_->store);
+  if (!txn.ok()) return internal::ToPublic(txn.status());
+  auto list = [&]() -> absl::StatusOr<ContextPage> {
+    ContextPage page;
+    CTXKIT_ASSIGN_OR_RETURN(
+        Cursor cursor, internal::TxnNewCursor(*txn, impl_->dbs.by_activity));
+    // Newest first: walk back from the end, or from just before the bound.
+    if (bound.empty()) {
+      cursor.SeekToLast();
+    } else {
+      cursor.Seek(bound);
+      if (cursor.Valid()) {
+        cursor.Prev();
+      } else {
+        cursor.SeekToLast();
+      }
+    }
+    std::string last_key;
+    for (; cursor.Valid() && page.contexts.size() < limit; cursor.Prev()) {
+      if (cursor.key().size() != 16) {
+        return absl::DataLossError(
+            "context graph record is corrupt: an activity key is not 16 "
+            "bytes");
+      }
+      const uint64_t seq = internal::ReadBigEndian64(cursor.key().data() + 8);
+      CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, impl_->Read(*txn, seq));
+      Conversation c;
+      uint64_t last_seq = 0;
+      CTXKIT_RETURN_IF_ERROR(internal::ReadConversationIn(
+          *impl_->conversations, *txn, ctx.conversation_id, &c, &last_seq));
+      ContextSummary& out = page.contexts.emplace_back();
+      out.context_id = std::move(ctx.id);
+      out.conversation_id = std::move(ctx.conversation_id);
+      out.created_at = ctx.created_at;
+      out.last_activity_at = ctx.last_activity_at;
+      out.message_count = c.message_count;
+      out.total_tokens = c.total_tokens;
+      last_key = std::string(cursor.key());
+    }
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
+    if (cursor.Valid() && !last_key.empty()) {
+      page.next_cursor = absl::WebSafeBase64Escape(internal::AV(last_key));
+    }
+    return page;
+  };
+  return internal::ToPublic(list());
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,73 @@
+// ContextGraph's state and the reads its files share: looking a context up
+// by id, reading its record, and the edge filter of the queries.
+
+#ifndef CTXKIT_LIB_GRAPH_GRAPH_IMPL_H_
+#define CTXKIT_LIB_GRAPH_GRAPH_IMPL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ctxkit/context_graph.h"
+#include "ctxkit/conversations.h"
+#include "ctxkit/store.h"
+#include "lib/graph/graph_records.h"
+
+namespace ctxkit {
+
+struct ContextGraph::Impl {
+  Store* store = nullptr;
+  ConversationStore* conversations = nullptr;
+  ContextGraphOptions options;
+  internal::GraphDbs dbs;
+
+  int64_t Now() const;
+
+  // The seq of context `id` in `txn`, or nullopt when there is none.
+  absl::StatusOr<std::optional<uint64_t>> Find(const Transaction& txn,
+                                               std::string_view id) const;
+  // Find, with NOT_FOUND "<field> '<id>' is not a context" when missing.
+  absl::StatusOr<uint64_t> Require(const Transaction& txn, std::string_view id,
+                                   std::string_view field) const;
+  // The record of context `seq`; DATA_LOSS when an index names a missing one.
+  absl::StatusOr<internal::ContextRecord> Read(const Transaction& txn,
+                                               uint64_t seq) const;
+
+  // The conversation a new context `id` gets (checked, not yet written).
+  absl::StatusOr<Conversation> NewConversationFor(std::string_view id) const;
+  // Writes context `id` with `conversation` (from NewConversationFor) in
+  // `txn`, counting it in `totals` (which the caller writes); its seq.
+  absl::StatusOr<uint64_t> Create(WriteTransaction& txn, std::string_view id,
+                                  const Conversation& conversation,
+                                  internal::GraphTotals& totals,
+                                  int64_t now) const;
+};
+
+namespace internal {
+
+// A context id: UTF-8 of 1..kMaxIdBytes bytes without NUL. INVALID_ARGUMENT
+// naming `field` (the id is not echoed: it may be 1 KiB of anything).
+absl::Status CheckContextId(std::string_view field, std::string_view id);
+
+// Whether an edge counts for a query at `as_of`: not expired, valid from
+// valid_at up to (not including) invalid_at; or any edge when
+// `include_expired`.
+bool EdgeIsCurrent(const EdgeRecord& edge, int64_t as_of, bool include_expired);
+
+// Deletes context `seq` and everything of the graph's that belongs to it
+// (its id, messages' records, activity entry, every edge touching it in
+// both indexes, its share of the totals) in `txn`. Not its conversation:
+// this is what ConversationStore::Delete's hook runs. Returns how many
+// records went.
+absl::StatusOr<uint64_t> DeleteContextRecords(WriteTransaction& txn,
+                                              const GraphDbs& dbs,
+                                              uint64_t seq);
+
+}  // namespace internal
+}  // namespace ctxkit
+
+#endif  // CTXKIT_LIB_GRAPH_GRAPH_IMPL_H_

@@ -1,0 +1,302 @@
+#include "lib/graph/graph_records.h"
+
+#include <xxhash.h>
+
+#include <bit>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "lib/base/key_codec.h"
+#include "lib/base/record_codec.h"
+#include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
+
+namespace ctxkit::internal {
+namespace {
+
+constexpr uint8_t kContextVersion = 1;
+constexpr uint8_t kMessageVersion = 1;
+constexpr uint8_t kEdgeVersion = 1;
+constexpr uint8_t kTotalsVersion = 1;
+
+absl::Status Damaged(std::string_view what) {
+  return absl::DataLossError(
+      absl::StrFormat("context graph record is corrupt: %s", what));
+}
+
+// Reads the version byte; DATA_LOSS unless 1..`newest`.
+absl::Status CheckVersion(RecordReader& in, uint8_t newest,
+                          std::string_view what) {
+  uint8_t version = 0;
+  if (!in.GetByte(&version) || version == 0 || version > newest) {
+    return Damaged(absl::StrFormat("%s has version %d; this build reads 1..%d",
+                                   what, version, newest));
+  }
+  return absl::OkStatus();
+}
+
+void PutDouble(std::string* out, double v) {
+  AppendBigEndian64(out, std::bit_cast<uint64_t>(v));
+}
+
+bool GetDouble(RecordReader& in, double* v) {
+  uint64_t bits = 0;
+  for (int i = 0; i < 8; ++i) {
+    uint8_t byte = 0;
+    if (!in.GetByte(&byte)) return false;
+    bits = bits << 8 | byte;
+  }
+  *v = std::bit_cast<double>(bits);
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<GraphDbs> OpenGraphDbs(Store& store) {
+  GraphDbs dbs;
+  const std::pair<Database*, const char*> all[] = {
+      {&dbs.ids, "graph.ids"},         {&dbs.ctx, "graph.ctx"},
+      {&dbs.by_conv, "graph.by_conv"}, {&dbs.by_activity, "graph.by_activity"},
+      {&dbs.msg, "graph.msg"},         {&dbs.out, "graph.out"},
+      {&dbs.in, "graph.in"},           {&dbs.stats, "graph.stats"},
+  };
+  for (const auto& [db, name] : all) {
+    CTXKIT_ASSIGN_OR_RETURN(*db, StoreOpenDatabase(store, name));
+  }
+  return dbs;
+}
+
+std::optional<uint8_t> EdgeTypeCode(std::string_view name) {
+  for (size_t i = 0; i < kEdgeTypeNames.size(); ++i) {
+    if (kEdgeTypeNames[i] == name) return static_cast<uint8_t>(i + 1);
+  }
+  return std::nullopt;
+}
+
+std::string_view EdgeTypeName(uint8_t code) {
+  if (code == 0 || code > kEdgeTypeNames.size()) return {};
+  return kEdgeTypeNames[code - 1];
+}
+
+std::string SeqKey(uint64_t seq) {
+  std::string key;
+  AppendBigEndian64(&key, seq);
+  return key;
+}
+
+std::string IdHashKey(std::string_view id) {
+  const XXH128_hash_t h = XXH3_128bits(id.data(), id.size());
+  std::string key;
+  AppendBigEndian64(&key, h.high64);
+  AppendBigEndian64(&key, h.low64);
+  return key;
+}
+
+std::string ActivityKey(int64_t last_activity, uint64_t seq) {
+  std::string key;
+  AppendBigEndian64(&key, OrderedFromSigned(last_activity));
+  AppendBigEndian64(&key, seq);
+  return key;
+}
+
+std::string MessageRecordKey(uint64_t seq, uint64_t message_seq) {
+  std::string key;
+  AppendBigEndian64(&key, seq);
+  AppendBigEndian64(&key, message_seq);
+  return key;
+}
+
+std::string EdgeKey(uint64_t first, uint8_t type, uint64_t second) {
+  std::string key;
+  AppendBigEndian64(&key, first);
+  key.push_back(static_cast<char>(type));
+  AppendBigEndian64(&key, second);
+  return key;
+}
+
+std::optional<EdgeKeyParts> ParseEdgeKey(std::string_view key) {
+  if (key.size() != kEdgeKeySize) return std::nullopt;
+  EdgeKeyParts parts;
+  parts.first = ReadBigEndian64(key.data());
+  parts.type = static_cast<uint8_t>(key[8]);
+  parts.second = ReadBigEndian64(key.data() + 9);
+  if (EdgeTypeName(parts.type).empty()) return std::nullopt;
+  return parts;
+}
+
+std::string EncodeIdBucket(const std::vector<IdBucketEntry>& entries) {
+  std::string out;
+  for (const IdBucketEntry& e : entries) {
+    PutVarint(&out, e.seq);
+    PutLengthPrefixed(&out, e.id);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<IdBucketEntry>> DecodeIdBucket(
+    std::string_view value) {
+  std::vector<IdBucketEntry> entries;
+  RecordReader in(value);
+  while (!in.AtEnd()) {
+    IdBucketEntry e;
+    if (!in.GetVarint(&e.seq) || !in.GetLengthPrefixed(&e.id) || e.seq == 0) {
+      return Damaged("an id bucket is truncated");
+    }
+    entries.push_back(e);
+  }
+  if (entries.empty()) return Damaged("an id bucket is empty");
+  return entries;
+}
+
+std::string EncodeContext(const ContextRecord& r) {
+  std::string out(1, static_cast<char>(kContextVersion));
+  PutLengthPrefixed(&out, r.id);
+  PutLengthPrefixed(&out, r.conversation_id);
+  PutSignedVarint(&out, r.created_at);
+  PutSignedVarint(&out, r.last_activity_at);
+  PutVarint(&out, r.messages_since_summary);
+  PutVarint(&out, r.tokens_since_summary);
+  PutVarint(&out, r.high_since_summary);
+  PutVarint(&out, r.flags);
+  return out;
+}
+
+absl::StatusOr<ContextRecord> DecodeContext(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kContextVersion, "a context"));
+  ContextRecord r;
+  std::string_view id, conversation_id;
+  in.GetLengthPrefixed(&id);
+  in.GetLengthPrefixed(&conversation_id);
+  in.GetSignedVarint(&r.created_at);
+  in.GetSignedVarint(&r.last_activity_at);
+  in.GetVarint(&r.messages_since_summary);
+  in.GetVarint(&r.tokens_since_summary);
+  in.GetVarint(&r.high_since_summary);
+  in.GetVarint(&r.flags);
+  if (!in.ok() || !in.AtEnd() || id.empty()) {
+    return Damaged("a context record is truncated or too long");
+  }
+  r.id = std::string(id);
+  r.conversation_id = std::string(conversation_id);
+  return r;
+}
+
+std::string EncodeMessageRecord(const MessageRecord& r) {
+  std::string out(1, static_cast<char>(kMessageVersion));
+  out.push_back(static_cast<char>(r.importance));
+  PutVarint(&out, r.tags.size());
+  for (const std::string& tag : r.tags) PutLengthPrefixed(&out, tag);
+  return out;
+}
+
+absl::StatusOr<MessageRecord> DecodeMessageRecord(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kMessageVersion, "a message"));
+  MessageRecord r;
+  uint8_t importance = 0;
+  uint64_t tags = 0;
+  in.GetByte(&importance);
+  in.GetVarint(&tags);
+  if (!in.ok() || importance < static_cast<uint8_t>(Importance::kLow) ||
+      importance > static_cast<uint8_t>(Importance::kCritical) ||
+      tags > ContextGraphLimits::kMaxTags) {
+    return Damaged("a message record has a bad importance or tag count");
+  }
+  r.importance = static_cast<Importance>(importance);
+  for (uint64_t i = 0; i < tags; ++i) {
+    std::string_view tag;
+    if (!in.GetLengthPrefixed(&tag)) break;
+    r.tags.emplace_back(tag);
+  }
+  if (!in.ok() || !in.AtEnd()) {
+    return Damaged("a message record is truncated or too long");
+  }
+  return r;
+}
+
+std::string EncodeEdge(const EdgeRecord& r) {
+  std::string out(1, static_cast<char>(kEdgeVersion));
+  PutDouble(&out, r.weight);
+  PutSignedVarint(&out, r.created_at);
+  PutSignedVarint(&out, r.updated_at);
+  PutSignedVarint(&out, r.valid_at);
+  PutSignedVarint(&out, r.invalid_at);
+  PutSignedVarint(&out, r.expired_at);
+  PutVarint(&out, r.serial);
+  PutVarint(&out, r.flags);
+  PutLengthPrefixed(&out, r.metadata);
+  return out;
+}
+
+absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kEdgeVersion, "an edge"));
+  EdgeRecord r;
+  std::string_view metadata;
+  GetDouble(in, &r.weight);
+  in.GetSignedVarint(&r.created_at);
+  in.GetSignedVarint(&r.updated_at);
+  in.GetSignedVarint(&r.valid_at);
+  in.GetSignedVarint(&r.invalid_at);
+  in.GetSignedVarint(&r.expired_at);
+  in.GetVarint(&r.serial);
+  in.GetVarint(&r.flags);
+  in.GetLengthPrefixed(&metadata);
+  if (!in.ok() || !in.AtEnd() || !(r.weight >= 0 && r.weight <= 1)) {
+    return Damaged("an edge record is truncated, too long or has a bad weight");
+  }
+  r.metadata = std::string(metadata);
+  return r;
+}
+
+uint64_t GraphTotals::edges() const {
+  return std::accumulate(edges_by_type.begin(), edges_by_type.end(),
+                         uint64_t{0});
+}
+
+std::string EncodeTotals(const GraphTotals& t) {
+  std::string out(1, static_cast<char>(kTotalsVersion));
+  PutVarint(&out, t.next_seq);
+  PutVarint(&out, t.next_edge_serial);
+  PutVarint(&out, t.contexts);
+  PutVarint(&out, t.messages);
+  PutVarint(&out, t.edges_by_type.size());
+  for (uint64_t n : t.edges_by_type) PutVarint(&out, n);
+  return out;
+}
+
+absl::StatusOr<GraphTotals> DecodeTotals(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kTotalsVersion, "the totals"));
+  GraphTotals t;
+  uint64_t types = 0;
+  in.GetVarint(&t.next_seq);
+  in.GetVarint(&t.next_edge_serial);
+  in.GetVarint(&t.contexts);
+  in.GetVarint(&t.messages);
+  in.GetVarint(&types);
+  if (!in.ok() || types != t.edges_by_type.size()) {
+    return Damaged("the totals record is truncated or has a bad type count");
+  }
+  for (uint64_t& n : t.edges_by_type) in.GetVarint(&n);
+  if (!in.ok() || !in.AtEnd() || t.next_seq == 0 || t.next_edge_serial == 0) {
+    return Damaged("the totals record is truncated or too long");
+  }
+  return t;
+}
+
+absl::StatusOr<GraphTotals> ReadTotals(const Transaction& txn,
+                                       const GraphDbs& dbs) {
+  absl::StatusOr<std::string_view> v = TxnGet(txn, dbs.stats, kGraphTotalsKey);
+  if (!v.ok()) {
+    if (v.status().code() == absl::StatusCode::kNotFound) return GraphTotals{};
+    return v.status();
+  }
+  return DecodeTotals(*v);
+}
+
+}  // namespace ctxkit::internal

@@ -1,0 +1,134 @@
+// The context graph's sub-databases, their keys and their records. Keys
+// compare as bytes, so numbers in keys are big-endian; records are the
+// varint layouts of lib/base/record_codec.h behind a version byte, and a
+// later version appends fields (a decoder of version v reads every version
+// up to v, defaulting what older ones lack).
+//
+//   graph.ids          XXH3-128(id), 16 B     -> (varint seq, lp id)...: the
+//                      collision bucket, so an id of any length (up to
+//                      1024 bytes) fits LMDB's 511-byte key limit
+//   graph.ctx          BE64 seq               -> ContextRecord
+//   graph.by_conv      conversation id        -> BE64 seq
+//   graph.by_activity  BE64 ordered(last activity) + BE64 seq -> empty
+//   graph.msg          BE64 seq + BE64 message seq -> MessageRecord
+//   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
+//   graph.in           BE64 target + u8 type + BE64 source -> empty
+//   graph.stats        "totals"               -> GraphTotals
+//
+// Seqs are handed out from GraphTotals::next_seq and never reused, so a
+// stale reference to a deleted context cannot reach a new one.
+
+#ifndef CTXKIT_LIB_GRAPH_GRAPH_RECORDS_H_
+#define CTXKIT_LIB_GRAPH_GRAPH_RECORDS_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ctxkit/context_graph.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::internal {
+
+struct GraphDbs {
+  Database ids, ctx, by_conv, by_activity, msg, out, in, stats;
+};
+
+// Opens (creating on a writable store) every graph sub-database. Errors:
+// Store::OpenDatabase's.
+absl::StatusOr<GraphDbs> OpenGraphDbs(Store& store);
+
+// ---- Edge types ----
+
+inline constexpr std::array<std::string_view, 5> kEdgeTypeNames = {
+    "similar", "continues", "references", "parent", "child"};
+// 1..5 for the names above (0 is never stored).
+std::optional<uint8_t> EdgeTypeCode(std::string_view name);
+std::string_view EdgeTypeName(uint8_t code);  // "" for an unknown code
+
+// ---- Keys ----
+
+std::string SeqKey(uint64_t seq);
+std::string IdHashKey(std::string_view id);
+std::string ActivityKey(int64_t last_activity, uint64_t seq);
+std::string MessageRecordKey(uint64_t seq, uint64_t message_seq);
+// graph.out key of (a, type, b) or graph.in key of (b, type, a): the same
+// layout, first the end the index is about.
+std::string EdgeKey(uint64_t first, uint8_t type, uint64_t second);
+struct EdgeKeyParts {
+  uint64_t first = 0;
+  uint8_t type = 0;
+  uint64_t second = 0;
+};
+std::optional<EdgeKeyParts> ParseEdgeKey(std::string_view key);
+inline constexpr size_t kEdgeKeySize = 17;
+inline constexpr std::string_view kGraphTotalsKey = "totals";
+
+// ---- Records ----
+
+// One id bucket of graph.ids.
+struct IdBucketEntry {
+  uint64_t seq = 0;
+  std::string_view id;
+};
+std::string EncodeIdBucket(const std::vector<IdBucketEntry>& entries);
+absl::StatusOr<std::vector<IdBucketEntry>> DecodeIdBucket(
+    std::string_view value);
+
+struct ContextRecord {
+  std::string id;
+  std::string conversation_id;
+  int64_t created_at = 0;
+  int64_t last_activity_at = 0;
+  uint64_t messages_since_summary = 0;
+  uint64_t tokens_since_summary = 0;
+  uint64_t high_since_summary = 0;
+  uint64_t flags = 0;  // none defined yet; kept for archive (CG-10)
+};
+std::string EncodeContext(const ContextRecord& r);
+absl::StatusOr<ContextRecord> DecodeContext(std::string_view value);
+
+struct MessageRecord {
+  Importance importance = Importance::kMedium;
+  std::vector<std::string> tags;
+};
+std::string EncodeMessageRecord(const MessageRecord& r);
+absl::StatusOr<MessageRecord> DecodeMessageRecord(std::string_view value);
+
+struct EdgeRecord {
+  double weight = 0;
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  int64_t valid_at = 0;
+  int64_t invalid_at = 0;  // 0: still holds
+  int64_t expired_at = 0;  // 0: current
+  uint64_t serial = 0;     // insertion order (GraphTotals::next_edge_serial)
+  uint64_t flags = 0;      // none defined yet (auto-links, CG-8)
+  std::string metadata = "{}";
+};
+std::string EncodeEdge(const EdgeRecord& r);
+absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value);
+
+struct GraphTotals {
+  uint64_t next_seq = 1;
+  uint64_t next_edge_serial = 1;
+  uint64_t contexts = 0;
+  uint64_t messages = 0;
+  std::array<uint64_t, kEdgeTypeNames.size()> edges_by_type{};
+  uint64_t edges() const;
+};
+std::string EncodeTotals(const GraphTotals& t);
+absl::StatusOr<GraphTotals> DecodeTotals(std::string_view value);
+
+// The totals in `txn` (the initial ones when none are stored yet).
+absl::StatusOr<GraphTotals> ReadTotals(const Transaction& txn,
+                                       const GraphDbs& dbs);
+
+}  // namespace ctxkit::internal
+
+#endif  // CTXKIT_LIB_GRAPH_GRAPH_RECORDS_H_

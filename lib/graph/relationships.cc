@@ -1,0 +1,536 @@
+// ContextGraph's relationships: upsert, removal, invalidation, the related
+// query and paths. Each edge is a graph.out record with its graph.in mirror,
+// written together.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
+#include "ctxkit/context_graph.h"
+#include "lib/base/field_check.h"
+#include "lib/graph/graph_impl.h"
+#include "lib/graph/graph_records.h"
+#include "lib/graph/paths.h"
+#include "lib/json/merge_patch.h"
+#include "lib/status/status_internal.h"
+#include "lib/status/status_macros.h"
+#include "lib/store/store_internal.h"
+
+namespace ctxkit {
+
+using internal::EdgeRecord;
+using internal::GraphTotals;
+
+namespace internal {
+
+bool EdgeIsCurrent(const EdgeRecord& edge, int64_t as_of,
+                   bool include_expired) {
+  if (include_expired) return true;
+  return edge.expired_at == 0 && edge.valid_at <= as_of &&
+         (edge.invalid_at == 0 || as_of < edge.invalid_at);
+}
+
+}  // namespace internal
+
+namespace {
+
+absl::StatusOr<uint8_t> CheckType(std::string_view type) {
+  if (std::optional<uint8_t> code = internal::EdgeTypeCode(type)) return *code;
+  CTXKIT_RETURN_IF_ERROR(internal::CheckText("relationshipType", type, 64));
+  std::string known;
+  for (std::string_view name : internal::kEdgeTypeNames) {
+    if (!known.empty()) known += ", ";
+    known += name;
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "relationshipType is '%s'; it must be one of %s", type, known));
+}
+
+// The three fields that name an edge, checked.
+struct EdgeName {
+  uint8_t type = 0;
+};
+absl::StatusOr<EdgeName> CheckEdgeName(std::string_view source,
+                                       std::string_view target,
+                                       std::string_view type) {
+  CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("source", source));
+  CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("target", target));
+  if (source == target) {
+    return absl::InvalidArgumentError(
+        "target is the source: a context cannot be related to itself");
+  }
+  EdgeName name;
+  CTXKIT_ASSIGN_OR_RETURN(name.type, CheckType(type));
+  return name;
+}
+
+Relationship PublicEdge(std::string source, std::string target, uint8_t type,
+                        const EdgeRecord& r) {
+  Relationship out;
+  out.source = std::move(source);
+  out.target = std::move(target);
+  out.type = std::string(internal::EdgeTypeName(type));
+  out.weight = r.weight;
+  out.metadata = r.metadata;
+  out.created_at = r.created_at;
+  out.updated_at = r.updated_at;
+  out.valid_at = r.valid_at;
+  out.invalid_at = r.invalid_at;
+  out.expired_at = r.expired_at;
+  return out;
+}
+
+absl::StatusOr<std::optional<EdgeRecord>> ReadEdge(
+    const Transaction& txn, const internal::GraphDbs& dbs,
+    const std::string& key) {
+  absl::StatusOr<std::string_view> v = internal::TxnGet(txn, dbs.out, key);
+  if (!v.ok()) {
+    if (v.status().code() == absl::StatusCode::kNotFound) return std::nullopt;
+    return v.status();
+  }
+  CTXKIT_ASSIGN_OR_RETURN(EdgeRecord r, internal::DecodeEdge(*v));
+  return r;
+}
+
+absl::Status NoSuchEdge(std::string_view source, std::string_view target,
+                        std::string_view type) {
+  return absl::NotFoundError(absl::StrFormat(
+      "there is no %s relationship from '%s' to '%s'", type, source, target));
+}
+
+// Calls fn(key parts, record) for each edge of `node` in one index: out
+// (node is the source) or in (node is the target), whose key starts with
+// node's seq and, if not 0, `type`. Records are always graph.out's: an
+// in-edge without one is DATA_LOSS.
+template <typename Fn>
+absl::Status ForEachEdge(const Transaction& txn, const internal::GraphDbs& dbs,
+                         uint64_t node, bool out, uint8_t type, Fn&& fn) {
+  std::string prefix = internal::SeqKey(node);
+  if (type != 0) prefix.push_back(static_cast<char>(type));
+  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                          internal::TxnNewCursor(txn, out ? dbs.out : dbs.in));
+  for (cursor.Seek(prefix); cursor.Valid() && cursor.key().starts_with(prefix);
+       cursor.Next()) {
+    const std::optional<internal::EdgeKeyParts> k =
+        internal::ParseEdgeKey(cursor.key());
+    if (!k) {
+      return absl::DataLossError(
+          "context graph record is corrupt: a malformed edge key");
+    }
+    EdgeRecord r;
+    if (out) {
+      CTXKIT_ASSIGN_OR_RETURN(r, internal::DecodeEdge(cursor.value()));
+    } else {
+      CTXKIT_ASSIGN_OR_RETURN(
+          std::optional<EdgeRecord> mirrored,
+          ReadEdge(txn, dbs, internal::EdgeKey(k->second, k->type, node)));
+      if (!mirrored) {
+        return absl::DataLossError(
+            "context graph record is corrupt: an incoming edge has no "
+            "outgoing record (run Verify)");
+      }
+      r = *std::move(mirrored);
+    }
+    fn(*k, std::move(r));
+  }
+  return internal::CursorStatus(cursor);
+}
+
+}  // namespace
+
+StatusOr<RelationshipUpsert> ContextGraph::AddRelationship(
+    const NewRelationship& edge) {
+  auto checked = [&]() -> absl::StatusOr<uint8_t> {
+    CTXKIT_ASSIGN_OR_RETURN(EdgeName name,
+                            CheckEdgeName(edge.source, edge.target, edge.type));
+    if (!(edge.weight >= 0 && edge.weight <= 1)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "weight is %g; it must be between 0 and 1", edge.weight));
+    }
+    CTXKIT_RETURN_IF_ERROR(internal::CheckJsonObject(
+        "metadata", edge.metadata, ContextGraphLimits::kMaxMetadataBytes));
+    if (edge.valid_at && edge.invalid_at && *edge.invalid_at < *edge.valid_at) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("invalidAt (%d) must not be before validAt (%d)",
+                          *edge.invalid_at, *edge.valid_at));
+    }
+    return name.type;
+  };
+  absl::StatusOr<uint8_t> type = checked();
+  if (!type.ok()) return internal::ToPublic(type.status());
+  // Conversations for ends that may have to be created, prepared outside
+  // the write.
+  std::optional<Conversation> new_source, new_target;
+  if (edge.create_missing) {
+    absl::StatusOr<Conversation> c = impl_->NewConversationFor(edge.source);
+    if (!c.ok()) return internal::ToPublic(c.status());
+    new_source = *std::move(c);
+    c = impl_->NewConversationFor(edge.target);
+    if (!c.ok()) return internal::ToPublic(c.status());
+    new_target = *std::move(c);
+  }
+  RelationshipUpsert result;
+  const absl::Status s = internal::StoreUpdate(
+      *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+        const internal::GraphDbs& dbs = impl_->dbs;
+        const int64_t now = impl_->Now();
+        CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
+                                internal::ReadTotals(txn, dbs));
+        auto end = [&](std::string_view id, std::string_view field,
+                       const std::optional<Conversation>& fresh)
+            -> absl::StatusOr<uint64_t> {
+          CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
+                                  impl_->Find(txn, id));
+          if (seq) return *seq;
+          if (!fresh) {
+            return absl::NotFoundError(
+                absl::StrFormat("%s '%s' is not a context", field, id));
+          }
+          return impl_->Create(txn, id, *fresh, totals, now);
+        };
+        CTXKIT_ASSIGN_OR_RETURN(uint64_t source,
+                                end(edge.source, "source", new_source));
+        CTXKIT_ASSIGN_OR_RETURN(uint64_t target,
+                                end(edge.target, "target", new_target));
+        const std::string key = internal::EdgeKey(source, *type, target);
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<EdgeRecord> existing,
+                                ReadEdge(txn, dbs, key));
+        EdgeRecord r;
+        if (existing) {
+          r = *std::move(existing);
+          CTXKIT_ASSIGN_OR_RETURN(
+              r.metadata,
+              internal::MergePatch(r.metadata, edge.metadata,
+                                   "the stored metadata", "metadata"));
+          if (r.metadata.size() > ContextGraphLimits::kMaxMetadataBytes) {
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "metadata merged into the stored metadata is %d bytes; the "
+                "limit is %d",
+                r.metadata.size(), ContextGraphLimits::kMaxMetadataBytes));
+          }
+          if (edge.valid_at) r.valid_at = *edge.valid_at;
+          if (edge.invalid_at) {
+            r.invalid_at = *edge.invalid_at;
+          } else if (r.expired_at != 0) {
+            r.invalid_at = 0;  // asserted again: it holds from now on
+          }
+          r.expired_at = 0;
+        } else {
+          r.created_at = now;
+          r.valid_at = edge.valid_at.value_or(now);
+          r.invalid_at = edge.invalid_at.value_or(0);
+          r.serial = totals.next_edge_serial++;
+          r.metadata = edge.metadata;
+          ++totals.edges_by_type[*type - 1];
+        }
+        if (r.invalid_at != 0 && r.invalid_at < r.valid_at) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("invalidAt (%d) must not be before validAt (%d)",
+                              r.invalid_at, r.valid_at));
+        }
+        r.weight = edge.weight;
+        r.updated_at = now;
+        CTXKIT_RETURN_IF_ERROR(
+            internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(r)));
+        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+            txn, dbs.in, internal::EdgeKey(target, *type, source), {}));
+        CTXKIT_RETURN_IF_ERROR(
+            internal::TxnPut(txn, dbs.stats, internal::kGraphTotalsKey,
+                             internal::EncodeTotals(totals)));
+        result.created = !existing.has_value();
+        result.relationship = PublicEdge(edge.source, edge.target, *type, r);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) return internal::ToPublic(s);
+  return result;
+}
+
+Status ContextGraph::RemoveRelationship(std::string_view source,
+                                        std::string_view target,
+                                        std::string_view type) {
+  absl::StatusOr<EdgeName> name = CheckEdgeName(source, target, type);
+  if (!name.ok()) return internal::ToPublic(name.status());
+  return internal::ToPublic(internal::StoreUpdate(
+      *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+        const internal::GraphDbs& dbs = impl_->dbs;
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> s,
+                                impl_->Find(txn, source));
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> t,
+                                impl_->Find(txn, target));
+        if (!s || !t) return NoSuchEdge(source, target, type);
+        CTXKIT_ASSIGN_OR_RETURN(
+            bool removed,
+            internal::TxnDelete(txn, dbs.out,
+                                internal::EdgeKey(*s, name->type, *t)));
+        if (!removed) return NoSuchEdge(source, target, type);
+        CTXKIT_RETURN_IF_ERROR(
+            internal::TxnDelete(txn, dbs.in,
+                                internal::EdgeKey(*t, name->type, *s))
+                .status());
+        CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
+                                internal::ReadTotals(txn, dbs));
+        --totals.edges_by_type[name->type - 1];
+        return internal::TxnPut(txn, dbs.stats, internal::kGraphTotalsKey,
+                                internal::EncodeTotals(totals));
+      }));
+}
+
+StatusOr<Relationship> ContextGraph::InvalidateRelationship(
+    std::string_view source, std::string_view target, std::string_view type,
+    std::optional<int64_t> at) {
+  absl::StatusOr<EdgeName> name = CheckEdgeName(source, target, type);
+  if (!name.ok()) return internal::ToPublic(name.status());
+  Relationship result;
+  const absl::Status st = internal::StoreUpdate(
+      *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+        const internal::GraphDbs& dbs = impl_->dbs;
+        const int64_t now = impl_->Now();
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> s,
+                                impl_->Find(txn, source));
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> t,
+                                impl_->Find(txn, target));
+        if (!s || !t) return NoSuchEdge(source, target, type);
+        const std::string key = internal::EdgeKey(*s, name->type, *t);
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<EdgeRecord> r,
+                                ReadEdge(txn, dbs, key));
+        if (!r) return NoSuchEdge(source, target, type);
+        if (r->expired_at != 0) {
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "the %s relationship from '%s' to '%s' was already invalidated "
+              "(expiredAt %d)",
+              type, source, target, r->expired_at));
+        }
+        const int64_t end = at.value_or(now);
+        // Ending a fact at the moment it began is allowed (an empty
+        // interval): an edge added and withdrawn within a millisecond must
+        // not be an error.
+        if (end < r->valid_at) {
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "at (%d) must not be before the relationship's validAt (%d)", end,
+              r->valid_at));
+        }
+        r->invalid_at = end;
+        r->expired_at = now;
+        r->updated_at = now;
+        CTXKIT_RETURN_IF_ERROR(
+            internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(*r)));
+        result = PublicEdge(std::string(source), std::string(target),
+                            name->type, *r);
+        return absl::OkStatus();
+      });
+  if (!st.ok()) return internal::ToPublic(st);
+  return result;
+}
+
+StatusOr<RelatedResult> ContextGraph::Related(
+    std::string_view id, const RelatedOptions& options) const {
+  auto checked = [&]() -> absl::StatusOr<uint8_t> {
+    CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("contextId", id));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckRange(
+        "limit", options.limit, 1, ContextGraphLimits::kMaxListLimit));
+    if (!(options.min_weight >= 0 && options.min_weight <= 1)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "minWeight is %g; it must be between 0 and 1", options.min_weight));
+    }
+    if (options.direction != EdgeDirection::kBoth &&
+        options.direction != EdgeDirection::kOutgoing &&
+        options.direction != EdgeDirection::kIncoming) {
+      return absl::InvalidArgumentError(
+          "direction must be both, outgoing or incoming");
+    }
+    if (options.type.empty()) return uint8_t{0};
+    return CheckType(options.type);
+  };
+  absl::StatusOr<uint8_t> type = checked();
+  if (!type.ok()) return internal::ToPublic(type.status());
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*impl_->store);
+  if (!txn.ok()) return internal::ToPublic(txn.status());
+  const int64_t as_of = options.as_of.value_or(impl_->Now());
+
+  struct Found {
+    uint64_t serial;
+    uint64_t other;
+    uint8_t type;
+    EdgeDirection direction;
+    EdgeRecord record;
+  };
+  auto read = [&]() -> absl::StatusOr<RelatedResult> {
+    const internal::GraphDbs& dbs = impl_->dbs;
+    CTXKIT_ASSIGN_OR_RETURN(uint64_t seq,
+                            impl_->Require(*txn, id, "contextId"));
+    // One index's edges of `seq`, in insertion order.
+    auto scan = [&](bool out) -> absl::StatusOr<std::vector<Found>> {
+      std::vector<Found> found;
+      const EdgeDirection direction =
+          out ? EdgeDirection::kOutgoing : EdgeDirection::kIncoming;
+      CTXKIT_RETURN_IF_ERROR(ForEachEdge(
+          *txn, dbs, seq, out, *type,
+          [&](const internal::EdgeKeyParts& k, EdgeRecord&& r) {
+            if (internal::EdgeIsCurrent(r, as_of, options.include_expired) &&
+                r.weight >= options.min_weight) {
+              found.push_back(
+                  {r.serial, k.second, k.type, direction, std::move(r)});
+            }
+          }));
+      std::stable_sort(
+          found.begin(), found.end(),
+          [](const Found& a, const Found& b) { return a.serial < b.serial; });
+      return found;
+    };
+    std::vector<Found> all;
+    if (options.direction != EdgeDirection::kIncoming) {
+      CTXKIT_ASSIGN_OR_RETURN(all, scan(/*out=*/true));
+    }
+    if (options.direction != EdgeDirection::kOutgoing) {
+      CTXKIT_ASSIGN_OR_RETURN(std::vector<Found> in, scan(/*out=*/false));
+      all.insert(all.end(), std::make_move_iterator(in.begin()),
+                 std::make_move_iterator(in.end()));
+    }
+    RelatedResult result;
+    result.total = all.size();
+    const size_t begin = std::min<size_t>(options.offset, all.size());
+    const size_t end = std::min<size_t>(begin + options.limit, all.size());
+    absl::flat_hash_map<uint64_t, std::string> names;
+    const std::string self(id);
+    for (size_t i = begin; i < end; ++i) {
+      Found& f = all[i];
+      auto [it, inserted] = names.try_emplace(f.other);
+      if (inserted) {
+        CTXKIT_ASSIGN_OR_RETURN(internal::ContextRecord other,
+                                impl_->Read(*txn, f.other));
+        it->second = std::move(other.id);
+        result.context_ids.push_back(it->second);
+      }
+      RelatedEdge& edge = result.edges.emplace_back();
+      edge.context_id = it->second;
+      edge.direction = f.direction;
+      edge.relationship = f.direction == EdgeDirection::kOutgoing
+                              ? PublicEdge(self, it->second, f.type, f.record)
+                              : PublicEdge(it->second, self, f.type, f.record);
+    }
+    return result;
+  };
+  return internal::ToPublic(read());
+}
+
+StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
+                                            std::string_view target,
+                                            const PathOptions& options) const {
+  auto checked = [&]() -> absl::StatusOr<std::vector<uint8_t>> {
+    CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("source", source));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("target", target));
+    CTXKIT_RETURN_IF_ERROR(internal::CheckRange("maxHops", options.max_hops, 1,
+                                                ContextGraphLimits::kMaxHops));
+    if (options.direction != EdgeDirection::kBoth &&
+        options.direction != EdgeDirection::kOutgoing) {
+      return absl::InvalidArgumentError(
+          "direction must be both or outgoing for a path");
+    }
+    std::vector<uint8_t> types;
+    for (const std::string& t : options.types) {
+      CTXKIT_ASSIGN_OR_RETURN(uint8_t code, CheckType(t));
+      types.push_back(code);
+    }
+    return types;
+  };
+  absl::StatusOr<std::vector<uint8_t>> types = checked();
+  if (!types.ok()) return internal::ToPublic(types.status());
+  absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*impl_->store);
+  if (!txn.ok()) return internal::ToPublic(txn.status());
+  const int64_t now = impl_->Now();
+  auto search = [&]() -> absl::StatusOr<PathResult> {
+    const internal::GraphDbs& dbs = impl_->dbs;
+    PathResult result;
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> s,
+                            impl_->Find(*txn, source));
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> t,
+                            impl_->Find(*txn, target));
+    if (!s || !t) {
+      result.reason = !s ? "source not found" : "target not found";
+      return result;
+    }
+    auto allowed = [&](uint8_t type) {
+      return types->empty() ||
+             std::find(types->begin(), types->end(), type) != types->end();
+    };
+    auto edges_of = [&](uint64_t node, bool out,
+                        internal::PathEmit emit) -> absl::Status {
+      return ForEachEdge(
+          *txn, dbs, node, out, /*type=*/0,
+          [&](const internal::EdgeKeyParts& k, EdgeRecord&& r) {
+            if (!allowed(k.type) ||
+                !internal::EdgeIsCurrent(r, now, options.include_expired)) {
+              return;
+            }
+            internal::PathEdge e;
+            e.source = out ? node : k.second;
+            e.target = out ? k.second : node;
+            e.type = k.type;
+            e.weight = static_cast<float>(r.weight);
+            emit(e);
+          });
+    };
+    const bool both = options.direction == EdgeDirection::kBoth;
+    auto adjacency = [&](uint64_t node, bool backward,
+                         internal::PathEmit emit) -> absl::Status {
+      if (both || !backward) CTXKIT_RETURN_IF_ERROR(edges_of(node, true, emit));
+      if (both || backward) CTXKIT_RETURN_IF_ERROR(edges_of(node, false, emit));
+      return absl::OkStatus();
+    };
+    internal::PathQuery query;
+    query.source = *s;
+    query.target = *t;
+    query.max_hops = options.max_hops;
+    query.weighted = options.weighted;
+    CTXKIT_ASSIGN_OR_RETURN(internal::PathResult found,
+                            internal::FindPath(query, adjacency));
+    if (!found.found) {
+      result.reason = "no path within maxHops";
+      return result;
+    }
+    absl::flat_hash_map<uint64_t, std::string> names;
+    auto name = [&](uint64_t seq) -> absl::StatusOr<std::string> {
+      auto [it, inserted] = names.try_emplace(seq);
+      if (inserted) {
+        CTXKIT_ASSIGN_OR_RETURN(internal::ContextRecord r,
+                                impl_->Read(*txn, seq));
+        it->second = std::move(r.id);
+      }
+      return it->second;
+    };
+    result.found = true;
+    result.total_weight = 1;
+    for (uint64_t node : found.nodes) {
+      CTXKIT_ASSIGN_OR_RETURN(std::string n, name(node));
+      result.path.push_back(std::move(n));
+    }
+    for (const internal::PathEdge& e : found.edges) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          std::optional<EdgeRecord> r,
+          ReadEdge(*txn, dbs, internal::EdgeKey(e.source, e.type, e.target)));
+      if (!r) {
+        return absl::DataLossError(
+            "context graph record is corrupt: a path edge vanished");
+      }
+      CTXKIT_ASSIGN_OR_RETURN(std::string from, name(e.source));
+      CTXKIT_ASSIGN_OR_RETURN(std::string to, name(e.target));
+      result.total_weight *= r->weight;
+      result.edges.push_back(
+          PublicEdge(std::move(from), std::move(to), e.type, *r));
+    }
+    return result;
+  };
+  return internal::ToPublic(search());
+}
+
+}  // namespace ctxkit

@@ -125,13 +125,18 @@ struct RetrieveOptions {
   uint64_t before_seq = 0;
 };
 
-struct ContextDetail {
+// What a context is, as Retrieve and ListContexts report it.
+struct ContextInfo {
   std::string context_id = {};
   std::string conversation_id = {};
   int64_t created_at = 0;
-  int64_t last_activity_at = 0;
-  uint64_t message_count = 0;
-  uint64_t total_tokens = 0;
+  int64_t last_activity_at = 0;  // its last message (ms since the epoch)
+  uint64_t message_count = 0;    // its conversation's
+  uint64_t total_tokens = 0;     // its conversation's
+};
+
+struct ContextDetail {
+  ContextInfo context = {};
   // Since the last summary (CG-5's triggers read them).
   uint64_t messages_since_summary = 0;
   uint64_t tokens_since_summary = 0;
@@ -224,17 +229,8 @@ struct PathResult {
   std::string reason = {};
 };
 
-struct ContextSummary {
-  std::string context_id = {};
-  std::string conversation_id = {};
-  int64_t created_at = 0;
-  int64_t last_activity_at = 0;
-  uint64_t message_count = 0;
-  uint64_t total_tokens = 0;
-};
-
 struct ContextPage {
-  std::vector<ContextSummary> contexts = {};
+  std::vector<ContextInfo> contexts = {};
   std::string next_cursor = {};  // empty on the last page
 };
 

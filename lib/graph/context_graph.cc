@@ -80,6 +80,17 @@ absl::StatusOr<std::vector<std::string>> CheckTags(
   return out;
 }
 
+ContextInfo Info(const ContextRecord& ctx, const Conversation& c) {
+  ContextInfo info;
+  info.context_id = ctx.id;
+  info.conversation_id = ctx.conversation_id;
+  info.created_at = ctx.created_at;
+  info.last_activity_at = ctx.last_activity_at;
+  info.message_count = c.message_count;
+  info.total_tokens = c.total_tokens;
+  return info;
+}
+
 bool IsHigh(Importance importance) {
   return importance == Importance::kHigh || importance == Importance::kCritical;
 }
@@ -382,12 +393,7 @@ StatusOr<ContextDetail> ContextGraph::Retrieve(
                                    ctx.conversation_id, options.before_seq,
                                    options.limit));
     ContextDetail detail;
-    detail.context_id = ctx.id;
-    detail.conversation_id = ctx.conversation_id;
-    detail.created_at = ctx.created_at;
-    detail.last_activity_at = ctx.last_activity_at;
-    detail.message_count = c.message_count;
-    detail.total_tokens = c.total_tokens;
+    detail.context = Info(ctx, c);
     detail.messages_since_summary = ctx.messages_since_summary;
     detail.tokens_since_summary = ctx.tokens_since_summary;
     detail.high_since_summary = ctx.high_since_summary;
@@ -460,13 +466,7 @@ StatusOr<ContextPage> ContextGraph::ListContexts(
       uint64_t last_seq = 0;
       CTXKIT_RETURN_IF_ERROR(internal::ReadConversationIn(
           *impl_->conversations, *txn, ctx.conversation_id, &c, &last_seq));
-      ContextSummary& out = page.contexts.emplace_back();
-      out.context_id = std::move(ctx.id);
-      out.conversation_id = std::move(ctx.conversation_id);
-      out.created_at = ctx.created_at;
-      out.last_activity_at = ctx.last_activity_at;
-      out.message_count = c.message_count;
-      out.total_tokens = c.total_tokens;
+      page.contexts.push_back(Info(ctx, c));
       last_key = std::string(cursor.key());
     }
     CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));

@@ -21,22 +21,14 @@ namespace ctxkit {
 namespace {
 
 using testing::Contains;
-using testing::ManualClock;
 using testing::Must;
 using testing::TempDir;
 
-struct Graph {
-  TempDir dir;
-  ManualClock clock;
-  std::unique_ptr<Store> store;
-  std::unique_ptr<ConversationStore> convs;
+// The conversations tests' store and clock, with a graph over them.
+struct Graph : testing::Fixture {
   std::unique_ptr<ContextGraph> graph;
 
   Graph() {
-    store = Must(Store::Open(dir.Sub("s")));
-    ConversationOptions conversation_options;
-    conversation_options.clock = clock.Fn();
-    convs = Must(ConversationStore::Open(*store, conversation_options));
     ContextGraphOptions options;
     options.clock = clock.Fn();
     graph = Must(ContextGraph::Open(*store, *convs, options));
@@ -106,20 +98,20 @@ TEST_CASE(
   CHECK(second.messages[0].importance == Importance::kMedium);
 
   ContextDetail detail = Must(g.graph->Retrieve("auth-refactor"));
-  CHECK(detail.conversation_id == first.conversation_id);
-  CHECK(detail.message_count == 2);
-  CHECK(detail.total_tokens ==
+  CHECK(detail.context.conversation_id == first.conversation_id);
+  CHECK(detail.context.message_count == 2);
+  CHECK(detail.context.total_tokens ==
         first.messages[0].tokens + second.messages[0].tokens);
   CHECK(detail.messages_since_summary == 2);
-  CHECK(detail.tokens_since_summary == detail.total_tokens);
+  CHECK(detail.tokens_since_summary == detail.context.total_tokens);
   CHECK(detail.high_since_summary == 1);
-  CHECK(detail.last_activity_at == detail.created_at + 1000);
+  CHECK(detail.context.last_activity_at == detail.context.created_at + 1000);
   REQUIRE(detail.messages.size() == 2);
   CHECK(detail.messages[0].content == text);
   CHECK(detail.messages[0].tags == std::vector<std::string>{"auth"});
   CHECK(ImportanceValue(detail.messages[0].importance) == 0.75);
   CHECK(ImportanceName(detail.messages[0].importance) == "high");
-  CHECK(detail.messages[1].timestamp == detail.created_at + 1000);
+  CHECK(detail.messages[1].timestamp == detail.context.created_at + 1000);
   g.CheckVerified();
 }
 
@@ -168,7 +160,7 @@ TEST_CASE("ids are byte-exact, of any length up to 1024 bytes") {
   for (const std::string& id : ids) g.Add(id, "message for " + id);
   for (const std::string& id : ids) {
     ContextDetail d = Must(g.graph->Retrieve(id));
-    CHECK(d.context_id == id);
+    CHECK(d.context.context_id == id);
     REQUIRE(d.messages.size() == 1);
     CHECK(d.messages[0].content == "message for " + id);
   }
@@ -224,7 +216,7 @@ TEST_CASE("importance and tags: checked, matched in any case, de-duplicated") {
   CheckError(batch, StatusCode::kInvalidArgument, "messages[1].importance");
   CHECK(g.graph->Retrieve("new-context").status().code() ==
         StatusCode::kNotFound);
-  CHECK(Must(g.graph->Retrieve("c")).message_count == 3);
+  CHECK(Must(g.graph->Retrieve("c")).context.message_count == 3);
   g.CheckVerified();
 }
 
@@ -346,7 +338,7 @@ TEST_CASE("relationships: every bad field is named, and nothing is written") {
                                      .type = "continues",
                                      .create_missing = true}));
   CHECK(made.created);
-  CHECK(Must(g.graph->Retrieve("new-2")).message_count == 0);
+  CHECK(Must(g.graph->Retrieve("new-2")).context.message_count == 0);
   CHECK(RelatedIds(g, "new-2") == std::vector<std::string>{"new-1"});
   g.CheckVerified();
 }
@@ -467,7 +459,8 @@ TEST_CASE(
   g.Relate("a", "b", "references");
   g.Relate("c", "a", "continues");
   g.Relate("b", "c", "similar");
-  const std::string conversation = Must(g.graph->Retrieve("a")).conversation_id;
+  const std::string conversation =
+      Must(g.graph->Retrieve("a")).context.conversation_id;
 
   REQUIRE(g.graph->DeleteContext("a").ok());
   CHECK(g.graph->Retrieve("a").status().code() == StatusCode::kNotFound);
@@ -483,7 +476,7 @@ TEST_CASE(
 
   // The other way: the conversation deleted through ConversationStore.
   const std::string b_conversation =
-      Must(g.graph->Retrieve("b")).conversation_id;
+      Must(g.graph->Retrieve("b")).context.conversation_id;
   DeletedConversation deleted = Must(g.convs->Delete(b_conversation));
   CHECK(deleted.dependent_records_deleted > 0);
   CHECK(g.graph->Retrieve("b").status().code() == StatusCode::kNotFound);
@@ -607,7 +600,7 @@ TEST_CASE("threads adding to shared and own contexts leave a sound graph") {
   CHECK(report.messages == 2 * kThreads * kPerThread);
   CHECK(report.edges == kThreads);
   ContextDetail shared = Must(g.graph->Retrieve("shared", {.limit = 1000}));
-  CHECK(shared.message_count == kThreads * kPerThread);
+  CHECK(shared.context.message_count == kThreads * kPerThread);
   std::vector<uint64_t> seqs;
   for (const GraphMessageView& m : shared.messages) seqs.push_back(m.seq);
   CHECK(std::is_sorted(seqs.begin(), seqs.end()));

@@ -324,6 +324,10 @@ class CTXKIT_EXPORT ContextGraph {
 
  private:
   CTXKIT_NO_EXPORT explicit ContextGraph(std::unique_ptr<Impl> impl);
+  // AddMessage (single: errors name the field alone) and AddMessages.
+  CTXKIT_NO_EXPORT StatusOr<AddGraphMessagesResult> Add(
+      std::string_view id, const std::vector<GraphMessage>& messages,
+      bool single);
   std::unique_ptr<Impl> impl_;
 };
 

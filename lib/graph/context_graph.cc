@@ -242,12 +242,17 @@ StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
 
 StatusOr<AddGraphMessagesResult> ContextGraph::AddMessage(
     std::string_view id, const GraphMessage& message) {
-  return AddMessages(id, {message});
+  return Add(id, {message}, /*single=*/true);
 }
 
 StatusOr<AddGraphMessagesResult> ContextGraph::AddMessages(
     std::string_view id, const std::vector<GraphMessage>& messages) {
-  const bool single = messages.size() == 1;
+  return Add(id, messages, /*single=*/false);
+}
+
+StatusOr<AddGraphMessagesResult> ContextGraph::Add(
+    std::string_view id, const std::vector<GraphMessage>& messages,
+    bool single) {
   std::vector<internal::MessageRecord> records(messages.size());
   std::vector<NewMessage> batch(messages.size());
   absl::Status s = internal::CheckContextId("contextId", id);
@@ -278,6 +283,7 @@ StatusOr<AddGraphMessagesResult> ContextGraph::AddMessages(
   // of times.
   for (int attempt = 0;; ++attempt) {
     std::string model = impl_->options.model;
+    bool exists = false;
     {
       absl::StatusOr<ReadTransaction> txn =
           internal::StoreBeginRead(*impl_->store);
@@ -293,14 +299,21 @@ StatusOr<AddGraphMessagesResult> ContextGraph::AddMessages(
                                          ctx->conversation_id, &c, &last_seq);
         if (!s.ok()) return internal::ToPublic(s);
         model = c.model;
+        exists = true;
       }
     }
     absl::StatusOr<internal::PreparedMessages> prepared =
         internal::PrepareMessages(*impl_->conversations, model, batch.data(),
                                   batch.size(), single);
     if (!prepared.ok()) return internal::ToPublic(prepared.status());
-    absl::StatusOr<Conversation> fresh = impl_->NewConversationFor(id);
-    if (!fresh.ok()) return internal::ToPublic(fresh.status());
+    // The conversation a new context gets, prepared only when the context
+    // is missing: one that appears meanwhile is simply used.
+    std::optional<Conversation> fresh;
+    if (!exists) {
+      absl::StatusOr<Conversation> c = impl_->NewConversationFor(id);
+      if (!c.ok()) return internal::ToPublic(c.status());
+      fresh = *std::move(c);
+    }
 
     AddGraphMessagesResult result;
     s = internal::StoreUpdate(
@@ -312,7 +325,9 @@ StatusOr<AddGraphMessagesResult> ContextGraph::AddMessages(
           CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
                                   impl_->Find(txn, id));
           if (!seq) {
-            if (fresh->model != prepared->model) {
+            // Deleted since the read: its messages were counted with its
+            // conversation's model, not necessarily a new one's.
+            if (!fresh) {
               return absl::AbortedError("the context was deleted meanwhile");
             }
             CTXKIT_ASSIGN_OR_RETURN(

@@ -214,6 +214,9 @@ TEST_CASE("importance and tags: checked, matched in any case, de-duplicated") {
                                         {.content = "bad", .importance = "x"}})
           .status();
   CheckError(batch, StatusCode::kInvalidArgument, "messages[1].importance");
+  CheckError(
+      g.graph->AddMessages("c", {{.content = "m", .importance = "x"}}).status(),
+      StatusCode::kInvalidArgument, "messages[0].importance");
   CHECK(g.graph->Retrieve("new-context").status().code() ==
         StatusCode::kNotFound);
   CHECK(Must(g.graph->Retrieve("c")).context.message_count == 3);

@@ -246,8 +246,9 @@ class CTXKIT_EXPORT ContextGraph {
  public:
   // Opens the graph on `store` and `conversations` (opened on the same
   // store), which must outlive it, creating its sub-databases when needed.
-  // INVALID_ARGUMENT for an unknown options.model; Store::OpenDatabase's
-  // errors otherwise.
+  // INVALID_ARGUMENT for an unknown options.model; FAILED_PRECONDITION when
+  // a newer ctxkit wrote the graph in a layout this build does not know;
+  // Store::OpenDatabase's errors otherwise.
   static StatusOr<std::unique_ptr<ContextGraph>> Open(
       Store& store, ConversationStore& conversations,
       ContextGraphOptions options = {});

@@ -232,6 +232,8 @@ StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
   if (!s.ok()) return internal::ToPublic(s);
   absl::StatusOr<internal::GraphDbs> dbs = internal::OpenGraphDbs(store);
   if (!dbs.ok()) return internal::ToPublic(dbs.status());
+  s = internal::CheckGraphFormat(store, *dbs);
+  if (!s.ok()) return internal::ToPublic(s);
   auto impl = std::make_unique<Impl>();
   impl->store = &store;
   impl->conversations = &conversations;

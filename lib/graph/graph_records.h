@@ -14,6 +14,7 @@
 //   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
 //   graph.in           BE64 target + u8 type + BE64 source -> empty
 //   graph.stats        "totals"               -> GraphTotals
+//                      "format"               -> BE32 kGraphFormatVersion
 //
 // Seqs are handed out from GraphTotals::next_seq and never reused, so a
 // stale reference to a deleted context cannot reach a new one.
@@ -68,6 +69,18 @@ struct EdgeKeyParts {
 std::optional<EdgeKeyParts> ParseEdgeKey(std::string_view key);
 inline constexpr size_t kEdgeKeySize = 17;
 inline constexpr std::string_view kGraphTotalsKey = "totals";
+inline constexpr std::string_view kGraphFormatKey = "format";
+
+// The graph's own layout version, recorded in graph.stats: a layout change
+// bumps it (and Store::kFormatVersion, whose migration rewrites the
+// records), so that a build that does not know a graph's layout refuses it
+// instead of misreading it.
+inline constexpr uint32_t kGraphFormatVersion = 1;
+
+// Records kGraphFormatVersion in a graph that has none yet (a new one, on a
+// writable store), or checks the recorded one: FAILED_PRECONDITION when it
+// is newer than this build's, DATA_LOSS when it is not a version.
+absl::Status CheckGraphFormat(Store& store, const GraphDbs& dbs);
 
 // ---- Records ----
 

@@ -573,6 +573,31 @@ TEST_CASE("verify finds what was damaged behind the graph's back") {
   }
 }
 
+TEST_CASE("a graph written in a newer layout is refused, not misread") {
+  Graph g;
+  g.Add("a", "a");
+  Database stats = Must(g.store->OpenDatabase("graph.stats"));
+  auto set_format = [&](std::string value) {
+    REQUIRE(g.store
+                ->Update([&](WriteTransaction& txn) {
+                  return txn.Put(stats, "format", value);
+                })
+                .ok());
+  };
+  // Recorded by the first Open, as 1.
+  CHECK(Must(Must(g.store->BeginRead()).Get(stats, "format")) ==
+        std::string("\0\0\0\1", 4));
+  set_format(std::string("\0\0\0\2", 4));
+  CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
+             StatusCode::kFailedPrecondition,
+             "has format 2; this build of ctxkit reads format 1");
+  set_format("x");
+  CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
+             StatusCode::kDataLoss, "format version");
+  set_format(std::string("\0\0\0\1", 4));
+  CHECK(ContextGraph::Open(*g.store, *g.convs).ok());
+}
+
 TEST_CASE("threads adding to shared and own contexts leave a sound graph") {
   Graph g;
   constexpr int kThreads = 4;

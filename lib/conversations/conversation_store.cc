@@ -737,10 +737,15 @@ StatusOr<Conversation> ConversationStore::DeleteMessages(
         delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
                          view.created_at, -1);
         const std::string message_id(view.id);  // the view dies with the key
+        const uint64_t seq =
+            internal::ReadBigEndian64(key.data() + internal::kIdSize);
         auto gone = internal::TxnDelete(txn, impl_->messages, key);
         CTXKIT_RETURN_IF_ERROR(gone.status());
         gone = internal::TxnDelete(txn, impl_->message_ids, message_id);
         CTXKIT_RETURN_IF_ERROR(gone.status());
+        for (const auto& hook : impl_->hooks) {
+          CTXKIT_RETURN_IF_ERROR(hook->OnMessageDeleted(txn, c.id, seq));
+        }
         return absl::OkStatus();
       }));
 }

@@ -3,6 +3,7 @@
 // that both ways of deleting do the same thing, and a context never
 // outlives its conversation.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -46,11 +47,39 @@ class GraphDeleteHook final : public ConversationDeleteHook {
 
   absl::StatusOr<uint64_t> OnConversationDeleted(
       WriteTransaction& txn, std::string_view conversation_id) const override {
-    if (!dbs_ || conversation_id.empty()) return 0;
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
+                            ContextOf(txn, conversation_id));
+    if (!seq) return 0;
+    return DeleteContextRecords(txn, *dbs_, *seq);
+  }
+
+  absl::Status OnMessageDeleted(WriteTransaction& txn,
+                                std::string_view conversation_id,
+                                uint64_t message_seq) const override {
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
+                            ContextOf(txn, conversation_id));
+    if (!seq) return absl::OkStatus();
+    // A message added to the conversation directly has no record.
+    CTXKIT_ASSIGN_OR_RETURN(
+        bool gone,
+        TxnDelete(txn, dbs_->msg, MessageRecordKey(*seq, message_seq)));
+    if (!gone) return absl::OkStatus();
+    CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals, ReadTotals(txn, *dbs_));
+    totals.messages -= std::min<uint64_t>(totals.messages, 1);
+    return TxnPut(txn, dbs_->stats, kGraphTotalsKey, EncodeTotals(totals));
+  }
+
+ private:
+  // The context `conversation_id` backs, if any.
+  absl::StatusOr<std::optional<uint64_t>> ContextOf(
+      const Transaction& txn, std::string_view conversation_id) const {
+    if (!dbs_ || conversation_id.empty()) return std::nullopt;
     absl::StatusOr<std::string_view> seq_key =
         TxnGet(txn, dbs_->by_conv, conversation_id);
     if (!seq_key.ok()) {
-      if (seq_key.status().code() == absl::StatusCode::kNotFound) return 0;
+      if (seq_key.status().code() == absl::StatusCode::kNotFound) {
+        return std::nullopt;
+      }
       return seq_key.status();
     }
     if (seq_key->size() != 8) {
@@ -58,10 +87,9 @@ class GraphDeleteHook final : public ConversationDeleteHook {
           "context graph record is corrupt: a conversation index entry is "
           "not 8 bytes");
     }
-    return DeleteContextRecords(txn, *dbs_, ReadBigEndian64(seq_key->data()));
+    return ReadBigEndian64(seq_key->data());
   }
 
- private:
   const std::optional<GraphDbs> dbs_;
 };
 

@@ -1,6 +1,7 @@
 // How parts that keep data belonging to a conversation (references, cached
-// results) take part in deleting it: ConversationStore::Delete calls each
-// part's hook inside its own write transaction, so a conversation and
+// results, a context of the graph) take part in deleting it or some of its
+// messages: ConversationStore::Delete and DeleteMessages call each part's
+// hook inside their own write transaction, so a conversation or message and
 // everything that belongs to it go together or not at all.
 
 #ifndef CTXKIT_LIB_STORE_CONVERSATION_HOOK_H_
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ctxkit/store.h"
 
@@ -24,6 +26,18 @@ class ConversationDeleteHook {
   // twice (map growth) and must have no effect outside `txn`. Thread-safe.
   virtual absl::StatusOr<uint64_t> OnConversationDeleted(
       WriteTransaction& txn, std::string_view conversation_id) const = 0;
+
+  // Deletes what this part keeps for message `seq` of `conversation_id`,
+  // which ConversationStore::DeleteMessages is deleting in `txn` (same
+  // rules as above). Parts that keep nothing per message keep the default.
+  virtual absl::Status OnMessageDeleted(WriteTransaction& txn,
+                                        std::string_view conversation_id,
+                                        uint64_t seq) const {
+    (void)txn;
+    (void)conversation_id;
+    (void)seq;
+    return absl::OkStatus();
+  }
 };
 
 }  // namespace ctxkit::internal

@@ -495,6 +495,24 @@ TEST_CASE(
   CHECK(report.messages == 2);
 }
 
+TEST_CASE("messages deleted from the conversation take their graph records") {
+  Graph g;
+  AddGraphMessagesResult added = Must(g.graph->AddMessages(
+      "ctx", {{.content = "one", .tags = {"a"}},
+              {.content = "two", .importance = "high", .tags = {"b"}},
+              {.content = "three", .tags = {"c"}}}));
+  Must(g.convs->DeleteMessages(added.conversation_id,
+                               {added.messages[1].message_id}));
+  ContextDetail detail = Must(g.graph->Retrieve("ctx"));
+  REQUIRE(detail.messages.size() == 2);
+  CHECK(detail.messages[0].tags == std::vector<std::string>{"a"});
+  CHECK(detail.messages[1].content == "three");
+  CHECK(detail.messages[1].tags == std::vector<std::string>{"c"});
+  GraphVerifyReport report = Must(g.graph->Verify());
+  CHECK(report.ok);
+  CHECK(report.messages == 2);
+}
+
 TEST_CASE("list: the most recently active first, page by page") {
   Graph g;
   for (int i = 0; i < 5; ++i) {

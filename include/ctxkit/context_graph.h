@@ -315,10 +315,12 @@ class CTXKIT_EXPORT ContextGraph {
 
   // Reads the whole graph in one snapshot and checks it: every id is
   // interned once and its context record names it, every context's
-  // conversation exists and its counters equal a recount of its messages,
-  // every out-edge has its in-edge and the reverse, edges join existing
-  // contexts, and the totals equal a recount. Problems are listed, not
-  // returned as errors; errors are for reads that fail.
+  // conversation exists and indexes it back, its activity entry exists,
+  // message records belong to contexts, every out-edge has its in-edge and
+  // the reverse, edges join existing contexts, and the totals (contexts,
+  // message records, edges by type) equal a recount. The conversations'
+  // own counters are CheckStore's to recount. Problems are listed (the
+  // first 100), not returned as errors; errors are for reads that fail.
   StatusOr<GraphVerifyReport> Verify() const;
 
   struct CTXKIT_NO_EXPORT Impl;

@@ -188,6 +188,7 @@ absl::StatusOr<uint64_t> ContextGraph::Impl::Create(
     const Conversation& conversation, GraphTotals& totals, int64_t now) const {
   CTXKIT_RETURN_IF_ERROR(
       internal::WriteNewConversation(*conversations, txn, conversation));
+  CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
   const uint64_t seq = totals.next_seq++;
   ++totals.contexts;
   const std::string hash_key = internal::IdHashKey(id);
@@ -232,8 +233,12 @@ StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
   if (!s.ok()) return internal::ToPublic(s);
   absl::StatusOr<internal::GraphDbs> dbs = internal::OpenGraphDbs(store);
   if (!dbs.ok()) return internal::ToPublic(dbs.status());
-  s = internal::CheckGraphFormat(store, *dbs);
-  if (!s.ok()) return internal::ToPublic(s);
+  {
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store);
+    if (!txn.ok()) return internal::ToPublic(txn.status());
+    s = internal::CheckGraphFormat(*txn, *dbs, store.path());
+    if (!s.ok()) return internal::ToPublic(s);
+  }
   auto impl = std::make_unique<Impl>();
   impl->store = &store;
   impl->conversations = &conversations;

@@ -289,38 +289,35 @@ absl::StatusOr<GraphTotals> DecodeTotals(std::string_view value) {
   return t;
 }
 
-absl::Status CheckGraphFormat(Store& store, const GraphDbs& dbs) {
-  auto check = [&](const Transaction& txn) -> absl::StatusOr<bool> {
-    absl::StatusOr<std::string_view> v =
-        TxnGet(txn, dbs.stats, kGraphFormatKey);
-    if (!v.ok()) {
-      if (v.status().code() == absl::StatusCode::kNotFound) return false;
-      return v.status();
+absl::Status CheckGraphFormat(const Transaction& txn, const GraphDbs& dbs,
+                              std::string_view store_path) {
+  absl::StatusOr<std::string_view> v = TxnGet(txn, dbs.stats, kGraphFormatKey);
+  if (!v.ok()) {
+    if (v.status().code() == absl::StatusCode::kNotFound) {
+      return absl::OkStatus();  // no context yet: any build may start one
     }
-    const uint32_t version = v->size() == 4 ? ReadBigEndian32(v->data()) : 0;
-    if (version == 0) {
-      return Damaged("the graph's format version is not a version");
-    }
-    if (version > kGraphFormatVersion) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "the context graph of store '%s' has format %d; this build of "
-          "ctxkit reads format %d: use a newer ctxkit",
-          store.path(), version, kGraphFormatVersion));
-    }
-    return true;
-  };
-  {
-    CTXKIT_ASSIGN_OR_RETURN(ReadTransaction txn, StoreBeginRead(store));
-    CTXKIT_ASSIGN_OR_RETURN(bool recorded, check(txn));
-    if (recorded || store.read_only()) return absl::OkStatus();
+    return v.status();
   }
-  return StoreUpdate(store, [&](WriteTransaction& txn) -> absl::Status {
-    CTXKIT_ASSIGN_OR_RETURN(bool recorded, check(txn));
-    if (recorded) return absl::OkStatus();
-    std::string version;
-    AppendBigEndian32(&version, kGraphFormatVersion);
-    return TxnPut(txn, dbs.stats, kGraphFormatKey, version);
-  });
+  const uint32_t version = v->size() == 4 ? ReadBigEndian32(v->data()) : 0;
+  if (version == 0) {
+    return Damaged("the graph's format version is not a version");
+  }
+  if (version > kGraphFormatVersion) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the context graph of store '%s' has format %d; this build of "
+        "ctxkit reads format %d: use a newer ctxkit",
+        store_path, version, kGraphFormatVersion));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordGraphFormat(WriteTransaction& txn, const GraphDbs& dbs) {
+  absl::StatusOr<std::string_view> v = TxnGet(txn, dbs.stats, kGraphFormatKey);
+  if (v.ok()) return absl::OkStatus();
+  if (v.status().code() != absl::StatusCode::kNotFound) return v.status();
+  std::string version;
+  AppendBigEndian32(&version, kGraphFormatVersion);
+  return TxnPut(txn, dbs.stats, kGraphFormatKey, version);
 }
 
 absl::StatusOr<GraphTotals> ReadTotals(const Transaction& txn,

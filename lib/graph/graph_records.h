@@ -77,10 +77,16 @@ inline constexpr std::string_view kGraphFormatKey = "format";
 // instead of misreading it.
 inline constexpr uint32_t kGraphFormatVersion = 1;
 
-// Records kGraphFormatVersion in a graph that has none yet (a new one, on a
-// writable store), or checks the recorded one: FAILED_PRECONDITION when it
-// is newer than this build's, DATA_LOSS when it is not a version.
-absl::Status CheckGraphFormat(Store& store, const GraphDbs& dbs);
+// The recorded layout version checked in `txn`: FAILED_PRECONDITION naming
+// the store when it is newer than this build's, DATA_LOSS when it is not a
+// version; OK when none is recorded (a graph without contexts). Reads only,
+// so that opening or checking a graph never writes.
+absl::Status CheckGraphFormat(const Transaction& txn, const GraphDbs& dbs,
+                              std::string_view store_path);
+
+// Records kGraphFormatVersion unless one is recorded: done with the first
+// context, in its transaction, since every other record needs a context.
+absl::Status RecordGraphFormat(WriteTransaction& txn, const GraphDbs& dbs);
 
 // ---- Records ----
 

@@ -247,6 +247,10 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
                        by_type[i]);
       }
     }
+    if (!contexts.empty() &&
+        !internal::TxnGet(*txn, dbs.stats, internal::kGraphFormatKey).ok()) {
+      report.Problem("the graph has contexts but no recorded format version");
+    }
     if (totals.next_seq <= max_seq || totals.next_edge_serial <= max_serial) {
       report.Problem("the next seq or edge serial is not past the largest");
     }

@@ -589,12 +589,28 @@ TEST_CASE("verify finds what was damaged behind the graph's back") {
     }
     CHECK(named);
   }
+  SUBCASE("a lost format version") {
+    REQUIRE(g.store
+                ->Update([&](WriteTransaction& txn) {
+                  return txn.Delete(stats, "format").status();
+                })
+                .ok());
+    GraphVerifyReport report = Must(g.graph->Verify());
+    CHECK_FALSE(report.ok);
+    REQUIRE(report.problems.size() == 1);
+    CHECK(Contains(report.problems[0], "no recorded format version"));
+  }
 }
 
 TEST_CASE("a graph written in a newer layout is refused, not misread") {
   Graph g;
-  g.Add("a", "a");
   Database stats = Must(g.store->OpenDatabase("graph.stats"));
+  // Opening and checking a graph write nothing; its first context records
+  // the layout.
+  CHECK(Must(CheckStore(*g.store)).contexts == 0);
+  CHECK(Must(g.store->BeginRead()).Get(stats, "format").status().code() ==
+        StatusCode::kNotFound);
+  g.Add("a", "a");
   auto set_format = [&](std::string value) {
     REQUIRE(g.store
                 ->Update([&](WriteTransaction& txn) {
@@ -602,7 +618,7 @@ TEST_CASE("a graph written in a newer layout is refused, not misread") {
                 })
                 .ok());
   };
-  // Recorded by the first Open, as 1.
+  // Recorded as 1.
   CHECK(Must(Must(g.store->BeginRead()).Get(stats, "format")) ==
         std::string("\0\0\0\1", 4));
   set_format(std::string("\0\0\0\2", 4));

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -18,13 +19,13 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-std::optional<element> Member(const object& o, std::string_view key) {
-  // The last occurrence wins, as in most parsers that keep one.
-  std::optional<element> found;
-  for (auto field : o) {
-    if (field.key == key) found = field.value;
-  }
-  return found;
+// The members of `o` by key; the last occurrence of a key wins, as in most
+// parsers that keep one. A map, so that merging an object of n members is
+// not n scans of the other.
+absl::flat_hash_map<std::string_view, element> Members(const object& o) {
+  absl::flat_hash_map<std::string_view, element> members;
+  for (auto field : o) members.insert_or_assign(field.key, field.value);
+  return members;
 }
 
 void Merge(JsonWriter& writer, std::optional<element> target, element patch) {
@@ -33,25 +34,27 @@ void Merge(JsonWriter& writer, std::optional<element> target, element patch) {
     return;
   }
   const object patch_object = patch.get_object().value_unsafe();
+  const absl::flat_hash_map<std::string_view, element> changes =
+      Members(patch_object);
   writer.BeginObject();
   absl::flat_hash_set<std::string_view> written;
   if (target && target->is_object()) {
     const object target_object = target->get_object().value_unsafe();
     for (auto field : target_object) {
       if (!written.insert(field.key).second) continue;
-      const std::optional<element> change = Member(patch_object, field.key);
-      if (change && change->is_null()) continue;
-      writer.Key(field.key);
-      if (change) {
-        Merge(writer, field.value, *change);
-      } else {
+      const auto change = changes.find(field.key);
+      if (change == changes.end()) {
+        writer.Key(field.key);
         Replay(writer, field.value);
+      } else if (!change->second.is_null()) {
+        writer.Key(field.key);
+        Merge(writer, field.value, change->second);
       }
     }
   }
   for (auto field : patch_object) {
     if (!written.insert(field.key).second) continue;
-    const element value = *Member(patch_object, field.key);
+    const element value = changes.at(field.key);
     if (value.is_null()) continue;
     writer.Key(field.key);
     Merge(writer, std::nullopt, value);

@@ -44,6 +44,9 @@ TEST_CASE("order, numbers and an empty patch") {
         R"({"n":12345678901234,"f":0.5})");
   CHECK(Merged(R"({"k":"v"})", R"({"k":{"deep":true}})") ==
         R"({"k":{"deep":true}})");
+  // A key repeated in the patch: its last value counts, once.
+  CHECK(Merged(R"({"a":1,"b":2})", R"({"a":5,"a":null,"c":3,"c":4})") ==
+        R"({"b":2,"c":4})");
 }
 
 TEST_CASE("a text that is not JSON is named") {

@@ -49,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/compactor.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/export.h"
 #include "ctxkit/status.h"
@@ -63,6 +64,9 @@ struct ContextGraphLimits {
   static constexpr size_t kMaxMetadataBytes = 64 * 1024;
   static constexpr uint32_t kMaxListLimit = 1000;
   static constexpr int kMaxHops = 16;
+  static constexpr size_t kMaxCodeBlockBytes = 4096;
+  static constexpr size_t kMaxSummaryCodeBlocks = 10;
+  static constexpr size_t kMaxKeyInsights = 5;
 };
 
 struct ContextGraphOptions {
@@ -73,6 +77,41 @@ struct ContextGraphOptions {
   // Milliseconds since the epoch; the system clock when empty. Tests inject
   // one so that the same calls give the same records.
   std::function<int64_t()> clock;
+
+  // Summaries (Summarize). Open checks each range: INVALID_ARGUMENT naming
+  // the option otherwise.
+  //
+  // With auto_summarize, AddMessage(s) summarizes the context in its own
+  // write when, since the context's last summary, it has received
+  // message_limit_threshold messages (1..1e6), or tokens reaching
+  // token_limit_percentage % (1..100) of the context window (the model's
+  // from ModelRegistry, or context_window_tokens when non-zero; 4096
+  // reproduces the seed's 0.1.1), or two high or critical messages. Each
+  // summary resets those counts (the seed never reset the last one, so
+  // once two existed every later message summarized again).
+  bool auto_summarize = true;
+  uint32_t message_limit_threshold = 10;
+  uint32_t token_limit_percentage = 80;
+  uint64_t context_window_tokens = 0;
+  // A summary's text is at most this many tokens (16..32768), counted
+  // exactly with the context's model.
+  uint32_t max_summary_tokens = 512;
+  // A summary reads the context's newest summary_window messages
+  // (1..100000) and the previous summary, so its cost does not grow with
+  // the context.
+  uint32_t summary_window = 200;
+  // Versions of a context's summary kept (1..1000); older ones are
+  // dropped as new ones are written.
+  uint32_t summary_history = 10;
+  // Writes the summaries when set: it receives the window's messages as a
+  // JSON array and ctxkit's extractive summary (Compactor's contract,
+  // compactor.h). Its error, or a text over max_summary_tokens, falls back
+  // to the extractive text, and the summary's `summarizer` says which
+  // wrote it. It runs inside the graph's write transaction (an automatic
+  // summary is part of the AddMessage that triggered it), so it must not
+  // call this graph or anything that writes to the same store, and it
+  // should be quick; it may be called from several threads at once.
+  std::shared_ptr<Summarizer> summarizer;
 };
 
 // The seed's four levels; its numbers are 0.25, 0.5, 0.75 and 1.0.
@@ -93,6 +132,44 @@ struct GraphMessage {
   std::vector<std::string> tags = {};
 };
 
+// A fenced code block of a context's messages (```lang\n...```).
+struct CodeBlock {
+  std::string language = {};  // empty when the fence names none
+  std::string code = {};      // cut to kMaxCodeBlockBytes
+  double importance = 0.5;    // its message's ImportanceValue
+};
+
+// One version of a context's summary.
+struct ContextSummary {
+  std::string context_id = {};
+  std::string summary = {};  // at most max_summary_tokens tokens
+  // The newest fenced code blocks of the messages read (at most
+  // kMaxSummaryCodeBlocks).
+  std::vector<CodeBlock> code_blocks = {};
+  // At most kMaxKeyInsights: the errors and decisions the compactor's
+  // extractor finds, then the user's questions and exclamations of more
+  // than 10 characters (the seed's rule), newest first.
+  std::vector<std::string> key_insights = {};
+  // min(0.5 + 0.5 * (high or critical messages) / messages, 1), over the
+  // messages read; 0.5 when there are none (the seed's formula).
+  double importance_score = 0.5;
+  uint64_t message_count = 0;   // the context's messages when written
+  uint32_t version = 0;         // 1 for the first summary, +1 for each next
+  int64_t created_at = 0;       // when version 1 was written
+  int64_t last_updated = 0;     // when this version was written
+  uint64_t tokens_used = 0;     // of `summary`, exact
+  uint64_t token_limit = 0;     // max_summary_tokens when written
+  std::string summarizer = {};  // "extractive" or "host"
+  // The contexts related to this one now (Related's default order).
+  std::vector<std::string> related_contexts = {};
+};
+
+struct SummarizeOptions {
+  // Write a new version even when no message arrived since the last one
+  // (without it, the current summary is returned unchanged).
+  bool force = false;
+};
+
 struct GraphMessageAdded {
   std::string message_id = {};  // the conversation message's id
   uint64_t seq = 0;             // its place in the context, from 1
@@ -106,6 +183,10 @@ struct AddGraphMessagesResult {
   std::string conversation_id = {};
   bool created = false;  // the context did not exist before this call
   std::vector<GraphMessageAdded> messages = {};
+  // The messages triggered an automatic summary (auto_summarize), written
+  // in the same transaction: its version.
+  bool summarized = false;
+  uint32_t summary_version = 0;
 };
 
 struct GraphMessageView {
@@ -123,6 +204,8 @@ struct RetrieveOptions {
   // from the newest), returned oldest first.
   uint32_t limit = 100;
   uint64_t before_seq = 0;
+  bool include_summary = true;   // ContextDetail::summary
+  bool summary_history = false;  // ContextDetail::summary_history
 };
 
 // What a context is, as Retrieve and ListContexts report it.
@@ -142,6 +225,10 @@ struct ContextDetail {
   uint64_t tokens_since_summary = 0;
   uint64_t high_since_summary = 0;  // high or critical messages
   std::vector<GraphMessageView> messages = {};
+  // The newest summary (include_summary), and every kept version newest
+  // first (summary_history); related_contexts is filled in both.
+  std::optional<ContextSummary> summary = {};
+  std::vector<ContextSummary> summary_history = {};
 };
 
 struct NewRelationship {
@@ -271,6 +358,14 @@ class CTXKIT_EXPORT ContextGraph {
   StatusOr<ContextDetail> Retrieve(std::string_view id,
                                    const RetrieveOptions& options = {}) const;
 
+  // Summarizes context `id` (see ContextSummary and the options) and
+  // stores the result as its next version, dropping versions beyond
+  // summary_history; without `force`, a context with no message since its
+  // last summary keeps it and gets it back. NOT_FOUND naming it;
+  // FAILED_PRECONDITION for a context without messages.
+  StatusOr<ContextSummary> Summarize(std::string_view id,
+                                     const SummarizeOptions& options = {});
+
   // Adds the edge, or updates an existing (source, type, target): its
   // weight, metadata (merged), valid/invalid times when given, updated_at;
   // an expired edge so updated is current again. NOT_FOUND naming source or
@@ -316,8 +411,9 @@ class CTXKIT_EXPORT ContextGraph {
   // Reads the whole graph in one snapshot and checks it: every id is
   // interned once and its context record names it, every context's
   // conversation exists and indexes it back, its activity entry exists,
-  // message records belong to contexts, every out-edge has its in-edge and
-  // the reverse, edges join existing contexts, and the totals (contexts,
+  // message records belong to contexts, each context's kept summary
+  // versions are contiguous up to its newest, every out-edge has its in-edge
+  // and the reverse, edges join existing contexts, and the totals (contexts,
   // message records, edges by type) equal a recount. The conversations'
   // own counters are CheckStore's to recount. Problems are listed (the
   // first 100), not returned as errors; errors are for reads that fail.

@@ -667,7 +667,7 @@ size_t SummaryItemCount(const SpanDigest& digest, bool enhanced) {
   return n;
 }
 
-std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
+std::string SummaryFacts(const SpanDigest& digest, bool enhanced, size_t keep) {
   const auto sections = Sections(digest, enhanced);
   // Which items are written: the `keep` most important, by section
   // priority (decisions newest first, every other list in order).
@@ -684,7 +684,7 @@ std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
       chosen[s][s == kDecisions ? n - 1 - i : i] = 1;
     }
   }
-  std::string out = "[Compressed context: ";
+  std::string out;
   auto section = [&](std::string_view label, Section s, bool continued) {
     bool first = !continued;
     for (size_t i = 0; i < sections[s].size(); ++i) {
@@ -710,12 +710,23 @@ std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
     section("Actions", kCalls, edits);
     section("Decisions", kDecisions, false);
   }
-  out += std::to_string(digest.message_count);
-  out += digest.message_count == 1 ? " message compressed]"
-                                   : " messages compressed]";
+  if (!out.empty()) out.resize(out.size() - 2);  // the last ", "
   // Items come from valid UTF-8 cut at boundaries; a digest filled by hand
   // (or from unchecked text) is repaired rather than passed on.
   if (!IsValidUtf8(out)) return ReplaceInvalidUtf8(out);
+  return out;
+}
+
+std::string SummaryText(const SpanDigest& digest, bool enhanced, size_t keep) {
+  std::string out = "[Compressed context: ";
+  const std::string facts = SummaryFacts(digest, enhanced, keep);
+  if (!facts.empty()) {
+    out += facts;
+    out += ", ";
+  }
+  out += std::to_string(digest.message_count);
+  out += digest.message_count == 1 ? " message compressed]"
+                                   : " messages compressed]";
   return out;
 }
 

@@ -130,6 +130,11 @@ class SpanDigester {
 // Always valid UTF-8; deterministic.
 std::string SummaryText(const SpanDigest& digest, bool enhanced,
                         size_t keep = std::numeric_limits<size_t>::max());
+// SummaryText's sections alone ("Topics: a, b, Errors: e"), without the
+// brackets and the message count: for summaries that say what they cover
+// in their own words (ContextGraph's). Empty when no item is kept.
+std::string SummaryFacts(const SpanDigest& digest, bool enhanced,
+                         size_t keep = std::numeric_limits<size_t>::max());
 // How many items SummaryText(digest, enhanced) can write.
 size_t SummaryItemCount(const SpanDigest& digest, bool enhanced);
 

@@ -230,6 +230,7 @@ StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
   absl::Status s = internal::CheckText("model", options.model,
                                        ConversationLimits::kMaxModelBytes);
   if (s.ok()) s = internal::ModelCounter::For(options.model).status();
+  if (s.ok()) s = Impl::CheckSummaryOptions(options);
   if (!s.ok()) return internal::ToPublic(s);
   absl::StatusOr<internal::GraphDbs> dbs = internal::OpenGraphDbs(store);
   if (!dbs.ok()) return internal::ToPublic(dbs.status());
@@ -309,6 +310,8 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
         exists = true;
       }
     }
+    absl::StatusOr<uint64_t> token_trigger = impl_->SummaryTokenTrigger(model);
+    if (!token_trigger.ok()) return internal::ToPublic(token_trigger.status());
     absl::StatusOr<internal::PreparedMessages> prepared =
         internal::PrepareMessages(*impl_->conversations, model, batch.data(),
                                   batch.size(), single);
@@ -373,6 +376,12 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
                 internal::TxnPut(txn, dbs.by_activity,
                                  internal::ActivityKey(activity, *seq), {}));
             ctx.last_activity_at = activity;
+          }
+          if (impl_->ShouldSummarize(ctx, *token_trigger)) {
+            CTXKIT_RETURN_IF_ERROR(
+                impl_->WriteSummary(txn, *seq, ctx, prepared->now).status());
+            result.summarized = true;
+            result.summary_version = ctx.summary_version;
           }
           CTXKIT_RETURN_IF_ERROR(
               internal::TxnPut(txn, dbs.ctx, internal::SeqKey(*seq),
@@ -439,9 +448,29 @@ StatusOr<ContextDetail> ContextGraph::Retrieve(
       view.seq = m.seq;
       view.tokens = m.tokens;
     }
+    if (options.include_summary || options.summary_history) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          std::vector<ContextSummary> summaries,
+          impl_->Summaries(*txn, seq, ctx, options.summary_history));
+      if (options.include_summary && !summaries.empty()) {
+        detail.summary = summaries.front();
+      }
+      if (options.summary_history)
+        detail.summary_history = std::move(summaries);
+    }
     return detail;
   };
-  return internal::ToPublic(read());
+  absl::StatusOr<ContextDetail> detail = read();
+  if (!detail.ok()) return internal::ToPublic(detail.status());
+  // Related reads its own snapshot: a relationship changed meanwhile shows.
+  std::vector<ContextSummary*> summaries;
+  if (detail->summary) summaries.push_back(&*detail->summary);
+  for (ContextSummary& h : detail->summary_history) summaries.push_back(&h);
+  for (ContextSummary* summary : summaries) {
+    const Status related = Impl::FillRelated(*this, *summary);
+    if (!related.ok()) return related;
+  }
+  return *std::move(detail);
 }
 
 StatusOr<ContextPage> ContextGraph::ListContexts(

@@ -167,6 +167,13 @@ absl::StatusOr<uint64_t> DeleteContextRecords(WriteTransaction& txn,
   }
   totals.messages -= std::min<uint64_t>(totals.messages, messages.size());
 
+  // Its summaries.
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> summaries,
+                          KeysWithPrefix(txn, dbs.sums, seq_key));
+  for (const std::string& key : summaries) {
+    CTXKIT_RETURN_IF_ERROR(del(dbs.sums, key));
+  }
+
   CTXKIT_RETURN_IF_ERROR(
       del(dbs.by_activity, ActivityKey(ctx.last_activity_at, seq)));
   CTXKIT_RETURN_IF_ERROR(del(dbs.by_conv, ctx.conversation_id));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -36,6 +37,37 @@ struct ContextGraph::Impl {
   // The record of context `seq`; DATA_LOSS when an index names a missing one.
   absl::StatusOr<internal::ContextRecord> Read(const Transaction& txn,
                                                uint64_t seq) const;
+
+  // INVALID_ARGUMENT naming the summary option out of its range.
+  static absl::Status CheckSummaryOptions(const ContextGraphOptions& o);
+  // The tokens since the last summary that trigger an automatic one for a
+  // context of `model` (UINT64_MAX: never).
+  absl::StatusOr<uint64_t> SummaryTokenTrigger(std::string_view model) const;
+  // Whether AddMessage(s) summarizes `ctx` (its since-summary counters
+  // already count the new messages).
+  bool ShouldSummarize(const internal::ContextRecord& ctx,
+                       uint64_t token_trigger) const;
+  // Writes the next summary of context `seq` in `txn`: the summary record
+  // (dropping versions beyond summary_history), and in `ctx` (which the
+  // caller writes) its version, score and reset since-summary counters.
+  // FAILED_PRECONDITION for a context without messages.
+  absl::StatusOr<internal::SummaryRecord> WriteSummary(
+      WriteTransaction& txn, uint64_t seq, internal::ContextRecord& ctx,
+      int64_t now) const;
+  // Version `version` of context `seq`'s summary; DATA_LOSS when missing.
+  absl::StatusOr<internal::SummaryRecord> ReadSummary(const Transaction& txn,
+                                                      uint64_t seq,
+                                                      uint32_t version) const;
+  // The newest summary (history: every kept version, newest first); empty
+  // before the first. related_contexts is left empty (FillRelated).
+  absl::StatusOr<std::vector<ContextSummary>> Summaries(
+      const Transaction& txn, uint64_t seq, const internal::ContextRecord& ctx,
+      bool history) const;
+  static ContextSummary PublicSummary(const internal::ContextRecord& ctx,
+                                      uint32_t version,
+                                      internal::SummaryRecord record);
+  // Sets summary.related_contexts from `graph`'s current relationships.
+  static Status FillRelated(const ContextGraph& graph, ContextSummary& summary);
 
   // The conversation a new context `id` gets (checked, not yet written).
   absl::StatusOr<Conversation> NewConversationFor(std::string_view id) const;

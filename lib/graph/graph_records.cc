@@ -17,7 +17,8 @@
 namespace ctxkit::internal {
 namespace {
 
-constexpr uint8_t kContextVersion = 1;
+constexpr uint8_t kContextVersion = 2;
+constexpr uint8_t kSummaryVersion = 1;
 constexpr uint8_t kMessageVersion = 1;
 constexpr uint8_t kEdgeVersion = 1;
 constexpr uint8_t kTotalsVersion = 1;
@@ -62,6 +63,7 @@ absl::StatusOr<GraphDbs> OpenGraphDbs(Store& store) {
       {&dbs.by_conv, "graph.by_conv"}, {&dbs.by_activity, "graph.by_activity"},
       {&dbs.msg, "graph.msg"},         {&dbs.out, "graph.out"},
       {&dbs.in, "graph.in"},           {&dbs.stats, "graph.stats"},
+      {&dbs.sums, "graph.sum"},
   };
   for (const auto& [db, name] : all) {
     CTXKIT_ASSIGN_OR_RETURN(*db, StoreOpenDatabase(store, name));
@@ -106,6 +108,13 @@ std::string MessageRecordKey(uint64_t seq, uint64_t message_seq) {
   std::string key;
   AppendBigEndian64(&key, seq);
   AppendBigEndian64(&key, message_seq);
+  return key;
+}
+
+std::string SummaryKey(uint64_t seq, uint32_t version) {
+  std::string key;
+  AppendBigEndian64(&key, seq);
+  AppendBigEndian32(&key, version);
   return key;
 }
 
@@ -161,10 +170,15 @@ std::string EncodeContext(const ContextRecord& r) {
   PutVarint(&out, r.tokens_since_summary);
   PutVarint(&out, r.high_since_summary);
   PutVarint(&out, r.flags);
+  PutVarint(&out, r.summary_version);
+  PutSignedVarint(&out, r.first_summary_at);
+  PutDouble(&out, r.importance_score);
   return out;
 }
 
 absl::StatusOr<ContextRecord> DecodeContext(std::string_view value) {
+  const uint8_t version =
+      value.empty() ? 0 : static_cast<uint8_t>(value.front());
   RecordReader in(value);
   CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kContextVersion, "a context"));
   ContextRecord r;
@@ -177,11 +191,91 @@ absl::StatusOr<ContextRecord> DecodeContext(std::string_view value) {
   in.GetVarint(&r.tokens_since_summary);
   in.GetVarint(&r.high_since_summary);
   in.GetVarint(&r.flags);
+  if (version >= 2) {
+    uint64_t summary_version = 0;
+    in.GetVarint(&summary_version);
+    in.GetSignedVarint(&r.first_summary_at);
+    GetDouble(in, &r.importance_score);
+    r.summary_version = static_cast<uint32_t>(summary_version);
+    if (summary_version > UINT32_MAX ||
+        !(r.importance_score >= 0 && r.importance_score <= 1)) {
+      return Damaged("a context record has a bad summary version or score");
+    }
+  }
   if (!in.ok() || !in.AtEnd() || id.empty()) {
     return Damaged("a context record is truncated or too long");
   }
   r.id = std::string(id);
   r.conversation_id = std::string(conversation_id);
+  return r;
+}
+
+std::string EncodeSummary(const SummaryRecord& r) {
+  std::string out(1, static_cast<char>(kSummaryVersion));
+  PutSignedVarint(&out, r.created_at);
+  PutLengthPrefixed(&out, r.text);
+  out.push_back(r.by_host ? 1 : 0);
+  PutVarint(&out, r.code_blocks.size());
+  for (const CodeBlock& b : r.code_blocks) {
+    PutLengthPrefixed(&out, b.language);
+    PutLengthPrefixed(&out, b.code);
+    PutDouble(&out, b.importance);
+  }
+  PutVarint(&out, r.key_insights.size());
+  for (const std::string& k : r.key_insights) PutLengthPrefixed(&out, k);
+  PutDouble(&out, r.importance_score);
+  PutVarint(&out, r.message_count);
+  PutVarint(&out, r.tokens_used);
+  PutVarint(&out, r.token_limit);
+  return out;
+}
+
+absl::StatusOr<SummaryRecord> DecodeSummary(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kSummaryVersion, "a summary"));
+  SummaryRecord r;
+  std::string_view text;
+  uint8_t by_host = 0;
+  uint64_t blocks = 0;
+  in.GetSignedVarint(&r.created_at);
+  in.GetLengthPrefixed(&text);
+  in.GetByte(&by_host);
+  in.GetVarint(&blocks);
+  if (!in.ok() || by_host > 1 ||
+      blocks > ContextGraphLimits::kMaxSummaryCodeBlocks) {
+    return Damaged("a summary record is truncated or has too many blocks");
+  }
+  r.text = std::string(text);
+  r.by_host = by_host == 1;
+  for (uint64_t i = 0; i < blocks && in.ok(); ++i) {
+    std::string_view language, code;
+    CodeBlock& b = r.code_blocks.emplace_back();
+    in.GetLengthPrefixed(&language);
+    in.GetLengthPrefixed(&code);
+    GetDouble(in, &b.importance);
+    b.language = std::string(language);
+    b.code = std::string(code);
+  }
+  uint64_t insights = 0;
+  in.GetVarint(&insights);
+  if (!in.ok() || insights > ContextGraphLimits::kMaxKeyInsights) {
+    return Damaged("a summary record is truncated or has too many insights");
+  }
+  for (uint64_t i = 0; i < insights && in.ok(); ++i) {
+    std::string_view k;
+    in.GetLengthPrefixed(&k);
+    r.key_insights.emplace_back(k);
+  }
+  GetDouble(in, &r.importance_score);
+  in.GetVarint(&r.message_count);
+  in.GetVarint(&r.tokens_used);
+  in.GetVarint(&r.token_limit);
+  if (!in.ok() || !in.AtEnd() ||
+      !(r.importance_score >= 0 && r.importance_score <= 1)) {
+    return Damaged(
+        "a summary record is truncated, too long or has a bad "
+        "score");
+  }
   return r;
 }
 

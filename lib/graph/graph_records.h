@@ -13,6 +13,9 @@
 //   graph.msg          BE64 seq + BE64 message seq -> MessageRecord
 //   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
 //   graph.in           BE64 target + u8 type + BE64 source -> empty
+//   graph.sum          BE64 seq + BE32 version -> SummaryRecord: a
+//                      context's summaries, the kept versions contiguous
+//                      and ending at ContextRecord::summary_version
 //   graph.stats        "totals"               -> GraphTotals
 //                      "format"               -> BE32 kGraphFormatVersion
 //
@@ -37,7 +40,7 @@
 namespace ctxkit::internal {
 
 struct GraphDbs {
-  Database ids, ctx, by_conv, by_activity, msg, out, in, stats;
+  Database ids, ctx, by_conv, by_activity, msg, out, in, stats, sums;
 };
 
 // Opens (creating on a writable store) every graph sub-database. Errors:
@@ -58,6 +61,7 @@ std::string SeqKey(uint64_t seq);
 std::string IdHashKey(std::string_view id);
 std::string ActivityKey(int64_t last_activity, uint64_t seq);
 std::string MessageRecordKey(uint64_t seq, uint64_t message_seq);
+std::string SummaryKey(uint64_t seq, uint32_t version);
 // graph.out key of (a, type, b) or graph.in key of (b, type, a): the same
 // layout, first the end the index is about.
 std::string EdgeKey(uint64_t first, uint8_t type, uint64_t second);
@@ -108,9 +112,27 @@ struct ContextRecord {
   uint64_t tokens_since_summary = 0;
   uint64_t high_since_summary = 0;
   uint64_t flags = 0;  // none defined yet; kept for archive (CG-10)
+  // Record version 2: the summaries (0, 0, 0.5 before the first).
+  uint32_t summary_version = 0;
+  int64_t first_summary_at = 0;
+  double importance_score = 0.5;  // the newest summary's
 };
 std::string EncodeContext(const ContextRecord& r);
 absl::StatusOr<ContextRecord> DecodeContext(std::string_view value);
+
+struct SummaryRecord {
+  int64_t created_at = 0;
+  std::string text;
+  bool by_host = false;  // the host's summarizer wrote `text`
+  std::vector<CodeBlock> code_blocks;
+  std::vector<std::string> key_insights;
+  double importance_score = 0.5;
+  uint64_t message_count = 0;
+  uint64_t tokens_used = 0;
+  uint64_t token_limit = 0;
+};
+std::string EncodeSummary(const SummaryRecord& r);
+absl::StatusOr<SummaryRecord> DecodeSummary(std::string_view value);
 
 struct MessageRecord {
   Importance importance = Importance::kMedium;

@@ -175,6 +175,51 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
       CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
     }
 
+    // Summaries: each context's kept versions are contiguous and end at
+    // the version its record names, and every summary belongs to one.
+    {
+      absl::flat_hash_map<uint64_t, std::vector<uint32_t>> versions;
+      CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                              internal::TxnNewCursor(*txn, dbs.sums));
+      for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+        if (cursor.key().size() != 12) {
+          report.Problem("a summary key is %d bytes, not 12",
+                         cursor.key().size());
+          continue;
+        }
+        const uint64_t seq = internal::ReadBigEndian64(cursor.key().data());
+        const uint32_t version =
+            internal::ReadBigEndian32(cursor.key().data() + 8);
+        if (!contexts.contains(seq)) {
+          report.Problem("summary %d belongs to no context", version);
+          continue;
+        }
+        if (absl::StatusOr<internal::SummaryRecord> r =
+                internal::DecodeSummary(cursor.value());
+            !r.ok()) {
+          report.Problem("context %d summary %d: %s", seq, version,
+                         r.status().message());
+        }
+        versions[seq].push_back(version);  // ascending: keys are BE
+      }
+      CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
+      for (const auto& [seq, ctx] : contexts) {
+        const auto it = versions.find(seq);
+        const std::vector<uint32_t> none;
+        const std::vector<uint32_t>& v =
+            it == versions.end() ? none : it->second;
+        const bool contiguous = v.empty()
+                                    ? ctx.summary_version == 0
+                                    : v.back() == ctx.summary_version &&
+                                          v.back() - v.front() + 1 == v.size();
+        if (!contiguous) {
+          report.Problem(
+              "context %d: its summaries are not contiguous up to version %d",
+              seq, ctx.summary_version);
+        }
+      }
+    }
+
     // Edges: out and in mirror each other and join existing contexts.
     std::array<uint64_t, internal::kEdgeTypeNames.size()> by_type{};
     uint64_t max_serial = 0;

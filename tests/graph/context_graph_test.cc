@@ -667,7 +667,15 @@ TEST_CASE("threads adding to shared and own contexts leave a sound graph") {
   for (const GraphMessageView& m : shared.messages) seqs.push_back(m.seq);
   CHECK(std::is_sorted(seqs.begin(), seqs.end()));
   CHECK(seqs.back() == kThreads * kPerThread);
-  CHECK(Must(g.graph->Retrieve("own-2")).high_since_summary == kPerThread);
+  // Every second high message summarizes (and resets the count); every
+  // tenth message of "shared" does.
+  ContextDetail own = Must(g.graph->Retrieve("own-2"));
+  CHECK(own.high_since_summary == kPerThread % 2);
+  REQUIRE(own.summary.has_value());
+  CHECK(own.summary->version == kPerThread / 2);
+  REQUIRE(shared.summary.has_value());
+  CHECK(shared.summary->version == kThreads * kPerThread / 10);
+  CHECK(shared.messages_since_summary == 0);
 }
 
 }  // namespace

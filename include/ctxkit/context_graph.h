@@ -67,7 +67,13 @@ struct ContextGraphLimits {
   static constexpr size_t kMaxCodeBlockBytes = 4096;
   static constexpr size_t kMaxSummaryCodeBlocks = 10;
   static constexpr size_t kMaxKeyInsights = 5;
+  static constexpr size_t kMaxHierarchyInsights = 7;
+  static constexpr size_t kMaxMetaIdBytes = 256;
+  static constexpr size_t kMaxMetaContexts = 1000;
 };
+
+// The id of the project meta summary the graph writes by itself.
+inline constexpr std::string_view kProjectMetaId = "meta-project";
 
 struct ContextGraphOptions {
   // The model of the conversations created for new contexts: what their
@@ -112,6 +118,16 @@ struct ContextGraphOptions {
   // call this graph or anything that writes to the same store, and it
   // should be quick; it may be called from several threads at once.
   std::shared_ptr<Summarizer> summarizer;
+
+  // Hierarchy (parent and child relationships). A context has at most one
+  // parent, and no context is more than max_hierarchy_depth (1..16) levels
+  // below its root. With hierarchical_context, a new summary of a child
+  // rewrites its parent's hierarchical summary, and so on up; once
+  // meta_summary_threshold (1..1e6) contexts have one, the project meta
+  // summary kProjectMetaId is written, and rewritten in place after.
+  bool hierarchical_context = true;
+  uint32_t max_hierarchy_depth = 3;
+  uint32_t meta_summary_threshold = 5;
 };
 
 // The seed's four levels; its numbers are 0.25, 0.5, 0.75 and 1.0.
@@ -168,6 +184,52 @@ struct SummarizeOptions {
   // Write a new version even when no message arrived since the last one
   // (without it, the current summary is returned unchanged).
   bool force = false;
+};
+
+// A parent's summary of its children's summaries.
+struct HierarchicalSummary {
+  std::string parent_context_id = {};
+  std::vector<std::string> child_context_ids = {};  // those summarized
+  std::string summary = {};
+  int64_t last_updated = 0;
+  uint32_t version = 0;  // +1 each time it is rewritten
+  int hierarchy_level = 1;
+  // The children's code blocks of importance >= 0.7, and up to 7 of their
+  // key insights, the most important children first.
+  std::vector<CodeBlock> code_blocks = {};
+  std::vector<std::string> key_insights = {};
+  double importance_score = 0.5;  // the mean of the children's
+  uint64_t message_count = 0;     // the children's, when written
+};
+
+// Where a context sits in the hierarchy.
+struct ContextHierarchy {
+  std::string context_id = {};
+  std::optional<std::string> parent = {};
+  std::vector<std::string> children = {};   // in the order they were linked
+  std::vector<std::string> ancestors = {};  // the parent first, root last
+  int depth = 0;                            // ancestors.size()
+  std::optional<HierarchicalSummary> hierarchical_summary = {};
+};
+
+// A summary across contexts: the project's (kProjectMetaId, written
+// automatically) or one CreateMetaSummary wrote.
+struct MetaSummary {
+  std::string id = {};
+  std::string summary = {};
+  std::vector<std::string> context_ids = {};
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  uint32_t version = 0;  // +1 each time it is rewritten in place
+  int hierarchy_level = 2;
+  // Code blocks that more than one of the contexts' summaries hold.
+  std::vector<CodeBlock> shared_code_blocks = {};
+};
+
+// A page of ids (hierarchies, meta summaries), in key order.
+struct IdPage {
+  std::vector<std::string> ids = {};
+  std::string next_cursor = {};  // empty on the last page
 };
 
 struct GraphMessageAdded {
@@ -244,6 +306,10 @@ struct NewRelationship {
   // Create a missing source or target context instead of NOT_FOUND (the
   // seed's REST path allowed edges to unknown ids).
   bool create_missing = false;
+  // A parent or child edge that gives a context with a parent another
+  // parent replaces the old link (whose edges are invalidated) instead of
+  // ALREADY_EXISTS.
+  bool replace_parent = false;
 };
 
 struct Relationship {
@@ -406,6 +472,28 @@ class CTXKIT_EXPORT ContextGraph {
   // next_cursor for the next; INVALID_ARGUMENT for a cursor this method did
   // not return.
   StatusOr<ContextPage> ListContexts(uint32_t limit = 100,
+                                     std::string_view cursor = {}) const;
+
+  // Where context `id` sits in the hierarchy, with its hierarchical summary
+  // when it has one. NOT_FOUND naming it.
+  StatusOr<ContextHierarchy> Hierarchy(std::string_view id) const;
+
+  // The contexts that have children (the seed's "hierarchies"), `limit`
+  // (1..kMaxListLimit) per page in seq order; cursor as ListContexts'.
+  StatusOr<IdPage> ListHierarchies(uint32_t limit = 100,
+                                   std::string_view cursor = {}) const;
+
+  // Writes meta summary `meta_id` (1..kMaxMetaIdBytes of UTF-8) over
+  // `context_ids` (1..kMaxMetaContexts existing contexts; repeats dropped):
+  // created, or rewritten in place with the next version. Contexts without
+  // a summary count with their messages only. INVALID_ARGUMENT naming
+  // metaId or contextIds[i]; NOT_FOUND naming the missing context.
+  StatusOr<MetaSummary> CreateMetaSummary(
+      std::string_view meta_id, const std::vector<std::string>& context_ids);
+  // Meta summary `meta_id`; NOT_FOUND naming it.
+  StatusOr<MetaSummary> GetMetaSummary(std::string_view meta_id) const;
+  // The meta summaries' ids, in byte order, paged as ListHierarchies.
+  StatusOr<IdPage> ListMetaSummaries(uint32_t limit = 100,
                                      std::string_view cursor = {}) const;
 
   // Reads the whole graph in one snapshot and checks it: every id is

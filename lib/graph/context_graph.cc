@@ -230,7 +230,7 @@ StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
   absl::Status s = internal::CheckText("model", options.model,
                                        ConversationLimits::kMaxModelBytes);
   if (s.ok()) s = internal::ModelCounter::For(options.model).status();
-  if (s.ok()) s = Impl::CheckSummaryOptions(options);
+  if (s.ok()) s = Impl::CheckOptionRanges(options);
   if (!s.ok()) return internal::ToPublic(s);
   absl::StatusOr<internal::GraphDbs> dbs = internal::OpenGraphDbs(store);
   if (!dbs.ok()) return internal::ToPublic(dbs.status());

@@ -19,6 +19,7 @@
 #include "lib/graph/delete_hook.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
+#include "lib/graph/hierarchy.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -166,6 +167,9 @@ absl::StatusOr<uint64_t> DeleteContextRecords(WriteTransaction& txn,
     CTXKIT_RETURN_IF_ERROR(del(dbs.msg, key));
   }
   totals.messages -= std::min<uint64_t>(totals.messages, messages.size());
+
+  // Its links in the hierarchy (its children become roots).
+  CTXKIT_RETURN_IF_ERROR(DropHierarchyOf(txn, dbs, seq));
 
   // Its summaries.
   CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> summaries,

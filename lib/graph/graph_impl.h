@@ -38,8 +38,8 @@ struct ContextGraph::Impl {
   absl::StatusOr<internal::ContextRecord> Read(const Transaction& txn,
                                                uint64_t seq) const;
 
-  // INVALID_ARGUMENT naming the summary option out of its range.
-  static absl::Status CheckSummaryOptions(const ContextGraphOptions& o);
+  // INVALID_ARGUMENT naming the numeric option out of its range.
+  static absl::Status CheckOptionRanges(const ContextGraphOptions& o);
   // The tokens since the last summary that trigger an automatic one for a
   // context of `model` (UINT64_MAX: never).
   absl::StatusOr<uint64_t> SummaryTokenTrigger(std::string_view model) const;
@@ -48,9 +48,10 @@ struct ContextGraph::Impl {
   bool ShouldSummarize(const internal::ContextRecord& ctx,
                        uint64_t token_trigger) const;
   // Writes the next summary of context `seq` in `txn`: the summary record
-  // (dropping versions beyond summary_history), and in `ctx` (which the
-  // caller writes) its version, score and reset since-summary counters.
-  // FAILED_PRECONDITION for a context without messages.
+  // (dropping versions beyond summary_history), `ctx` with its new version,
+  // score and reset since-summary counters, and the hierarchical summaries
+  // above it (RefreshHierarchy). FAILED_PRECONDITION for a context without
+  // messages.
   absl::StatusOr<internal::SummaryRecord> WriteSummary(
       WriteTransaction& txn, uint64_t seq, internal::ContextRecord& ctx,
       int64_t now) const;
@@ -68,6 +69,29 @@ struct ContextGraph::Impl {
                                       internal::SummaryRecord record);
   // Sets summary.related_contexts from `graph`'s current relationships.
   static Status FillRelated(const ContextGraph& graph, ContextSummary& summary);
+
+  enum class DigestKind { kHierarchy, kMeta };
+  // The summary across contexts `seqs` (deleted ones skipped): a parent's
+  // of its children, or a meta summary. `old` (may be null) is the record
+  // it replaces: its version and creation time carry on.
+  absl::StatusOr<internal::DigestRecord> BuildDigest(
+      const Transaction& txn, const std::vector<uint64_t>& seqs,
+      DigestKind kind, const internal::DigestRecord* old, int64_t now) const;
+  // After context `child`'s summary changed: with hierarchical_context,
+  // rewrites the hierarchical summary of each of its ancestors, then the
+  // project meta summary once meta_summary_threshold parents have one.
+  absl::Status RefreshHierarchy(WriteTransaction& txn, uint64_t child,
+                                int64_t now) const;
+  // Creates or rewrites (next version) meta summary `meta_id` over `seqs`.
+  absl::StatusOr<internal::DigestRecord> WriteMeta(
+      WriteTransaction& txn, std::string_view meta_id,
+      const std::vector<uint64_t>& seqs, int64_t now) const;
+  // The ids of the contexts `seqs` that exist, in that order.
+  absl::StatusOr<std::vector<std::string>> IdsOf(
+      const Transaction& txn, const std::vector<uint64_t>& seqs) const;
+  absl::StatusOr<MetaSummary> PublicMeta(const Transaction& txn,
+                                         std::string_view meta_id,
+                                         const internal::DigestRecord& r) const;
 
   // The conversation a new context `id` gets (checked, not yet written).
   absl::StatusOr<Conversation> NewConversationFor(std::string_view id) const;

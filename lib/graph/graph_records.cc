@@ -19,6 +19,7 @@ namespace {
 
 constexpr uint8_t kContextVersion = 2;
 constexpr uint8_t kSummaryVersion = 1;
+constexpr uint8_t kDigestVersion = 1;
 constexpr uint8_t kMessageVersion = 1;
 constexpr uint8_t kEdgeVersion = 1;
 constexpr uint8_t kTotalsVersion = 1;
@@ -63,7 +64,9 @@ absl::StatusOr<GraphDbs> OpenGraphDbs(Store& store) {
       {&dbs.by_conv, "graph.by_conv"}, {&dbs.by_activity, "graph.by_activity"},
       {&dbs.msg, "graph.msg"},         {&dbs.out, "graph.out"},
       {&dbs.in, "graph.in"},           {&dbs.stats, "graph.stats"},
-      {&dbs.sums, "graph.sum"},
+      {&dbs.sums, "graph.sum"},        {&dbs.hier, "graph.hier"},
+      {&dbs.kids, "graph.kids"},       {&dbs.hsum, "graph.hsum"},
+      {&dbs.meta, "graph.meta"},
   };
   for (const auto& [db, name] : all) {
     CTXKIT_ASSIGN_OR_RETURN(*db, StoreOpenDatabase(store, name));
@@ -210,19 +213,59 @@ absl::StatusOr<ContextRecord> DecodeContext(std::string_view value) {
   return r;
 }
 
+namespace {
+
+void PutCodeBlocks(std::string* out, const std::vector<CodeBlock>& blocks) {
+  PutVarint(out, blocks.size());
+  for (const CodeBlock& b : blocks) {
+    PutLengthPrefixed(out, b.language);
+    PutLengthPrefixed(out, b.code);
+    PutDouble(out, b.importance);
+  }
+}
+
+bool GetCodeBlocks(RecordReader& in, size_t max,
+                   std::vector<CodeBlock>* blocks) {
+  uint64_t n = 0;
+  if (!in.GetVarint(&n) || n > max) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view language, code;
+    CodeBlock& b = blocks->emplace_back();
+    if (!in.GetLengthPrefixed(&language) || !in.GetLengthPrefixed(&code) ||
+        !GetDouble(in, &b.importance)) {
+      return false;
+    }
+    b.language = std::string(language);
+    b.code = std::string(code);
+  }
+  return true;
+}
+
+void PutStrings(std::string* out, const std::vector<std::string>& strings) {
+  PutVarint(out, strings.size());
+  for (const std::string& s : strings) PutLengthPrefixed(out, s);
+}
+
+bool GetStrings(RecordReader& in, size_t max, std::vector<std::string>* out) {
+  uint64_t n = 0;
+  if (!in.GetVarint(&n) || n > max) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view s;
+    if (!in.GetLengthPrefixed(&s)) return false;
+    out->emplace_back(s);
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string EncodeSummary(const SummaryRecord& r) {
   std::string out(1, static_cast<char>(kSummaryVersion));
   PutSignedVarint(&out, r.created_at);
   PutLengthPrefixed(&out, r.text);
   out.push_back(r.by_host ? 1 : 0);
-  PutVarint(&out, r.code_blocks.size());
-  for (const CodeBlock& b : r.code_blocks) {
-    PutLengthPrefixed(&out, b.language);
-    PutLengthPrefixed(&out, b.code);
-    PutDouble(&out, b.importance);
-  }
-  PutVarint(&out, r.key_insights.size());
-  for (const std::string& k : r.key_insights) PutLengthPrefixed(&out, k);
+  PutCodeBlocks(&out, r.code_blocks);
+  PutStrings(&out, r.key_insights);
   PutDouble(&out, r.importance_score);
   PutVarint(&out, r.message_count);
   PutVarint(&out, r.tokens_used);
@@ -236,36 +279,17 @@ absl::StatusOr<SummaryRecord> DecodeSummary(std::string_view value) {
   SummaryRecord r;
   std::string_view text;
   uint8_t by_host = 0;
-  uint64_t blocks = 0;
   in.GetSignedVarint(&r.created_at);
   in.GetLengthPrefixed(&text);
   in.GetByte(&by_host);
-  in.GetVarint(&blocks);
   if (!in.ok() || by_host > 1 ||
-      blocks > ContextGraphLimits::kMaxSummaryCodeBlocks) {
-    return Damaged("a summary record is truncated or has too many blocks");
+      !GetCodeBlocks(in, ContextGraphLimits::kMaxSummaryCodeBlocks,
+                     &r.code_blocks) ||
+      !GetStrings(in, ContextGraphLimits::kMaxKeyInsights, &r.key_insights)) {
+    return Damaged("a summary record is truncated or has too many items");
   }
   r.text = std::string(text);
   r.by_host = by_host == 1;
-  for (uint64_t i = 0; i < blocks && in.ok(); ++i) {
-    std::string_view language, code;
-    CodeBlock& b = r.code_blocks.emplace_back();
-    in.GetLengthPrefixed(&language);
-    in.GetLengthPrefixed(&code);
-    GetDouble(in, &b.importance);
-    b.language = std::string(language);
-    b.code = std::string(code);
-  }
-  uint64_t insights = 0;
-  in.GetVarint(&insights);
-  if (!in.ok() || insights > ContextGraphLimits::kMaxKeyInsights) {
-    return Damaged("a summary record is truncated or has too many insights");
-  }
-  for (uint64_t i = 0; i < insights && in.ok(); ++i) {
-    std::string_view k;
-    in.GetLengthPrefixed(&k);
-    r.key_insights.emplace_back(k);
-  }
   GetDouble(in, &r.importance_score);
   in.GetVarint(&r.message_count);
   in.GetVarint(&r.tokens_used);
@@ -276,6 +300,55 @@ absl::StatusOr<SummaryRecord> DecodeSummary(std::string_view value) {
         "a summary record is truncated, too long or has a bad "
         "score");
   }
+  return r;
+}
+
+std::string EncodeDigest(const DigestRecord& r) {
+  std::string out(1, static_cast<char>(kDigestVersion));
+  PutSignedVarint(&out, r.created_at);
+  PutSignedVarint(&out, r.updated_at);
+  PutVarint(&out, r.version);
+  PutLengthPrefixed(&out, r.text);
+  PutVarint(&out, r.seqs.size());
+  for (uint64_t seq : r.seqs) PutVarint(&out, seq);
+  PutCodeBlocks(&out, r.code_blocks);
+  PutStrings(&out, r.key_insights);
+  PutDouble(&out, r.importance_score);
+  PutVarint(&out, r.message_count);
+  return out;
+}
+
+absl::StatusOr<DigestRecord> DecodeDigest(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(
+      CheckVersion(in, kDigestVersion, "a hierarchical or meta summary"));
+  DigestRecord r;
+  std::string_view text;
+  uint64_t version = 0, seqs = 0;
+  in.GetSignedVarint(&r.created_at);
+  in.GetSignedVarint(&r.updated_at);
+  in.GetVarint(&version);
+  in.GetLengthPrefixed(&text);
+  in.GetVarint(&seqs);
+  // Each seq takes at least one byte: a count beyond the bytes left is
+  // damage, caught before reserving for it.
+  bool ok = in.ok() && version <= UINT32_MAX && seqs <= value.size();
+  for (uint64_t i = 0; ok && i < seqs; ++i) {
+    uint64_t seq = 0;
+    ok = in.GetVarint(&seq);
+    r.seqs.push_back(seq);
+  }
+  ok = ok && GetCodeBlocks(in, value.size(), &r.code_blocks) &&
+       GetStrings(in, value.size(), &r.key_insights) &&
+       GetDouble(in, &r.importance_score) && in.GetVarint(&r.message_count);
+  if (!ok || !in.ok() || !in.AtEnd() ||
+      !(r.importance_score >= 0 && r.importance_score <= 1)) {
+    return Damaged(
+        "a hierarchical or meta summary record is truncated, too "
+        "long or has a bad score");
+  }
+  r.version = static_cast<uint32_t>(version);
+  r.text = std::string(text);
   return r;
 }
 

@@ -13,6 +13,11 @@
 //   graph.msg          BE64 seq + BE64 message seq -> MessageRecord
 //   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
 //   graph.in           BE64 target + u8 type + BE64 source -> empty
+//   graph.hier         BE64 child seq         -> BE64 parent seq
+//   graph.kids         BE64 parent + BE64 child -> empty
+//   graph.hsum         BE64 parent seq        -> HierSummaryRecord (the
+//                      newest version only)
+//   graph.meta         meta id                -> MetaRecord
 //   graph.sum          BE64 seq + BE32 version -> SummaryRecord: a
 //                      context's summaries, the kept versions contiguous
 //                      and ending at ContextRecord::summary_version
@@ -40,7 +45,8 @@
 namespace ctxkit::internal {
 
 struct GraphDbs {
-  Database ids, ctx, by_conv, by_activity, msg, out, in, stats, sums;
+  Database ids, ctx, by_conv, by_activity, msg, out, in, stats, sums, hier,
+      kids, hsum, meta;
 };
 
 // Opens (creating on a writable store) every graph sub-database. Errors:
@@ -133,6 +139,21 @@ struct SummaryRecord {
 };
 std::string EncodeSummary(const SummaryRecord& r);
 absl::StatusOr<SummaryRecord> DecodeSummary(std::string_view value);
+
+// What hierarchical and meta summaries share.
+struct DigestRecord {
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  uint32_t version = 0;
+  std::string text;
+  std::vector<uint64_t> seqs;  // the contexts summarized
+  std::vector<CodeBlock> code_blocks;
+  std::vector<std::string> key_insights;
+  double importance_score = 0.5;
+  uint64_t message_count = 0;
+};
+std::string EncodeDigest(const DigestRecord& r);
+absl::StatusOr<DigestRecord> DecodeDigest(std::string_view value);
 
 struct MessageRecord {
   Importance importance = Importance::kMedium;

@@ -17,6 +17,7 @@
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
+#include "lib/graph/hierarchy.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -218,6 +219,24 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
               seq, ctx.summary_version);
         }
       }
+    }
+
+    // The hierarchy, and the meta summaries' records.
+    {
+      std::vector<std::string> problems;
+      CTXKIT_RETURN_IF_ERROR(internal::CheckHierarchy(
+          *txn, dbs, contexts, impl_->options.max_hierarchy_depth, &problems));
+      for (const std::string& p : problems) report.Problem("%s", p);
+      CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                              internal::TxnNewCursor(*txn, dbs.meta));
+      for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+        if (absl::StatusOr<internal::DigestRecord> r =
+                internal::DecodeDigest(cursor.value());
+            !r.ok()) {
+          report.Problem("meta summary: %s", r.status().message());
+        }
+      }
+      CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
     }
 
     // Edges: out and in mirror each other and join existing contexts.

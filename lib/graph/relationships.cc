@@ -20,6 +20,7 @@
 #include "lib/base/field_check.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
+#include "lib/graph/hierarchy.h"
 #include "lib/graph/paths.h"
 #include "lib/json/merge_patch.h"
 #include "lib/status/status_internal.h"
@@ -202,6 +203,19 @@ StatusOr<RelationshipUpsert> ContextGraph::AddRelationship(
                                 end(edge.source, "source", new_source));
         CTXKIT_ASSIGN_OR_RETURN(uint64_t target,
                                 end(edge.target, "target", new_target));
+        if (const std::optional<internal::HierarchyLinkParts> link =
+                internal::HierarchyLinkOf(source, *type, target)) {
+          const bool source_is_child = link->child == source;
+          CTXKIT_RETURN_IF_ERROR(internal::LinkParent(
+              txn, dbs,
+              {.child = link->child,
+               .parent = link->parent,
+               .replace_parent = edge.replace_parent,
+               .max_depth = impl_->options.max_hierarchy_depth,
+               .now = now,
+               .child_id = source_is_child ? edge.source : edge.target,
+               .parent_id = source_is_child ? edge.target : edge.source}));
+        }
         const std::string key = internal::EdgeKey(source, *type, target);
         CTXKIT_ASSIGN_OR_RETURN(std::optional<EdgeRecord> existing,
                                 ReadEdge(txn, dbs, key));
@@ -277,6 +291,8 @@ Status ContextGraph::RemoveRelationship(std::string_view source,
             internal::TxnDelete(txn, dbs.in,
                                 internal::EdgeKey(*t, name->type, *s))
                 .status());
+        CTXKIT_RETURN_IF_ERROR(
+            internal::UnlinkIfUnstated(txn, dbs, *s, name->type, *t));
         CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
                                 internal::ReadTotals(txn, dbs));
         --totals.edges_by_type[name->type - 1];
@@ -324,6 +340,8 @@ StatusOr<Relationship> ContextGraph::InvalidateRelationship(
         r->updated_at = now;
         CTXKIT_RETURN_IF_ERROR(
             internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(*r)));
+        CTXKIT_RETURN_IF_ERROR(
+            internal::UnlinkIfUnstated(txn, dbs, *s, name->type, *t));
         result = PublicEdge(std::string(source), std::string(target),
                             name->type, *r);
         return absl::OkStatus();

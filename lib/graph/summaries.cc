@@ -49,7 +49,7 @@ std::string WindowJson(const std::vector<Message>& window) {
 
 }  // namespace
 
-absl::Status ContextGraph::Impl::CheckSummaryOptions(
+absl::Status ContextGraph::Impl::CheckOptionRanges(
     const ContextGraphOptions& o) {
   struct Range {
     std::string_view name;
@@ -61,6 +61,9 @@ absl::Status ContextGraph::Impl::CheckSummaryOptions(
       {"max_summary_tokens", o.max_summary_tokens, 16, 32768},
       {"summary_window", o.summary_window, 1, 100000},
       {"summary_history", o.summary_history, 1, 1000},
+      {"max_hierarchy_depth", o.max_hierarchy_depth, 1,
+       static_cast<uint64_t>(ContextGraphLimits::kMaxHops)},
+      {"meta_summary_threshold", o.meta_summary_threshold, 1, 1000000},
   };
   for (const Range& r : ranges) {
     if (r.value < r.min || r.value > r.max) {
@@ -201,6 +204,10 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   ctx.messages_since_summary = 0;
   ctx.tokens_since_summary = 0;
   ctx.high_since_summary = 0;
+  // Written now, so that the parents' summaries read the new version.
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.ctx, internal::SeqKey(seq),
+                                          internal::EncodeContext(ctx)));
+  CTXKIT_RETURN_IF_ERROR(RefreshHierarchy(txn, seq, now));
   return record;
 }
 
@@ -281,9 +288,6 @@ StatusOr<ContextSummary> ContextGraph::Summarize(
         }
         CTXKIT_ASSIGN_OR_RETURN(
             SummaryRecord r, impl_->WriteSummary(txn, seq, ctx, impl_->Now()));
-        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, impl_->dbs.ctx,
-                                                internal::SeqKey(seq),
-                                                internal::EncodeContext(ctx)));
         result = Impl::PublicSummary(ctx, ctx.summary_version, std::move(r));
         return absl::OkStatus();
       });

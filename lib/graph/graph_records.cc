@@ -20,6 +20,7 @@ namespace {
 constexpr uint8_t kContextVersion = 1;
 constexpr uint8_t kMessageVersion = 1;
 constexpr uint8_t kEdgeVersion = 1;
+constexpr uint8_t kInEdgeVersion = 1;
 constexpr uint8_t kTotalsVersion = 1;
 
 absl::Status Damaged(std::string_view what) {
@@ -250,6 +251,58 @@ absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value) {
     return Damaged("an edge record is truncated, too long or has a bad weight");
   }
   r.metadata = std::string(metadata);
+  return r;
+}
+
+std::string EncodeInEdgeValue(const EdgeRecord& r) {
+  std::string out(1, static_cast<char>(kInEdgeVersion));
+  PutDouble(&out, r.weight);
+  PutSignedVarint(&out, r.valid_at);
+  PutSignedVarint(&out, r.invalid_at);
+  PutSignedVarint(&out, r.expired_at);
+  PutVarint(&out, r.serial);
+  PutVarint(&out, r.flags);
+  return out;
+}
+
+absl::StatusOr<std::optional<EdgeSummary>> DecodeInEdgeValue(
+    std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kInEdgeVersion, "an in-edge"));
+  EdgeSummary r;
+  GetDouble(in, &r.weight);
+  in.GetSignedVarint(&r.valid_at);
+  in.GetSignedVarint(&r.invalid_at);
+  in.GetSignedVarint(&r.expired_at);
+  in.GetVarint(&r.serial);
+  in.GetVarint(&r.flags);
+  if (!in.ok() || !in.AtEnd() || !(r.weight >= 0 && r.weight <= 1)) {
+    return Damaged(
+        "an in-edge value is truncated, too long or has a bad weight");
+  }
+  return r;
+}
+
+absl::StatusOr<EdgeSummary> DecodeEdgeSummary(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kEdgeVersion, "an edge"));
+  EdgeSummary r;
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  std::string_view metadata;
+  GetDouble(in, &r.weight);
+  in.GetSignedVarint(&created_at);
+  in.GetSignedVarint(&updated_at);
+  in.GetSignedVarint(&r.valid_at);
+  in.GetSignedVarint(&r.invalid_at);
+  in.GetSignedVarint(&r.expired_at);
+  in.GetVarint(&r.serial);
+  in.GetVarint(&r.flags);
+  in.GetLengthPrefixed(&metadata);
+  if (!in.ok() || !in.AtEnd() || !(r.weight >= 0 && r.weight <= 1)) {
+    return Damaged("an edge record is truncated, too long or has a bad weight");
+  }
   return r;
 }
 

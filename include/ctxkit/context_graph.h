@@ -439,6 +439,15 @@ class CTXKIT_EXPORT ContextGraph {
   // unknown type, a weight outside [0, 1], metadata that is not a JSON
   // object, or invalid_at before valid_at.
   StatusOr<RelationshipUpsert> AddRelationship(const NewRelationship& edge);
+  // AddRelationship for 1..100000 edges in one write: all of them or, on
+  // any error, none. They are applied in order, so a later edge of the
+  // same (source, type, target) updates an earlier one, and a context one
+  // edge creates (create_missing) exists for the next. Errors are
+  // AddRelationship's, naming edges[i].<field>; INVALID_ARGUMENT naming
+  // `edges` for an empty or too large batch. The results are in the order
+  // of `edges`.
+  StatusOr<std::vector<RelationshipUpsert>> AddRelationships(
+      const std::vector<NewRelationship>& edges);
 
   // Deletes the edge (both indexes). NOT_FOUND when there is none.
   Status RemoveRelationship(std::string_view source, std::string_view target,

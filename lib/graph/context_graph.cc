@@ -188,7 +188,6 @@ absl::StatusOr<uint64_t> ContextGraph::Impl::Create(
     const Conversation& conversation, GraphTotals& totals, int64_t now) const {
   CTXKIT_RETURN_IF_ERROR(
       internal::WriteNewConversation(*conversations, txn, conversation));
-  CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
   const uint64_t seq = totals.next_seq++;
   ++totals.contexts;
   const std::string hash_key = internal::IdHashKey(id);
@@ -330,6 +329,7 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
         *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
           result = AddGraphMessagesResult();
           const internal::GraphDbs& dbs = impl_->dbs;
+          CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
           CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
                                   internal::ReadTotals(txn, dbs));
           CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,

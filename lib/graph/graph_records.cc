@@ -22,6 +22,7 @@ constexpr uint8_t kSummaryVersion = 1;
 constexpr uint8_t kDigestVersion = 1;
 constexpr uint8_t kMessageVersion = 1;
 constexpr uint8_t kEdgeVersion = 1;
+constexpr uint8_t kInEdgeVersion = 1;
 constexpr uint8_t kTotalsVersion = 1;
 
 absl::Status Damaged(std::string_view what) {
@@ -420,6 +421,58 @@ absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value) {
   return r;
 }
 
+std::string EncodeInEdgeValue(const EdgeRecord& r) {
+  std::string out(1, static_cast<char>(kInEdgeVersion));
+  PutDouble(&out, r.weight);
+  PutSignedVarint(&out, r.valid_at);
+  PutSignedVarint(&out, r.invalid_at);
+  PutSignedVarint(&out, r.expired_at);
+  PutVarint(&out, r.serial);
+  PutVarint(&out, r.flags);
+  return out;
+}
+
+absl::StatusOr<std::optional<EdgeSummary>> DecodeInEdgeValue(
+    std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kInEdgeVersion, "an in-edge"));
+  EdgeSummary r;
+  GetDouble(in, &r.weight);
+  in.GetSignedVarint(&r.valid_at);
+  in.GetSignedVarint(&r.invalid_at);
+  in.GetSignedVarint(&r.expired_at);
+  in.GetVarint(&r.serial);
+  in.GetVarint(&r.flags);
+  if (!in.ok() || !in.AtEnd() || !(r.weight >= 0 && r.weight <= 1)) {
+    return Damaged(
+        "an in-edge value is truncated, too long or has a bad weight");
+  }
+  return r;
+}
+
+absl::StatusOr<EdgeSummary> DecodeEdgeSummary(std::string_view value) {
+  RecordReader in(value);
+  CTXKIT_RETURN_IF_ERROR(CheckVersion(in, kEdgeVersion, "an edge"));
+  EdgeSummary r;
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  std::string_view metadata;
+  GetDouble(in, &r.weight);
+  in.GetSignedVarint(&created_at);
+  in.GetSignedVarint(&updated_at);
+  in.GetSignedVarint(&r.valid_at);
+  in.GetSignedVarint(&r.invalid_at);
+  in.GetSignedVarint(&r.expired_at);
+  in.GetVarint(&r.serial);
+  in.GetVarint(&r.flags);
+  in.GetLengthPrefixed(&metadata);
+  if (!in.ok() || !in.AtEnd() || !(r.weight >= 0 && r.weight <= 1)) {
+    return Damaged("an edge record is truncated, too long or has a bad weight");
+  }
+  return r;
+}
+
 uint64_t GraphTotals::edges() const {
   return std::accumulate(edges_by_type.begin(), edges_by_type.end(),
                          uint64_t{0});
@@ -480,8 +533,13 @@ absl::Status CheckGraphFormat(const Transaction& txn, const GraphDbs& dbs,
 
 absl::Status RecordGraphFormat(WriteTransaction& txn, const GraphDbs& dbs) {
   absl::StatusOr<std::string_view> v = TxnGet(txn, dbs.stats, kGraphFormatKey);
-  if (v.ok()) return absl::OkStatus();
-  if (v.status().code() != absl::StatusCode::kNotFound) return v.status();
+  if (v.ok() && v->size() == 4 &&
+      ReadBigEndian32(v->data()) >= kGraphFormatVersion) {
+    return absl::OkStatus();
+  }
+  if (!v.ok() && v.status().code() != absl::StatusCode::kNotFound) {
+    return v.status();
+  }
   std::string version;
   AppendBigEndian32(&version, kGraphFormatVersion);
   return TxnPut(txn, dbs.stats, kGraphFormatKey, version);

@@ -12,12 +12,14 @@
 //   graph.by_activity  BE64 ordered(last activity) + BE64 seq -> empty
 //   graph.msg          BE64 seq + BE64 message seq -> MessageRecord
 //   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
-//   graph.in           BE64 target + u8 type + BE64 source -> empty
+//   graph.in           BE64 target + u8 type + BE64 source -> EdgeSummary
+//                      of the graph.out record (empty when written by a
+//                      build before the summary: read graph.out instead)
 //   graph.hier         BE64 child seq         -> BE64 parent seq
 //   graph.kids         BE64 parent + BE64 child -> empty
-//   graph.hsum         BE64 parent seq        -> HierSummaryRecord (the
-//                      newest version only)
-//   graph.meta         meta id                -> MetaRecord
+//   graph.hsum         BE64 parent seq        -> DigestRecord (the newest
+//                      version only)
+//   graph.meta         meta id                -> DigestRecord
 //   graph.sum          BE64 seq + BE32 version -> SummaryRecord: a
 //                      context's summaries, the kept versions contiguous
 //                      and ending at ContextRecord::summary_version
@@ -81,11 +83,18 @@ inline constexpr size_t kEdgeKeySize = 17;
 inline constexpr std::string_view kGraphTotalsKey = "totals";
 inline constexpr std::string_view kGraphFormatKey = "format";
 
-// The graph's own layout version, recorded in graph.stats: a layout change
-// bumps it (and Store::kFormatVersion, whose migration rewrites the
-// records), so that a build that does not know a graph's layout refuses it
-// instead of misreading it.
-inline constexpr uint32_t kGraphFormatVersion = 1;
+// The graph's own layout version, recorded in graph.stats, so that a build
+// that does not know a graph's layout refuses it instead of misreading or
+// corrupting it. A change that older records still satisfy (new records,
+// fields appended to a record behind its version byte) only bumps it, and
+// the first write that uses it records the new version; one that
+// needs old records rewritten also bumps Store::kFormatVersion, whose
+// migration rewrites them.
+//   1  contexts, messages, edges
+//   2  summaries, hierarchy, lexical index; graph.in values copy the
+//      edge's filter fields, so a version-1 build, which writes them
+//      empty, must not write this graph
+inline constexpr uint32_t kGraphFormatVersion = 2;
 
 // The recorded layout version checked in `txn`: FAILED_PRECONDITION naming
 // the store when it is newer than this build's, DATA_LOSS when it is not a
@@ -94,8 +103,12 @@ inline constexpr uint32_t kGraphFormatVersion = 1;
 absl::Status CheckGraphFormat(const Transaction& txn, const GraphDbs& dbs,
                               std::string_view store_path);
 
-// Records kGraphFormatVersion unless one is recorded: done with the first
-// context, in its transaction, since every other record needs a context.
+// Records kGraphFormatVersion unless it (or a newer one, which Open has
+// refused) is recorded. Every write that leaves records an older build
+// would mishandle calls it in its transaction: a version-1 build writes
+// empty graph.in values and leaves summaries, links and the lexical index
+// behind when it deletes a context, so after this build's first such write
+// it must refuse the graph.
 absl::Status RecordGraphFormat(WriteTransaction& txn, const GraphDbs& dbs);
 
 // ---- Records ----
@@ -175,6 +188,29 @@ struct EdgeRecord {
 };
 std::string EncodeEdge(const EdgeRecord& r);
 absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value);
+
+// The fields of an edge that the related and path queries filter and rank
+// on. graph.in's value holds them too, written with every graph.out write of
+// the edge, so that scanning a context's in-edges needs no graph.out lookup
+// per edge; metadata is left out because only the edges a query returns
+// need it.
+struct EdgeSummary {
+  double weight = 0;
+  int64_t valid_at = 0;
+  int64_t invalid_at = 0;
+  int64_t expired_at = 0;
+  uint64_t serial = 0;
+  uint64_t flags = 0;
+};
+// The graph.in value of an edge whose graph.out record is `r`.
+std::string EncodeInEdgeValue(const EdgeRecord& r);
+// A graph.in value: nullopt when it is empty, as builds before the summary
+// wrote it (the caller reads graph.out then); DATA_LOSS when damaged.
+absl::StatusOr<std::optional<EdgeSummary>> DecodeInEdgeValue(
+    std::string_view value);
+// The summary of a graph.out record, without copying its metadata.
+// DATA_LOSS as DecodeEdge.
+absl::StatusOr<EdgeSummary> DecodeEdgeSummary(std::string_view value);
 
 struct GraphTotals {
   uint64_t next_seq = 1;

@@ -283,11 +283,21 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
           report.Problem("a malformed in-edge key");
           continue;
         }
-        if (!internal::TxnGet(*txn, dbs.out,
-                              internal::EdgeKey(k->second, k->type, k->first))
-                 .ok()) {
+        absl::StatusOr<std::string_view> forward = internal::TxnGet(
+            *txn, dbs.out, internal::EdgeKey(k->second, k->type, k->first));
+        if (!forward.ok()) {
           report.Problem("in-edge %d <- %d has no out-edge", k->first,
                          k->second);
+          continue;
+        }
+        // Its copy of the edge's filter fields (empty: written before the
+        // copy existed, read from graph.out) must match.
+        absl::StatusOr<internal::EdgeRecord> edge =
+            internal::DecodeEdge(*forward);
+        if (edge.ok() && !cursor.value().empty() &&
+            cursor.value() != internal::EncodeInEdgeValue(*edge)) {
+          report.Problem("in-edge %d <- %d disagrees with its out-edge",
+                         k->first, k->second);
         }
       }
       CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));

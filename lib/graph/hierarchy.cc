@@ -181,6 +181,9 @@ absl::Status LinkParent(WriteTransaction& txn, const GraphDbs& dbs,
       CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.out,
                                     EdgeKey(e.source, e.type, e.target),
                                     EncodeEdge(*edge)));
+      CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.in,
+                                    EdgeKey(e.target, e.type, e.source),
+                                    EncodeInEdgeValue(*edge)));
     }
     CTXKIT_RETURN_IF_ERROR(RemoveLink(txn, dbs, r.child, *current));
   }

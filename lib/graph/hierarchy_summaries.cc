@@ -264,6 +264,7 @@ absl::StatusOr<DigestRecord> ContextGraph::Impl::WriteMeta(
   CTXKIT_ASSIGN_OR_RETURN(
       DigestRecord r,
       BuildDigest(txn, seqs, DigestKind::kMeta, old ? &*old : nullptr, now));
+  CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
   CTXKIT_RETURN_IF_ERROR(
       internal::TxnPut(txn, dbs.meta, meta_id, internal::EncodeDigest(r)));
   return r;

@@ -5,8 +5,10 @@
 // Two searches:
 //  - unweighted: bidirectional breadth-first search, fewest hops; weights
 //    are ignored (a weight-0 edge is crossed);
-//  - weighted: the path whose product of weights is largest, by Dijkstra
-//    over (node, hops) states so that max_hops is a true constraint.
+//  - weighted: the path whose product of weights is largest, by a
+//    bidirectional Dijkstra over (node, hops) states so that max_hops is a
+//    true constraint; each side's first two breadth-first layers prune the
+//    other side's states that cannot reach it within max_hops.
 //    Products are compared exactly, not as floating -ln sums whose rounding
 //    depends on the order of the terms, so equal products tie as real
 //    numbers do. Weights <= 0 or NaN are impassable; weights above 1 rank
@@ -68,8 +70,10 @@ struct PathResult {
 // fewest hops; among those, the lexicographically smallest sequence of node
 // numbers. Weighted: largest product of weights within max_hops; among
 // equal products, fewest hops, then the smallest node sequence. Errors: the
-// adjacency's. Thread-safe (no shared state). Memory: the nodes visited
-// (unweighted), up to max_hops states each (weighted).
+// adjacency's; the search stops at the first. Both searches call the
+// adjacency from both ends. Thread-safe (no shared state). Memory: the
+// nodes visited (unweighted); up to max_hops states per node reached and
+// the edges of every node expanded, per side (weighted).
 absl::StatusOr<PathResult> FindPath(const PathQuery& query,
                                     PathAdjacency adjacency);
 

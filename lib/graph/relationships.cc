@@ -109,164 +109,290 @@ absl::Status NoSuchEdge(std::string_view source, std::string_view target,
       "there is no %s relationship from '%s' to '%s'", type, source, target));
 }
 
-// Calls fn(key parts, record) for each edge of `node` in one index: out
-// (node is the source) or in (node is the target), whose key starts with
-// node's seq and, if not 0, `type`. Records are always graph.out's: an
-// in-edge without one is DATA_LOSS.
-template <typename Fn>
-absl::Status ForEachEdge(const Transaction& txn, const internal::GraphDbs& dbs,
-                         uint64_t node, bool out, uint8_t type, Fn&& fn) {
-  std::string prefix = internal::SeqKey(node);
-  if (type != 0) prefix.push_back(static_cast<char>(type));
-  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
-                          internal::TxnNewCursor(txn, out ? dbs.out : dbs.in));
-  for (cursor.Seek(prefix); cursor.Valid() && cursor.key().starts_with(prefix);
-       cursor.Next()) {
-    const std::optional<internal::EdgeKeyParts> k =
-        internal::ParseEdgeKey(cursor.key());
-    if (!k) {
-      return absl::DataLossError(
-          "context graph record is corrupt: a malformed edge key");
-    }
-    EdgeRecord r;
-    if (out) {
-      CTXKIT_ASSIGN_OR_RETURN(r, internal::DecodeEdge(cursor.value()));
-    } else {
+bool SummaryIsCurrent(const internal::EdgeSummary& edge, int64_t as_of,
+                      bool include_expired) {
+  if (include_expired) return true;
+  return edge.expired_at == 0 && edge.valid_at <= as_of &&
+         (edge.invalid_at == 0 || as_of < edge.invalid_at);
+}
+
+// Scans the edges of one context at a time, in one read snapshot. Each
+// index gets one cursor for the scanner's life, re-seeked per node, because
+// a search scans thousands of nodes and opening a cursor per node costs
+// more than the scan of ten edges. An in-edge's filter fields come from its
+// graph.in value; only a value written before the summary existed (empty)
+// costs a graph.out lookup.
+class EdgeScanner {
+ public:
+  EdgeScanner(const Transaction& txn, const internal::GraphDbs& dbs)
+      : txn_(txn), dbs_(dbs) {}
+
+  // Calls fn(key parts, summary, value) for each edge of `node` in one
+  // index: out (node is the source) or in (node is the target), whose key
+  // starts with node's seq and, if not 0, `type`. `value` is the graph.out
+  // record for an out-edge (valid for the transaction) and empty for an
+  // in-edge. DATA_LOSS for a malformed key or record, or an in-edge
+  // without its out-edge.
+  template <typename Fn>
+  absl::Status ForEach(uint64_t node, bool out, uint8_t type, Fn&& fn) {
+    std::optional<Cursor>& slot = out ? out_ : in_;
+    if (!slot) {
       CTXKIT_ASSIGN_OR_RETURN(
-          std::optional<EdgeRecord> mirrored,
-          ReadEdge(txn, dbs, internal::EdgeKey(k->second, k->type, node)));
-      if (!mirrored) {
-        return absl::DataLossError(
-            "context graph record is corrupt: an incoming edge has no "
-            "outgoing record (run Verify)");
-      }
-      r = *std::move(mirrored);
+          Cursor c, internal::TxnNewCursor(txn_, out ? dbs_.out : dbs_.in));
+      slot.emplace(std::move(c));
     }
-    fn(*k, std::move(r));
+    Cursor& cursor = *slot;
+    char prefix_bytes[9];
+    for (int i = 0; i < 8; ++i) {
+      prefix_bytes[i] = static_cast<char>(node >> (56 - 8 * i));
+    }
+    prefix_bytes[8] = static_cast<char>(type);
+    const std::string_view prefix(prefix_bytes, type != 0 ? 9 : 8);
+    for (cursor.Seek(prefix);
+         cursor.Valid() && cursor.key().starts_with(prefix); cursor.Next()) {
+      const std::optional<internal::EdgeKeyParts> k =
+          internal::ParseEdgeKey(cursor.key());
+      if (!k) {
+        return absl::DataLossError(
+            "context graph record is corrupt: a malformed edge key");
+      }
+      if (out) {
+        CTXKIT_ASSIGN_OR_RETURN(internal::EdgeSummary r,
+                                internal::DecodeEdgeSummary(cursor.value()));
+        fn(*k, r, cursor.value());
+        continue;
+      }
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<internal::EdgeSummary> r,
+                              internal::DecodeInEdgeValue(cursor.value()));
+      if (!r) {
+        CTXKIT_ASSIGN_OR_RETURN(std::string_view record,
+                                OutRecord(k->second, k->type, node));
+        CTXKIT_ASSIGN_OR_RETURN(r, internal::DecodeEdgeSummary(record));
+      }
+      fn(*k, *r, std::string_view());
+    }
+    return internal::CursorStatus(cursor);
   }
-  return internal::CursorStatus(cursor);
+
+  // The graph.out record of (source, type, target), valid for the
+  // transaction; DATA_LOSS when missing, since an index named it.
+  absl::StatusOr<std::string_view> OutRecord(uint64_t source, uint8_t type,
+                                             uint64_t target) const {
+    absl::StatusOr<std::string_view> v = internal::TxnGet(
+        txn_, dbs_.out, internal::EdgeKey(source, type, target));
+    if (v.status().code() == absl::StatusCode::kNotFound) {
+      return absl::DataLossError(
+          "context graph record is corrupt: an incoming edge has no "
+          "outgoing record (run Verify)");
+    }
+    return v;
+  }
+
+ private:
+  const Transaction& txn_;
+  const internal::GraphDbs& dbs_;
+  std::optional<Cursor> out_;
+  std::optional<Cursor> in_;
+};
+
+}  // namespace
+
+namespace {
+
+// How many edges one AddRelationships call takes: one write transaction
+// must stay a bounded size.
+constexpr size_t kMaxRelationshipBatch = 100000;
+
+// A NewRelationship checked before the write: its type code, and the
+// conversations of ends it may create (prepared outside the write).
+struct PreparedEdge {
+  uint8_t type = 0;
+  std::optional<Conversation> new_source = {};
+  std::optional<Conversation> new_target = {};
+};
+
+absl::StatusOr<PreparedEdge> PrepareEdge(const ContextGraph::Impl& impl,
+                                         const NewRelationship& edge) {
+  PreparedEdge prepared;
+  CTXKIT_ASSIGN_OR_RETURN(EdgeName name,
+                          CheckEdgeName(edge.source, edge.target, edge.type));
+  prepared.type = name.type;
+  if (!(edge.weight >= 0 && edge.weight <= 1)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "weight is %g; it must be between 0 and 1", edge.weight));
+  }
+  CTXKIT_RETURN_IF_ERROR(internal::CheckJsonObject(
+      "metadata", edge.metadata, ContextGraphLimits::kMaxMetadataBytes));
+  if (edge.valid_at && edge.invalid_at && *edge.invalid_at < *edge.valid_at) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("invalidAt (%d) must not be before validAt (%d)",
+                        *edge.invalid_at, *edge.valid_at));
+  }
+  if (edge.create_missing) {
+    CTXKIT_ASSIGN_OR_RETURN(prepared.new_source,
+                            impl.NewConversationFor(edge.source));
+    CTXKIT_ASSIGN_OR_RETURN(prepared.new_target,
+                            impl.NewConversationFor(edge.target));
+  }
+  return prepared;
+}
+
+// Upserts one prepared edge in `txn`, counting a new edge (and new
+// contexts) in `totals`, which the caller writes.
+absl::StatusOr<RelationshipUpsert> UpsertEdge(const ContextGraph::Impl& impl,
+                                              WriteTransaction& txn,
+                                              GraphTotals& totals, int64_t now,
+                                              const NewRelationship& edge,
+                                              const PreparedEdge& prepared) {
+  const internal::GraphDbs& dbs = impl.dbs;
+  const uint8_t type = prepared.type;
+  CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
+  auto end = [&](std::string_view id, std::string_view field,
+                 const std::optional<Conversation>& fresh)
+      -> absl::StatusOr<uint64_t> {
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq, impl.Find(txn, id));
+    if (seq) return *seq;
+    if (!fresh) {
+      return absl::NotFoundError(
+          absl::StrFormat("%s '%s' is not a context", field, id));
+    }
+    return impl.Create(txn, id, *fresh, totals, now);
+  };
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t source,
+                          end(edge.source, "source", prepared.new_source));
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t target,
+                          end(edge.target, "target", prepared.new_target));
+  if (const std::optional<internal::HierarchyLinkParts> link =
+          internal::HierarchyLinkOf(source, type, target)) {
+    const bool source_is_child = link->child == source;
+    CTXKIT_RETURN_IF_ERROR(internal::LinkParent(
+        txn, dbs,
+        {.child = link->child,
+         .parent = link->parent,
+         .replace_parent = edge.replace_parent,
+         .max_depth = impl.options.max_hierarchy_depth,
+         .now = now,
+         .child_id = source_is_child ? edge.source : edge.target,
+         .parent_id = source_is_child ? edge.target : edge.source}));
+  }
+  const std::string key = internal::EdgeKey(source, type, target);
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<EdgeRecord> existing,
+                          ReadEdge(txn, dbs, key));
+  EdgeRecord r;
+  if (existing) {
+    r = *std::move(existing);
+    CTXKIT_ASSIGN_OR_RETURN(
+        r.metadata, internal::MergePatch(r.metadata, edge.metadata,
+                                         "the stored metadata", "metadata"));
+    if (r.metadata.size() > ContextGraphLimits::kMaxMetadataBytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "metadata merged into the stored metadata is %d bytes; the "
+          "limit is %d",
+          r.metadata.size(), ContextGraphLimits::kMaxMetadataBytes));
+    }
+    if (edge.valid_at) r.valid_at = *edge.valid_at;
+    if (edge.invalid_at) {
+      r.invalid_at = *edge.invalid_at;
+    } else if (r.expired_at != 0) {
+      r.invalid_at = 0;  // asserted again: it holds from now on
+    }
+    r.expired_at = 0;
+  } else {
+    r.created_at = now;
+    r.valid_at = edge.valid_at.value_or(now);
+    r.invalid_at = edge.invalid_at.value_or(0);
+    r.serial = totals.next_edge_serial++;
+    r.metadata = edge.metadata;
+    ++totals.edges_by_type[type - 1];
+  }
+  if (r.invalid_at != 0 && r.invalid_at < r.valid_at) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("invalidAt (%d) must not be before validAt (%d)",
+                        r.invalid_at, r.valid_at));
+  }
+  r.weight = edge.weight;
+  r.updated_at = now;
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(r)));
+  CTXKIT_RETURN_IF_ERROR(
+      internal::TxnPut(txn, dbs.in, internal::EdgeKey(target, type, source),
+                       internal::EncodeInEdgeValue(r)));
+  RelationshipUpsert result;
+  result.created = !existing.has_value();
+  result.relationship = PublicEdge(edge.source, edge.target, type, r);
+  return result;
+}
+
+// `status` with its message prefixed by "edges[i].": every message of the
+// checks above starts with the field it names.
+absl::Status InEdge(const absl::Status& status, size_t i) {
+  return absl::Status(status.code(),
+                      absl::StrFormat("edges[%d].%s", i, status.message()));
 }
 
 }  // namespace
 
 StatusOr<RelationshipUpsert> ContextGraph::AddRelationship(
     const NewRelationship& edge) {
-  auto checked = [&]() -> absl::StatusOr<uint8_t> {
-    CTXKIT_ASSIGN_OR_RETURN(EdgeName name,
-                            CheckEdgeName(edge.source, edge.target, edge.type));
-    if (!(edge.weight >= 0 && edge.weight <= 1)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "weight is %g; it must be between 0 and 1", edge.weight));
-    }
-    CTXKIT_RETURN_IF_ERROR(internal::CheckJsonObject(
-        "metadata", edge.metadata, ContextGraphLimits::kMaxMetadataBytes));
-    if (edge.valid_at && edge.invalid_at && *edge.invalid_at < *edge.valid_at) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("invalidAt (%d) must not be before validAt (%d)",
-                          *edge.invalid_at, *edge.valid_at));
-    }
-    return name.type;
-  };
-  absl::StatusOr<uint8_t> type = checked();
-  if (!type.ok()) return internal::ToPublic(type.status());
-  // Conversations for ends that may have to be created, prepared outside
-  // the write.
-  std::optional<Conversation> new_source, new_target;
-  if (edge.create_missing) {
-    absl::StatusOr<Conversation> c = impl_->NewConversationFor(edge.source);
-    if (!c.ok()) return internal::ToPublic(c.status());
-    new_source = *std::move(c);
-    c = impl_->NewConversationFor(edge.target);
-    if (!c.ok()) return internal::ToPublic(c.status());
-    new_target = *std::move(c);
-  }
+  absl::StatusOr<PreparedEdge> prepared = PrepareEdge(*impl_, edge);
+  if (!prepared.ok()) return internal::ToPublic(prepared.status());
   RelationshipUpsert result;
   const absl::Status s = internal::StoreUpdate(
       *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
-        const internal::GraphDbs& dbs = impl_->dbs;
-        const int64_t now = impl_->Now();
         CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
-                                internal::ReadTotals(txn, dbs));
-        auto end = [&](std::string_view id, std::string_view field,
-                       const std::optional<Conversation>& fresh)
-            -> absl::StatusOr<uint64_t> {
-          CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
-                                  impl_->Find(txn, id));
-          if (seq) return *seq;
-          if (!fresh) {
-            return absl::NotFoundError(
-                absl::StrFormat("%s '%s' is not a context", field, id));
-          }
-          return impl_->Create(txn, id, *fresh, totals, now);
-        };
-        CTXKIT_ASSIGN_OR_RETURN(uint64_t source,
-                                end(edge.source, "source", new_source));
-        CTXKIT_ASSIGN_OR_RETURN(uint64_t target,
-                                end(edge.target, "target", new_target));
-        if (const std::optional<internal::HierarchyLinkParts> link =
-                internal::HierarchyLinkOf(source, *type, target)) {
-          const bool source_is_child = link->child == source;
-          CTXKIT_RETURN_IF_ERROR(internal::LinkParent(
-              txn, dbs,
-              {.child = link->child,
-               .parent = link->parent,
-               .replace_parent = edge.replace_parent,
-               .max_depth = impl_->options.max_hierarchy_depth,
-               .now = now,
-               .child_id = source_is_child ? edge.source : edge.target,
-               .parent_id = source_is_child ? edge.target : edge.source}));
-        }
-        const std::string key = internal::EdgeKey(source, *type, target);
-        CTXKIT_ASSIGN_OR_RETURN(std::optional<EdgeRecord> existing,
-                                ReadEdge(txn, dbs, key));
-        EdgeRecord r;
-        if (existing) {
-          r = *std::move(existing);
-          CTXKIT_ASSIGN_OR_RETURN(
-              r.metadata,
-              internal::MergePatch(r.metadata, edge.metadata,
-                                   "the stored metadata", "metadata"));
-          if (r.metadata.size() > ContextGraphLimits::kMaxMetadataBytes) {
-            return absl::InvalidArgumentError(absl::StrFormat(
-                "metadata merged into the stored metadata is %d bytes; the "
-                "limit is %d",
-                r.metadata.size(), ContextGraphLimits::kMaxMetadataBytes));
-          }
-          if (edge.valid_at) r.valid_at = *edge.valid_at;
-          if (edge.invalid_at) {
-            r.invalid_at = *edge.invalid_at;
-          } else if (r.expired_at != 0) {
-            r.invalid_at = 0;  // asserted again: it holds from now on
-          }
-          r.expired_at = 0;
-        } else {
-          r.created_at = now;
-          r.valid_at = edge.valid_at.value_or(now);
-          r.invalid_at = edge.invalid_at.value_or(0);
-          r.serial = totals.next_edge_serial++;
-          r.metadata = edge.metadata;
-          ++totals.edges_by_type[*type - 1];
-        }
-        if (r.invalid_at != 0 && r.invalid_at < r.valid_at) {
-          return absl::InvalidArgumentError(
-              absl::StrFormat("invalidAt (%d) must not be before validAt (%d)",
-                              r.invalid_at, r.valid_at));
-        }
-        r.weight = edge.weight;
-        r.updated_at = now;
-        CTXKIT_RETURN_IF_ERROR(
-            internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(r)));
-        CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
-            txn, dbs.in, internal::EdgeKey(target, *type, source), {}));
-        CTXKIT_RETURN_IF_ERROR(
-            internal::TxnPut(txn, dbs.stats, internal::kGraphTotalsKey,
-                             internal::EncodeTotals(totals)));
-        result.created = !existing.has_value();
-        result.relationship = PublicEdge(edge.source, edge.target, *type, r);
-        return absl::OkStatus();
+                                internal::ReadTotals(txn, impl_->dbs));
+        CTXKIT_ASSIGN_OR_RETURN(
+            result,
+            UpsertEdge(*impl_, txn, totals, impl_->Now(), edge, *prepared));
+        return internal::TxnPut(txn, impl_->dbs.stats,
+                                internal::kGraphTotalsKey,
+                                internal::EncodeTotals(totals));
       });
   if (!s.ok()) return internal::ToPublic(s);
   return result;
+}
+
+StatusOr<std::vector<RelationshipUpsert>> ContextGraph::AddRelationships(
+    const std::vector<NewRelationship>& edges) {
+  if (edges.empty() || edges.size() > kMaxRelationshipBatch) {
+    return internal::ToPublic(absl::InvalidArgumentError(
+        absl::StrFormat("edges has %d entries; it must have 1..%d",
+                        edges.size(), kMaxRelationshipBatch)));
+  }
+  std::vector<PreparedEdge> prepared;
+  prepared.reserve(edges.size());
+  for (size_t i = 0; i < edges.size(); ++i) {
+    absl::StatusOr<PreparedEdge> p = PrepareEdge(*impl_, edges[i]);
+    if (!p.ok()) return internal::ToPublic(InEdge(p.status(), i));
+    prepared.push_back(*std::move(p));
+  }
+  std::vector<RelationshipUpsert> results;
+  const absl::Status s = internal::StoreUpdate(
+      *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+        // A rerun (the map grew) starts over.
+        results.clear();
+        results.reserve(edges.size());
+        CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
+                                internal::ReadTotals(txn, impl_->dbs));
+        const int64_t now = impl_->Now();
+        for (size_t i = 0; i < edges.size(); ++i) {
+          absl::StatusOr<RelationshipUpsert> r =
+              UpsertEdge(*impl_, txn, totals, now, edges[i], prepared[i]);
+          if (!r.ok()) {
+            // A full store is the transaction's, not the edge's.
+            if (r.status().code() == absl::StatusCode::kResourceExhausted) {
+              return r.status();
+            }
+            return InEdge(r.status(), i);
+          }
+          results.push_back(*std::move(r));
+        }
+        return internal::TxnPut(txn, impl_->dbs.stats,
+                                internal::kGraphTotalsKey,
+                                internal::EncodeTotals(totals));
+      });
+  if (!s.ok()) return internal::ToPublic(s);
+  return results;
 }
 
 Status ContextGraph::RemoveRelationship(std::string_view source,
@@ -335,11 +461,15 @@ StatusOr<Relationship> ContextGraph::InvalidateRelationship(
               "at (%d) must not be before the relationship's validAt (%d)", end,
               r->valid_at));
         }
+        CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
         r->invalid_at = end;
         r->expired_at = now;
         r->updated_at = now;
         CTXKIT_RETURN_IF_ERROR(
             internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(*r)));
+        CTXKIT_RETURN_IF_ERROR(
+            internal::TxnPut(txn, dbs.in, internal::EdgeKey(*t, name->type, *s),
+                             internal::EncodeInEdgeValue(*r)));
         CTXKIT_RETURN_IF_ERROR(
             internal::UnlinkIfUnstated(txn, dbs, *s, name->type, *t));
         result = PublicEdge(std::string(source), std::string(target),
@@ -375,66 +505,77 @@ StatusOr<RelatedResult> ContextGraph::Related(
   if (!txn.ok()) return internal::ToPublic(txn.status());
   const int64_t as_of = options.as_of.value_or(impl_->Now());
 
+  // An edge that passed the filters. For an out-edge `record` is its
+  // graph.out record (valid for the transaction); an in-edge's is read only
+  // if it lands on the returned page.
   struct Found {
     uint64_t serial;
     uint64_t other;
     uint8_t type;
-    EdgeDirection direction;
-    EdgeRecord record;
+    bool out;
+    std::string_view record;
   };
   auto read = [&]() -> absl::StatusOr<RelatedResult> {
     const internal::GraphDbs& dbs = impl_->dbs;
     CTXKIT_ASSIGN_OR_RETURN(uint64_t seq,
                             impl_->Require(*txn, id, "contextId"));
-    // One index's edges of `seq`, in insertion order.
-    auto scan = [&](bool out) -> absl::StatusOr<std::vector<Found>> {
-      std::vector<Found> found;
-      const EdgeDirection direction =
-          out ? EdgeDirection::kOutgoing : EdgeDirection::kIncoming;
-      CTXKIT_RETURN_IF_ERROR(ForEachEdge(
-          *txn, dbs, seq, out, *type,
-          [&](const internal::EdgeKeyParts& k, EdgeRecord&& r) {
-            if (internal::EdgeIsCurrent(r, as_of, options.include_expired) &&
+    EdgeScanner scanner(*txn, dbs);
+    std::vector<Found> all;
+    // One index's edges of `seq`, appended in insertion order.
+    auto scan = [&](bool out) -> absl::Status {
+      const size_t first = all.size();
+      CTXKIT_RETURN_IF_ERROR(scanner.ForEach(
+          seq, out, *type,
+          [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
+              std::string_view record) {
+            if (SummaryIsCurrent(r, as_of, options.include_expired) &&
                 r.weight >= options.min_weight) {
-              found.push_back(
-                  {r.serial, k.second, k.type, direction, std::move(r)});
+              all.push_back({r.serial, k.second, k.type, out, record});
             }
           }));
-      std::stable_sort(
-          found.begin(), found.end(),
+      // Keys order a context's edges by (type, other end); serials are
+      // unique, so an unstable sort gives the one insertion order.
+      std::sort(
+          all.begin() + static_cast<ptrdiff_t>(first), all.end(),
           [](const Found& a, const Found& b) { return a.serial < b.serial; });
-      return found;
+      return absl::OkStatus();
     };
-    std::vector<Found> all;
     if (options.direction != EdgeDirection::kIncoming) {
-      CTXKIT_ASSIGN_OR_RETURN(all, scan(/*out=*/true));
+      CTXKIT_RETURN_IF_ERROR(scan(/*out=*/true));
     }
     if (options.direction != EdgeDirection::kOutgoing) {
-      CTXKIT_ASSIGN_OR_RETURN(std::vector<Found> in, scan(/*out=*/false));
-      all.insert(all.end(), std::make_move_iterator(in.begin()),
-                 std::make_move_iterator(in.end()));
+      CTXKIT_RETURN_IF_ERROR(scan(/*out=*/false));
     }
     RelatedResult result;
     result.total = all.size();
     const size_t begin = std::min<size_t>(options.offset, all.size());
     const size_t end = std::min<size_t>(begin + options.limit, all.size());
-    absl::flat_hash_map<uint64_t, std::string> names;
+    result.edges.reserve(end - begin);
+    // seq -> index in context_ids: a context met twice is read once.
+    absl::flat_hash_map<uint64_t, size_t> names;
     const std::string self(id);
     for (size_t i = begin; i < end; ++i) {
-      Found& f = all[i];
-      auto [it, inserted] = names.try_emplace(f.other);
+      const Found& f = all[i];
+      auto [it, inserted] = names.try_emplace(f.other, 0);
       if (inserted) {
         CTXKIT_ASSIGN_OR_RETURN(internal::ContextRecord other,
                                 impl_->Read(*txn, f.other));
-        it->second = std::move(other.id);
-        result.context_ids.push_back(it->second);
+        it->second = result.context_ids.size();
+        result.context_ids.push_back(std::move(other.id));
       }
+      const std::string& other_id = result.context_ids[it->second];
+      std::string_view record = f.record;
+      if (!f.out) {
+        CTXKIT_ASSIGN_OR_RETURN(record,
+                                scanner.OutRecord(f.other, f.type, seq));
+      }
+      CTXKIT_ASSIGN_OR_RETURN(EdgeRecord r, internal::DecodeEdge(record));
       RelatedEdge& edge = result.edges.emplace_back();
-      edge.context_id = it->second;
-      edge.direction = f.direction;
-      edge.relationship = f.direction == EdgeDirection::kOutgoing
-                              ? PublicEdge(self, it->second, f.type, f.record)
-                              : PublicEdge(it->second, self, f.type, f.record);
+      edge.context_id = other_id;
+      edge.direction =
+          f.out ? EdgeDirection::kOutgoing : EdgeDirection::kIncoming;
+      edge.relationship = f.out ? PublicEdge(self, other_id, f.type, r)
+                                : PublicEdge(other_id, self, f.type, r);
     }
     return result;
   };
@@ -481,13 +622,15 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
       return types->empty() ||
              std::find(types->begin(), types->end(), type) != types->end();
     };
+    EdgeScanner scanner(*txn, dbs);
     auto edges_of = [&](uint64_t node, bool out,
                         internal::PathEmit emit) -> absl::Status {
-      return ForEachEdge(
-          *txn, dbs, node, out, /*type=*/0,
-          [&](const internal::EdgeKeyParts& k, EdgeRecord&& r) {
+      return scanner.ForEach(
+          node, out, /*type=*/0,
+          [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
+              std::string_view) {
             if (!allowed(k.type) ||
-                !internal::EdgeIsCurrent(r, now, options.include_expired)) {
+                !SummaryIsCurrent(r, now, options.include_expired)) {
               return;
             }
             internal::PathEdge e;

@@ -172,6 +172,7 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   record.message_count = c.message_count;
   record.token_limit = options.max_summary_tokens;
 
+  CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
   const uint32_t version = ctx.summary_version + 1;
   CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.sums,
                                           internal::SummaryKey(seq, version),

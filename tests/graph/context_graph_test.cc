@@ -618,18 +618,27 @@ TEST_CASE("a graph written in a newer layout is refused, not misread") {
                 })
                 .ok());
   };
-  // Recorded as 1.
-  CHECK(Must(Must(g.store->BeginRead()).Get(stats, "format")) ==
-        std::string("\0\0\0\1", 4));
-  set_format(std::string("\0\0\0\2", 4));
+  const std::string v1("\0\0\0\1", 4), v2("\0\0\0\2", 4), v3("\0\0\0\3", 4);
+  auto recorded = [&] {
+    return std::string(Must(Must(g.store->BeginRead()).Get(stats, "format")));
+  };
+  CHECK(recorded() == v2);
+  set_format(v3);
   CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
              StatusCode::kFailedPrecondition,
-             "has format 2; this build of ctxkit reads format 1");
+             "has format 3; this build of ctxkit reads format 2");
   set_format("x");
   CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
              StatusCode::kDataLoss, "format version");
-  set_format(std::string("\0\0\0\1", 4));
+  // A version-1 graph is read as it is; the first write records version
+  // 2, so that a version-1 build no longer writes to it.
+  set_format(v1);
+  CHECK(Must(CheckStore(*g.store)).contexts == 1);
   CHECK(ContextGraph::Open(*g.store, *g.convs).ok());
+  CHECK(recorded() == v1);
+  g.Add("a", "more");
+  CHECK(recorded() == v2);
+  CHECK(Must(g.graph->Verify()).ok);
 }
 
 TEST_CASE("threads adding to shared and own contexts leave a sound graph") {

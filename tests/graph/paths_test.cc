@@ -487,6 +487,36 @@ TEST_CASE("an adjacency error stops the search and is returned") {
   CHECK(graph.backward_calls() == 1);
 }
 
+TEST_CASE("weighted: the first join of the two sides need not be the best") {
+  // The sides meet first on 1 -> 2 -> 9 (0.9 then 0.1); the best path,
+  // 0.6^3, is longer and is joined later, before the stopping rule holds.
+  TestGraph graph;
+  graph.Add(1, 2, 0.9f).Add(2, 9, 0.1f);
+  graph.Add(1, 3, 0.6f).Add(3, 4, 0.6f).Add(4, 9, 0.6f);
+  PathResult path = graph.Path(1, 9, 6, true);
+  CHECK(path.nodes == Nodes{1, 3, 4, 9});
+  CHECK(path.total_weight == doctest::Approx(0.216));
+  // The same from the target's side: a heavy edge into the target that
+  // leads back to a weak start.
+  TestGraph mirrored;
+  mirrored.Add(1, 2, 0.1f).Add(2, 9, 0.9f);
+  mirrored.Add(1, 3, 0.6f).Add(3, 4, 0.6f).Add(4, 9, 0.6f);
+  CHECK(mirrored.Path(1, 9, 6, true).nodes == Nodes{1, 3, 4, 9});
+  CHECK(mirrored.Path(1, 9, 2, true).nodes == Nodes{1, 2, 9});
+}
+
+TEST_CASE("weighted: the search runs from both ends") {
+  // Many ways out of the source and one into the target: the backward side
+  // is used (and its error returned), as a one-sided search would not.
+  TestGraph graph;
+  for (uint64_t n = 10; n < 14; ++n) graph.Add(1, n, 0.5f).Add(n, 2, 0.5f);
+  graph.Add(2, 3, 0.5f);
+  graph.FailAt(-1, /*backward_only=*/true);
+  absl::StatusOr<PathResult> path = graph.Find(1, 3, 6, true);
+  CHECK(path.status().code() == absl::StatusCode::kDataLoss);
+  CHECK(graph.backward_calls() == 1);
+}
+
 TEST_CASE("weights above 1 count as 1 when ranking and are reported as given") {
   TestGraph graph;
   graph.Add(1, 2, 2.0f).Add(2, 3, 0.5f);
@@ -681,6 +711,61 @@ TEST_CASE("random small graphs agree with exhaustive enumeration") {
   }
   // The comparison must not pass vacuously.
   CHECK(compared > 10000);
+  CHECK(found > compared / 3);
+}
+
+TEST_CASE("weighted: heavy ties on random graphs agree with enumeration") {
+  // Weights of 1 and powers of two make many paths tie exactly, so the
+  // answer hangs on the tie rules wherever the two sides of the search
+  // meet.
+  std::mt19937_64 rng(99);
+  const float kWeights[] = {1.0f, 1.0f, 0.5f, 0.25f};
+  int compared = 0;
+  int found = 0;
+  for (int seed = 0; seed < 300; ++seed) {
+    const int n = 5 + static_cast<int>(rng() % 8);
+    Nodes ids;
+    while (static_cast<int>(ids.size()) < n) {
+      const uint64_t id = rng() % 40;
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+    const bool both = seed % 2 == 0;
+    TestGraph graph(both);
+    const int m = n + static_cast<int>(rng() % static_cast<uint64_t>(2 * n));
+    for (int i = 0; i < m; ++i) {
+      const uint64_t s = ids[rng() % ids.size()];
+      const uint64_t t = ids[rng() % ids.size()];
+      const float weight = kWeights[rng() % std::size(kWeights)];
+      graph.Add(s, t, weight, static_cast<uint8_t>(rng() % 2));
+    }
+    graph.Scramble(&rng);
+    Exhaustive reference(graph, /*weighted=*/true);
+    for (int q = 0; q < 3; ++q) {
+      const uint64_t source = ids[rng() % ids.size()];
+      const int max_hops = 1 + static_cast<int>(rng() % 8);
+      std::map<uint64_t, Reference> best = reference.From(source, max_hops);
+      for (uint64_t target : ids) {
+        CAPTURE(seed);
+        CAPTURE(source);
+        CAPTURE(target);
+        CAPTURE(max_hops);
+        const Reference& want = best[target];
+        PathResult got = graph.Path(source, target, max_hops, true);
+        ++compared;
+        REQUIRE(got.found == want.found);
+        if (!got.found) continue;
+        ++found;
+        CHECK(got.nodes == want.nodes);
+        REQUIRE(got.edges.size() == want.edges.size());
+        for (size_t i = 0; i < got.edges.size(); ++i) {
+          CHECK_MESSAGE(SameEdge(got.edges[i], want.edges[i]),
+                        (Show(got.edges[i]) + " vs " + Show(want.edges[i])));
+        }
+        CHECK(got.total_weight == want.product);
+      }
+    }
+  }
+  CHECK(compared > 3000);
   CHECK(found > compared / 3);
 }
 

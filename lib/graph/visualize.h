@@ -130,8 +130,8 @@ absl::StatusOr<std::string> RenderMermaid(const VizGraph& graph);
 // Labels escape per DOT: \" and \\ (so no \N, \G, \l... escape is formed),
 // a newline as \n (a line break in the label), & as &amp; (Graphviz decodes
 // entities in labels); other control characters and invisible format
-// characters appear as visible escapes. A truncated graph ends with a
-// "// truncated" comment.
+// characters appear as visible escapes. A truncated graph has a last
+// "// truncated: ..." comment line before the closing brace.
 absl::StatusOr<std::string> RenderDot(const VizGraph& graph);
 
 // The seed's text, one line each, joined by '\n' with no final newline:
@@ -153,8 +153,10 @@ absl::StatusOr<std::string> RenderText(const VizGraph& graph);
 // for the others the text of the renderer. Errors: as those.
 absl::StatusOr<std::string> RenderViz(const VizGraph& graph, VizFormat format);
 
-// `weight` as the diagrams print it: rounded to 3 decimals with trailing
-// zeros dropped ("0.8", "1", "0.125", "0"). Meant for weights in [0, 1].
+// `weight` as the diagrams print it: rounded to 3 decimals (halves away
+// from zero) with trailing zeros dropped ("0.8", "1", "0.125", "0.05",
+// "0"). Meant for weights in [0, 1]; others print as printf's "%.3f" would,
+// trimmed the same way.
 std::string FormatVizWeight(double weight);
 
 }  // namespace ctxkit::internal

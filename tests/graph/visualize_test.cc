@@ -231,6 +231,15 @@ TEST_CASE("weights print rounded to 3 decimals without trailing zeros") {
   CHECK(FormatVizWeight(0.9996) == "1");
   CHECK(FormatVizWeight(0.0004) == "0");
   CHECK(FormatVizWeight(0.30000000000000004) == "0.3");
+  CHECK(FormatVizWeight(0.05) == "0.05");
+  CHECK(FormatVizWeight(0.001) == "0.001");
+  CHECK(FormatVizWeight(0.0625) == "0.063");  // a half rounds up
+  CHECK(FormatVizWeight(0.0005) == "0.001");
+  CHECK(FormatVizWeight(0.999) == "0.999");
+  // Outside [0, 1] (never a stored weight) the same trimming applies.
+  CHECK(FormatVizWeight(2.5) == "2.5");
+  CHECK(FormatVizWeight(-0.0001) == "0");
+  CHECK(FormatVizWeight(10) == "10");
 }
 
 // ---------------------------------------------------------------------------

@@ -120,7 +120,8 @@ void AppendTextEscaped(std::string_view text, std::string& out) {
 
 // Mermaid decodes "#name;" and "#123;" in any text into HTML entities and
 // renders labels as HTML, and it scans the whole source for "%%{" directives,
-// so those characters become entity codes too.
+// so those characters become entity codes too: decimal ones, the form its
+// documentation promises for every character, except its own "#quot;".
 void AppendMermaidEscaped(std::string_view text, std::string& out) {
   AppendEscaped(text, kVizMermaidEscapes, out,
                 [&out](char32_t cp, std::string_view bytes) {
@@ -132,13 +133,13 @@ void AppendMermaidEscaped(std::string_view text, std::string& out) {
                       out += "#35;";
                       return;
                     case '&':
-                      out += "#amp;";
+                      out += "#38;";
                       return;
                     case '<':
-                      out += "#lt;";
+                      out += "#60;";
                       return;
                     case '>':
-                      out += "#gt;";
+                      out += "#62;";
                       return;
                     case '%':
                       out += "#37;";

@@ -113,7 +113,7 @@ absl::StatusOr<VizFormat> ParseVizFormat(std::string_view field,
 //   n1["session store (1 message)"];
 //   n0 -- "references 0.8" --> n1;
 // The root has the rounded (stadium) shape. Labels escape with Mermaid's
-// entity codes: " # & < > % ` as #quot; #35; #amp; #lt; #gt; #37; #96;
+// entity codes: " # & < > % ` as #quot; #35; #38; #60; #62; #37; #96;
 // (so no label closes its quotes, forms an entity or HTML tag, or a %%
 // comment or %%{init}%% directive). Control characters, line and paragraph
 // separators and bidirectional controls appear as visible escapes (\n,

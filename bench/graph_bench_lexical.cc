@@ -6,7 +6,7 @@
 // a Zipf (s = 1) distribution, 20 messages of 60 words per context. The
 // shared data (a few dozen transcripts) is far too small for 100k contexts.
 // Building the index takes minutes, so it is built once into
-// /dev/shm/ctxkit_graph_bench_lexical_<kCorpusVersion> (or
+// /dev/shm/ctxkit_graph_bench_lexical_<kCorpusVersion>_<contexts> (or
 // $CTXKIT_BENCH_DIR/...) and reused; change kCorpusVersion when the corpus
 // or the index layout changes.
 //
@@ -37,7 +37,15 @@ namespace ctxkit::internal {
 namespace {
 
 constexpr const char* kCorpusVersion = "v1";
-constexpr uint64_t kContexts = 100'000;
+// $CTXKIT_BENCH_CONTEXTS overrides it for a quick run (its own store).
+uint64_t Contexts() {
+  static const uint64_t n = [] {
+    const char* v = std::getenv("CTXKIT_BENCH_CONTEXTS");
+    const uint64_t parsed = v != nullptr ? std::strtoull(v, nullptr, 10) : 0;
+    return parsed > 0 ? parsed : uint64_t{100'000};
+  }();
+  return n;
+}
 constexpr size_t kVocabulary = 50'000;
 constexpr size_t kMessagesPerContext = 20;
 constexpr size_t kWordsPerMessage = 60;
@@ -119,7 +127,8 @@ Bench& TheBench() {
     auto* b = new Bench();
     const char* base = std::getenv("CTXKIT_BENCH_DIR");
     const std::string dir = std::string(base && *base ? base : "/dev/shm") +
-                            "/ctxkit_graph_bench_lexical_" + kCorpusVersion;
+                            "/ctxkit_graph_bench_lexical_" + kCorpusVersion +
+                            "_" + std::to_string(Contexts());
     const bool exists = std::filesystem::exists(dir + "/complete");
     if (!exists) std::filesystem::remove_all(dir);
     StoreOptions options;
@@ -137,14 +146,14 @@ Bench& TheBench() {
     b->dbs = *dbs;
     if (exists) return b;
     std::fprintf(stderr, "graph_bench: building %llu contexts in %s ...\n",
-                 static_cast<unsigned long long>(kContexts), dir.c_str());
+                 static_cast<unsigned long long>(Contexts()), dir.c_str());
     const auto start = std::chrono::steady_clock::now();
     const Corpus& corpus = TheCorpus();
     std::mt19937_64 rng(7);
     constexpr uint64_t kPerTxn = 500;
-    for (uint64_t first = 1; first <= kContexts; first += kPerTxn) {
+    for (uint64_t first = 1; first <= Contexts(); first += kPerTxn) {
       std::vector<TermCounts> docs;
-      for (uint64_t seq = first; seq < first + kPerTxn && seq <= kContexts;
+      for (uint64_t seq = first; seq < first + kPerTxn && seq <= Contexts();
            ++seq) {
         TermCounts doc;
         for (size_t m = 0; m < kMessagesPerContext; ++m) {
@@ -265,7 +274,7 @@ void BM_LexicalAddBatch100(benchmark::State& state) {
     std::vector<std::string> texts;
     for (int m = 0; m < 100; ++m)
       texts.push_back(corpus.Text(rng, kWordsPerMessage));
-    const uint64_t seq = 1 + rng() % kContexts;
+    const uint64_t seq = 1 + rng() % Contexts();
     state.ResumeTiming();
     const auto t0 = std::chrono::steady_clock::now();
     TermCounts delta;
@@ -309,7 +318,7 @@ void BM_LexicalAddOneMessage(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     const TermCounts delta = CountTerms(corpus.Text(rng, kWordsPerMessage), 1);
-    const uint64_t seq = 1 + rng() % kContexts;
+    const uint64_t seq = 1 + rng() % Contexts();
     state.ResumeTiming();
     double add = 0;
     const absl::Status s = StoreUpdate(*b.store, [&](WriteTransaction& txn) {

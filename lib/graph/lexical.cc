@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <queue>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -482,14 +481,47 @@ absl::Status ScoreCosine(const Transaction& txn, const LexicalDbs& dbs,
   }
   CTXKIT_ASSIGN_OR_RETURN(Cursor df_cursor, TxnNewCursor(txn, dbs.df));
   std::vector<double> norm2(pool.size(), 0.0);
-  using Head = std::pair<std::string_view, size_t>;  // term, doc
-  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  // A binary min-heap of each document's next term. Comparing the first 8
+  // bytes as one integer settles almost every comparison without memcmp.
+  struct Head {
+    uint64_t prefix;
+    std::string_view term;
+    size_t doc;
+  };
+  auto less = [](const Head& a, const Head& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return a.term < b.term;
+  };
+  auto make_head = [&](size_t d, size_t i) {
+    const std::string_view term = pool[d].terms[i].first;
+    uint64_t prefix = 0;
+    for (size_t k = 0; k < 8; ++k) {
+      prefix = prefix << 8 |
+               (k < term.size() ? static_cast<unsigned char>(term[k]) : 0u);
+    }
+    return Head{prefix, term, d};
+  };
+  std::vector<Head> heap;
+  heap.reserve(pool.size());
+  auto sift_down = [&](size_t i) {
+    for (;;) {
+      size_t best = i;
+      const size_t l = 2 * i + 1, r = l + 1;
+      if (l < heap.size() && less(heap[l], heap[best])) best = l;
+      if (r < heap.size() && less(heap[r], heap[best])) best = r;
+      if (best == i) return;
+      std::swap(heap[i], heap[best]);
+      i = best;
+    }
+  };
   std::vector<size_t> pos(pool.size(), 0);
   for (size_t d = 0; d < pool.size(); ++d) {
-    if (!pool[d].terms.empty()) heads.emplace(pool[d].terms[0].first, d);
+    if (!pool[d].terms.empty()) heap.push_back(make_head(d, 0));
   }
-  while (!heads.empty()) {
-    const std::string_view term = heads.top().first;
+  for (size_t i = heap.size(); i-- > 0;) sift_down(i);
+  while (!heap.empty()) {
+    const uint64_t prefix = heap[0].prefix;
+    const std::string_view term = heap[0].term;
     df_cursor.Seek(term);
     CTXKIT_RETURN_IF_ERROR(CursorStatus(df_cursor));
     uint64_t df = 0;
@@ -497,18 +529,21 @@ absl::Status ScoreCosine(const Transaction& txn, const LexicalDbs& dbs,
         !DecodeCount(df_cursor.value(), &df)) {
       return absl::DataLossError(
           absl::StrCat("graph.lex.df: term ", Quoted(term), " of context ",
-                       pool[heads.top().second].c.seq,
+                       pool[heap[0].doc].c.seq,
                        " has no valid df: the lexical index is out of step"));
     }
     const double idf = std::log(1.0 + n / static_cast<double>(df));
-    while (!heads.empty() && heads.top().first == term) {
-      const size_t d = heads.top().second;
-      heads.pop();
+    while (!heap.empty() && heap[0].prefix == prefix && heap[0].term == term) {
+      const size_t d = heap[0].doc;
       const double w = pool[d].terms[pos[d]].second * idf;
       norm2[d] += w * w;
       if (++pos[d] < pool[d].terms.size()) {
-        heads.emplace(pool[d].terms[pos[d]].first, d);
+        heap[0] = make_head(d, pos[d]);
+      } else {
+        heap[0] = heap.back();
+        heap.pop_back();
       }
+      if (!heap.empty()) sift_down(0);
     }
   }
   for (size_t d = 0; d < pool.size(); ++d) {

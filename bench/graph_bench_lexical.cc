@@ -285,7 +285,7 @@ void BM_LexicalAddBatch100(benchmark::State& state) {
   Bench& b = TheBench();
   const Corpus& corpus = TheCorpus();
   std::mt19937_64 rng(99);
-  std::vector<double> analyze_us, add_us;
+  std::vector<double> analyze_us, add_us, add_cpu_us;
   for (auto _ : state) {
     state.PauseTiming();
     std::vector<std::string> texts;
@@ -297,13 +297,15 @@ void BM_LexicalAddBatch100(benchmark::State& state) {
     TermCounts delta;
     for (const std::string& t : texts) AddCounts(&delta, CountTerms(t, 1));
     const auto t1 = std::chrono::steady_clock::now();
-    double add = 0;
+    double add = 0, add_cpu = 0;
     const absl::Status s = StoreUpdate(*b.store, [&](WriteTransaction& txn) {
+      const double c0 = ThreadCpuMicros();
       const auto a0 = std::chrono::steady_clock::now();
       absl::Status st = AddContextTerms(txn, b.dbs, seq, delta);
       add = std::chrono::duration<double, std::micro>(
                 std::chrono::steady_clock::now() - a0)
                 .count();
+      add_cpu = ThreadCpuMicros() - c0;
       if (!st.ok()) return st;
       return absl::CancelledError("abort on purpose");
     });
@@ -311,6 +313,7 @@ void BM_LexicalAddBatch100(benchmark::State& state) {
     analyze_us.push_back(
         std::chrono::duration<double, std::micro>(t1 - t0).count());
     add_us.push_back(add);
+    add_cpu_us.push_back(add_cpu);
   }
   auto mean = [](const std::vector<double>& v) {
     double s = 0;
@@ -320,7 +323,9 @@ void BM_LexicalAddBatch100(benchmark::State& state) {
   state.counters["analyze_us"] = mean(analyze_us);
   state.counters["index_us"] = mean(add_us);
   state.counters["index_us_per_msg"] = mean(add_us) / 100;
+  state.counters["index_cpu_us_per_msg"] = mean(add_cpu_us) / 100;
   SetPercentiles(state, add_us);
+  SetPercentiles(state, add_cpu_us, "cpu_");
 }
 BENCHMARK(BM_LexicalAddBatch100)
     ->Iterations(300)
@@ -331,26 +336,30 @@ void BM_LexicalAddOneMessage(benchmark::State& state) {
   Bench& b = TheBench();
   const Corpus& corpus = TheCorpus();
   std::mt19937_64 rng(98);
-  std::vector<double> add_us;
+  std::vector<double> add_us, add_cpu_us;
   for (auto _ : state) {
     state.PauseTiming();
     const TermCounts delta = CountTerms(corpus.Text(rng, kWordsPerMessage), 1);
     const uint64_t seq = 1 + rng() % Contexts();
     state.ResumeTiming();
-    double add = 0;
+    double add = 0, add_cpu = 0;
     const absl::Status s = StoreUpdate(*b.store, [&](WriteTransaction& txn) {
+      const double c0 = ThreadCpuMicros();
       const auto a0 = std::chrono::steady_clock::now();
       absl::Status st = AddContextTerms(txn, b.dbs, seq, delta);
       add = std::chrono::duration<double, std::micro>(
                 std::chrono::steady_clock::now() - a0)
                 .count();
+      add_cpu = ThreadCpuMicros() - c0;
       if (!st.ok()) return st;
       return absl::CancelledError("abort on purpose");
     });
     if (!absl::IsCancelled(s)) Fail(s, "AddContextTerms");
     add_us.push_back(add);
+    add_cpu_us.push_back(add_cpu);
   }
   SetPercentiles(state, add_us);
+  SetPercentiles(state, add_cpu_us, "cpu_");
 }
 BENCHMARK(BM_LexicalAddOneMessage)
     ->Iterations(2000)

@@ -81,8 +81,9 @@ void AddCounts(TermCounts* into, const TermCounts& more);
 // `counts` is not TermCounts (unsorted, repeated, empty term, a term with
 // 0x00 or longer than kMaxTermBytes, a zero count); OUT_OF_RANGE when a
 // term's count or the document length would pass UINT32_MAX; DATA_LOSS when
-// a stored entry is malformed. Changes nothing on error only as part of the
-// caller's aborted transaction.
+// a stored entry is malformed. After an error the transaction may hold part
+// of the update, so the caller must abort it (return the error from its
+// Store::Update function).
 absl::Status AddContextTerms(WriteTransaction& txn, const LexicalDbs& dbs,
                              uint64_t seq, const TermCounts& counts);
 

@@ -70,10 +70,16 @@ struct ContextGraphLimits {
   static constexpr size_t kMaxHierarchyInsights = 7;
   static constexpr size_t kMaxMetaIdBytes = 256;
   static constexpr size_t kMaxMetaContexts = 1000;
+  static constexpr uint32_t kMaxSimilarLimit = 100;
+  static constexpr size_t kMaxQueryBytes = 64 * 1024;
 };
 
 // The id of the project meta summary the graph writes by itself.
 inline constexpr std::string_view kProjectMetaId = "meta-project";
+
+// What Cleanup does to a context outside the keep-set: archive hides it
+// (Restore undoes that), delete deletes it with its conversation.
+enum class CleanupMode : uint8_t { kArchive, kDelete };
 
 struct ContextGraphOptions {
   // The model of the conversations created for new contexts: what their
@@ -128,6 +134,22 @@ struct ContextGraphOptions {
   bool hierarchical_context = true;
   uint32_t max_hierarchy_depth = 3;
   uint32_t meta_summary_threshold = 5;
+
+  // Similarity: contexts at least this similar (0..1) are "similar" for
+  // auto-linking and, times CleanupOptions::similarity_factor, for
+  // cleanup's keep-set.
+  double similarity_threshold = 0.6;
+  // FindSimilar asked for the vector or hybrid method with no embedder
+  // installed (this build has no embedder interface yet) runs the keyword
+  // method and says so; without this it is UNAVAILABLE.
+  bool fallback_to_keyword_match = true;
+
+  // With auto_cleanup_contexts, every cleanup_every (1..1e6) messages of a
+  // context, AddMessage(s) runs Cleanup from that context in
+  // cleanup_mode, in its own write (the seed's autoCleanupContexts).
+  bool auto_cleanup_contexts = true;
+  uint32_t cleanup_every = 10;
+  CleanupMode cleanup_mode = CleanupMode::kArchive;
 };
 
 // The seed's four levels; its numbers are 0.25, 0.5, 0.75 and 1.0.
@@ -184,6 +206,65 @@ struct SummarizeOptions {
   // Write a new version even when no message arrived since the last one
   // (without it, the current summary is returned unchanged).
   bool force = false;
+};
+
+enum class SimilarityMethod : uint8_t { kAuto, kKeyword, kVector, kHybrid };
+
+struct SimilarOptions {
+  uint32_t limit = 5;         // 1..kMaxSimilarLimit
+  double min_similarity = 0;  // 0..1
+  SimilarityMethod method = SimilarityMethod::kAuto;
+  // Contexts left out (unknown ids are ignored: nothing to leave out).
+  std::vector<std::string> exclude = {};
+  // Only contexts with a message carrying every one of these tags.
+  std::vector<std::string> tags = {};
+  bool include_archived = false;
+};
+
+struct SimilarContext {
+  std::string context_id = {};
+  double similarity = 0;    // 0..1: the TF-IDF cosine with the text
+  double score = 0;         // the ranking score: BM25 relevance (keyword)
+  std::string method = {};  // the method that ranked it: "keyword"
+  struct Signals {
+    double bm25 = 0;
+    double tfidf = 0;
+  } signals = {};
+};
+
+struct SimilarResult {
+  std::vector<SimilarContext> contexts = {};  // most similar first
+  // The method that ran: "keyword" (the only one this build has; see
+  // fallback_to_keyword_match).
+  std::string method = {};
+};
+
+struct CleanupOptions {
+  bool dry_run = false;  // report what would go, change nothing
+  CleanupMode mode = CleanupMode::kArchive;
+  // Nothing goes while at most this many contexts are not archived.
+  uint32_t min_contexts = 10;
+  // Contexts active or summarized within this many days are kept.
+  uint32_t keep_recent_days = 7;
+  // Contexts at least similarity_threshold * similarity_factor (0..1)
+  // similar to the current context are kept (the 20 most similar).
+  double similarity_factor = 0.5;
+};
+
+// A context Cleanup kept, and why: "current", "similar", "related",
+// "parent", "sibling", "child", "important" (importance_score >= 0.8),
+// "recent"; or "below minContexts" when too few contexts are live for any
+// to go.
+struct KeptContext {
+  std::string context_id = {};
+  std::vector<std::string> reasons = {};
+};
+
+struct CleanupResult {
+  // Archived or deleted (or, with dry_run, that would be), oldest activity
+  // first.
+  std::vector<std::string> cleaned_contexts = {};
+  std::vector<KeptContext> kept = {};  // newest activity first
 };
 
 // A parent's summary of its children's summaries.
@@ -249,6 +330,9 @@ struct AddGraphMessagesResult {
   // in the same transaction: its version.
   bool summarized = false;
   uint32_t summary_version = 0;
+  // The contexts the automatic cleanup (auto_cleanup_contexts) archived or
+  // deleted in the same transaction.
+  std::vector<std::string> cleaned = {};
 };
 
 struct GraphMessageView {
@@ -278,6 +362,7 @@ struct ContextInfo {
   int64_t last_activity_at = 0;  // its last message (ms since the epoch)
   uint64_t message_count = 0;    // its conversation's
   uint64_t total_tokens = 0;     // its conversation's
+  bool archived = false;         // by Cleanup; Restore undoes it
 };
 
 struct ContextDetail {
@@ -343,6 +428,8 @@ struct RelatedOptions {
   std::optional<int64_t> as_of = {};
   // Also edges that are expired (invalidated) or not valid at as_of.
   bool include_expired = false;
+  // Also edges to contexts Cleanup archived.
+  bool include_archived = false;
 };
 
 struct RelatedEdge {
@@ -369,6 +456,10 @@ struct PathOptions {
   // edges are impassable).
   bool weighted = false;
   bool include_expired = false;
+  // Also cross contexts Cleanup archived (otherwise a path through one is
+  // not found, and an archived source or target gives reason "source is
+  // archived" / "target is archived").
+  bool include_archived = false;
 };
 
 struct PathResult {
@@ -472,6 +563,17 @@ class CTXKIT_EXPORT ContextGraph {
                                 std::string_view target,
                                 const PathOptions& options = {}) const;
 
+  // The contexts most similar to `text` (1..kMaxQueryBytes of UTF-8): BM25
+  // over each context's document (its messages' text and tags, its newest
+  // summary counted twice) picks candidates, ranked by TF-IDF cosine
+  // (`similarity`; ties by BM25, then age). Unlike the seed, a context
+  // needs no summary to be found. Text without words finds nothing.
+  // INVALID_ARGUMENT naming text, limit, minSimilarity or tags[i];
+  // UNAVAILABLE for method vector or hybrid without
+  // fallback_to_keyword_match.
+  StatusOr<SimilarResult> FindSimilar(std::string_view text,
+                                      const SimilarOptions& options = {}) const;
+
   // Deletes context `id`, its conversation and every edge that touches it.
   // NOT_FOUND naming it.
   Status DeleteContext(std::string_view id);
@@ -481,7 +583,25 @@ class CTXKIT_EXPORT ContextGraph {
   // next_cursor for the next; INVALID_ARGUMENT for a cursor this method did
   // not return.
   StatusOr<ContextPage> ListContexts(uint32_t limit = 100,
-                                     std::string_view cursor = {}) const;
+                                     std::string_view cursor = {},
+                                     bool include_archived = false) const;
+
+  // The seed's cleanup from context `current_id`: unless at most
+  // min_contexts contexts are live, every live context outside the
+  // keep-set (the current context; the contexts similar to it; those
+  // related to it by a current edge either way; its parent, siblings and
+  // children; those with importance_score >= 0.8; those active or
+  // summarized within keep_recent_days) is archived or deleted, in one
+  // write. Archived contexts are left out of ListContexts, Related,
+  // FindPath and FindSimilar unless those are asked to include them;
+  // their messages, summaries and edges stay. NOT_FOUND naming
+  // currentId; INVALID_ARGUMENT naming a bad option.
+  StatusOr<CleanupResult> Cleanup(std::string_view current_id,
+                                  const CleanupOptions& options = {});
+
+  // Brings archived context `id` back. A context that is not archived is
+  // left as it is. NOT_FOUND naming it.
+  Status Restore(std::string_view id);
 
   // Where context `id` sits in the hierarchy, with its hierarchical summary
   // when it has one. NOT_FOUND naming it.
@@ -510,10 +630,14 @@ class CTXKIT_EXPORT ContextGraph {
   // conversation exists and indexes it back, its activity entry exists,
   // message records belong to contexts, each context's kept summary
   // versions are contiguous up to its newest, every out-edge has its in-edge
-  // and the reverse, edges join existing contexts, and the totals (contexts,
-  // message records, edges by type) equal a recount. The conversations'
-  // own counters are CheckStore's to recount. Problems are listed (the
-  // first 100), not returned as errors; errors are for reads that fail.
+  // (whose copy of the filter fields matches) and the reverse, edges join
+  // existing contexts, the hierarchy's links are stated by current edges,
+  // acyclic and within max_hierarchy_depth, the lexical index equals a
+  // recomputation from the messages, tags and summaries, and the totals
+  // (contexts, message records, edges by type) equal a recount. The
+  // conversations' own counters are CheckStore's to recount. Problems are
+  // listed (the first 100), not returned as errors; errors are for reads that
+  // fail.
   StatusOr<GraphVerifyReport> Verify() const;
 
   struct CTXKIT_NO_EXPORT Impl;

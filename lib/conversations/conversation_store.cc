@@ -417,50 +417,56 @@ struct ConversationStore::Impl {
                             internal::NormalizeId("id", raw_id));
     DeletedConversation result;
     CTXKIT_RETURN_IF_ERROR(Update([&](WriteTransaction& txn) -> absl::Status {
-      result = DeletedConversation();
-      uint64_t next_seq = 0;
-      CTXKIT_RETURN_IF_ERROR(
-          ReadConversation(txn, id, &result.conversation, &next_seq));
-      const Conversation& c = result.conversation;
-      internal::StatsDelta delta;
-      delta.AddConversation(c.model, -1);
-      // Collected first: deleting under an open cursor would invalidate the
-      // views it hands out.
-      std::vector<std::pair<std::string, std::string>> doomed;  // key, msg id
-      CTXKIT_RETURN_IF_ERROR(ForEachMessage(
-          txn, id,
-          [&](std::string_view key,
-              const internal::MessageView& view) -> absl::Status {
-            delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
-                             view.created_at, -1);
-            doomed.emplace_back(std::string(key), std::string(view.id));
-            return absl::OkStatus();
-          }));
-      for (const auto& [key, message_id] : doomed) {
-        auto gone = internal::TxnDelete(txn, messages, key);
-        CTXKIT_RETURN_IF_ERROR(gone.status());
-        gone = internal::TxnDelete(txn, message_ids, message_id);
-        CTXKIT_RETURN_IF_ERROR(gone.status());
-      }
-      result.messages_deleted = doomed.size();
-      auto gone = internal::TxnDelete(txn, by_created,
-                                      internal::CreatedKey(c.created_at, id));
-      CTXKIT_RETURN_IF_ERROR(gone.status());
-      gone = internal::TxnDelete(txn, conversations, id);
-      CTXKIT_RETURN_IF_ERROR(gone.status());
-      CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
-      if (compacted_views.valid()) {
-        CTXKIT_ASSIGN_OR_RETURN(uint64_t views, internal::DeleteCompactedViews(
-                                                    txn, compacted_views, id));
-        result.dependent_records_deleted += views;
-      }
-      for (const auto& hook : hooks) {
-        CTXKIT_ASSIGN_OR_RETURN(uint64_t n,
-                                hook->OnConversationDeleted(txn, id));
-        result.dependent_records_deleted += n;
-      }
+      CTXKIT_ASSIGN_OR_RETURN(result, DeleteIn(txn, id));
       return absl::OkStatus();
     }));
+    return result;
+  }
+
+  // Delete's work in `txn`, for normalized `id`.
+  absl::StatusOr<DeletedConversation> DeleteIn(WriteTransaction& txn,
+                                               const std::string& id) const {
+    DeletedConversation result;
+    uint64_t next_seq = 0;
+    CTXKIT_RETURN_IF_ERROR(
+        ReadConversation(txn, id, &result.conversation, &next_seq));
+    const Conversation& c = result.conversation;
+    internal::StatsDelta delta;
+    delta.AddConversation(c.model, -1);
+    // Collected first: deleting under an open cursor would invalidate the
+    // views it hands out.
+    std::vector<std::pair<std::string, std::string>> doomed;  // key, msg id
+    CTXKIT_RETURN_IF_ERROR(ForEachMessage(
+        txn, id,
+        [&](std::string_view key,
+            const internal::MessageView& view) -> absl::Status {
+          delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
+                           view.created_at, -1);
+          doomed.emplace_back(std::string(key), std::string(view.id));
+          return absl::OkStatus();
+        }));
+    for (const auto& [key, message_id] : doomed) {
+      auto gone = internal::TxnDelete(txn, messages, key);
+      CTXKIT_RETURN_IF_ERROR(gone.status());
+      gone = internal::TxnDelete(txn, message_ids, message_id);
+      CTXKIT_RETURN_IF_ERROR(gone.status());
+    }
+    result.messages_deleted = doomed.size();
+    auto gone = internal::TxnDelete(txn, by_created,
+                                    internal::CreatedKey(c.created_at, id));
+    CTXKIT_RETURN_IF_ERROR(gone.status());
+    gone = internal::TxnDelete(txn, conversations, id);
+    CTXKIT_RETURN_IF_ERROR(gone.status());
+    CTXKIT_RETURN_IF_ERROR(delta.Apply(txn, stats));
+    if (compacted_views.valid()) {
+      CTXKIT_ASSIGN_OR_RETURN(uint64_t views, internal::DeleteCompactedViews(
+                                                  txn, compacted_views, id));
+      result.dependent_records_deleted += views;
+    }
+    for (const auto& hook : hooks) {
+      CTXKIT_ASSIGN_OR_RETURN(uint64_t n, hook->OnConversationDeleted(txn, id));
+      result.dependent_records_deleted += n;
+    }
     return result;
   }
 
@@ -736,7 +742,9 @@ StatusOr<Conversation> ConversationStore::DeleteMessages(
         }
         delta.AddMessage(c.model, view.role, view.tokens, view.compressed(),
                          view.created_at, -1);
-        const std::string message_id(view.id);  // the view dies with the key
+        // The view dies with the key.
+        const std::string message_id(view.id);
+        const std::string content(view.content);
         const uint64_t seq =
             internal::ReadBigEndian64(key.data() + internal::kIdSize);
         auto gone = internal::TxnDelete(txn, impl_->messages, key);
@@ -744,7 +752,8 @@ StatusOr<Conversation> ConversationStore::DeleteMessages(
         gone = internal::TxnDelete(txn, impl_->message_ids, message_id);
         CTXKIT_RETURN_IF_ERROR(gone.status());
         for (const auto& hook : impl_->hooks) {
-          CTXKIT_RETURN_IF_ERROR(hook->OnMessageDeleted(txn, c.id, seq));
+          CTXKIT_RETURN_IF_ERROR(
+              hook->OnMessageDeleted(txn, c.id, seq, content));
         }
         return absl::OkStatus();
       }));
@@ -799,6 +808,12 @@ absl::Status WriteNewConversation(const ConversationStore& conversations,
                                   WriteTransaction& txn,
                                   const Conversation& c) {
   return ConversationStoreAccess::Impl(conversations).WriteCreated(txn, c);
+}
+
+absl::StatusOr<DeletedConversation> DeleteConversationIn(
+    const ConversationStore& conversations, WriteTransaction& txn,
+    const std::string& id) {
+  return ConversationStoreAccess::Impl(conversations).DeleteIn(txn, id);
 }
 
 absl::Status ReadConversationIn(const ConversationStore& conversations,

@@ -75,6 +75,13 @@ absl::StatusOr<Conversation> CheckNewConversation(
 absl::Status WriteNewConversation(const ConversationStore& conversations,
                                   WriteTransaction& txn, const Conversation& c);
 
+// ConversationStore::Delete of conversation `id` (normalized) in `txn`,
+// with its delete hooks (so a context graph's records go too). NOT_FOUND
+// naming it.
+absl::StatusOr<DeletedConversation> DeleteConversationIn(
+    const ConversationStore& conversations, WriteTransaction& txn,
+    const std::string& id);
+
 // Conversation `id` (normalized) as stored in `txn`, and the last seq it
 // handed out. NOT_FOUND naming it.
 absl::Status ReadConversationIn(const ConversationStore& conversations,

@@ -80,7 +80,8 @@ absl::StatusOr<std::vector<std::string>> CheckTags(
   return out;
 }
 
-ContextInfo Info(const ContextRecord& ctx, const Conversation& c) {
+ContextInfo Info(const ContextRecord& ctx, const Conversation& c,
+                 bool archived) {
   ContextInfo info;
   info.context_id = ctx.id;
   info.conversation_id = ctx.conversation_id;
@@ -88,6 +89,7 @@ ContextInfo Info(const ContextRecord& ctx, const Conversation& c) {
   info.last_activity_at = ctx.last_activity_at;
   info.message_count = c.message_count;
   info.total_tokens = c.total_tokens;
+  info.archived = archived;
   return info;
 }
 
@@ -98,6 +100,13 @@ bool IsHigh(Importance importance) {
 }  // namespace
 
 namespace internal {
+
+TermCounts MessageTerms(std::string_view content,
+                        const std::vector<std::string>& tags) {
+  TermCounts terms = CountTerms(content, 1);
+  for (const std::string& tag : tags) AddCounts(&terms, CountTerms(tag, 1));
+  return terms;
+}
 
 absl::Status CheckContextId(std::string_view field, std::string_view id) {
   CTXKIT_RETURN_IF_ERROR(
@@ -215,6 +224,41 @@ absl::StatusOr<uint64_t> ContextGraph::Impl::Create(
   CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.by_activity,
                                           internal::ActivityKey(now, seq), {}));
   return seq;
+}
+
+absl::Status ContextGraph::Impl::CheckOptionRanges(
+    const ContextGraphOptions& o) {
+  struct Range {
+    std::string_view name;
+    uint64_t value, min, max;
+  };
+  const Range ranges[] = {
+      {"message_limit_threshold", o.message_limit_threshold, 1, 1000000},
+      {"token_limit_percentage", o.token_limit_percentage, 1, 100},
+      {"max_summary_tokens", o.max_summary_tokens, 16, 32768},
+      {"summary_window", o.summary_window, 1, 100000},
+      {"summary_history", o.summary_history, 1, 1000},
+      {"max_hierarchy_depth", o.max_hierarchy_depth, 1,
+       static_cast<uint64_t>(ContextGraphLimits::kMaxHops)},
+      {"meta_summary_threshold", o.meta_summary_threshold, 1, 1000000},
+      {"cleanup_every", o.cleanup_every, 1, 1000000},
+  };
+  for (const Range& r : ranges) {
+    if (r.value < r.min || r.value > r.max) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s is %d; it must be %d..%d", r.name, r.value, r.min, r.max));
+    }
+  }
+  if (!(o.similarity_threshold >= 0 && o.similarity_threshold <= 1)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "similarity_threshold is %g; it must be between 0 and 1",
+        o.similarity_threshold));
+  }
+  if (o.cleanup_mode != CleanupMode::kArchive &&
+      o.cleanup_mode != CleanupMode::kDelete) {
+    return absl::InvalidArgumentError("cleanup_mode is not a CleanupMode");
+  }
+  return absl::OkStatus();
 }
 
 // ---- ContextGraph ----
@@ -349,8 +393,12 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
               AddMessagesResult added,
               internal::AppendPreparedMessages(*impl_->conversations, txn,
                                                ctx.conversation_id, *prepared));
+          internal::TermCounts terms;
           for (size_t i = 0; i < added.messages.size(); ++i) {
             const Message& m = added.messages[i];
+            internal::AddCounts(
+                &terms,
+                internal::MessageTerms(messages[i].content, records[i].tags));
             CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
                 txn, dbs.msg, internal::MessageRecordKey(*seq, m.seq),
                 internal::EncodeMessageRecord(records[i])));
@@ -377,6 +425,8 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
                                  internal::ActivityKey(activity, *seq), {}));
             ctx.last_activity_at = activity;
           }
+          CTXKIT_RETURN_IF_ERROR(
+              internal::AddContextTerms(txn, dbs.lex, *seq, terms));
           if (impl_->ShouldSummarize(ctx, *token_trigger)) {
             CTXKIT_RETURN_IF_ERROR(
                 impl_->WriteSummary(txn, *seq, ctx, prepared->now).status());
@@ -392,6 +442,22 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
                                internal::EncodeTotals(totals)));
           result.context_id = ctx.id;
           result.conversation_id = ctx.conversation_id;
+          // Every cleanup_every messages of the context (counted by its
+          // conversation's seqs, so a batch that crosses a multiple counts
+          // once), after the totals are written: a delete-mode cleanup
+          // updates them itself.
+          const uint64_t last = added.messages.back().seq;
+          const uint64_t first = added.messages.front().seq;
+          const uint64_t every = impl_->options.cleanup_every;
+          if (impl_->options.auto_cleanup_contexts &&
+              last / every != (first - 1) / every) {
+            CleanupOptions cleanup;
+            cleanup.mode = impl_->options.cleanup_mode;
+            CTXKIT_ASSIGN_OR_RETURN(
+                CleanupResult cleaned,
+                impl_->CleanupIn(txn, *seq, cleanup, prepared->now));
+            result.cleaned = std::move(cleaned.cleaned_contexts);
+          }
           return absl::OkStatus();
         });
     if (s.code() == absl::StatusCode::kAborted && attempt < 3) continue;
@@ -424,7 +490,8 @@ StatusOr<ContextDetail> ContextGraph::Retrieve(
                                    ctx.conversation_id, options.before_seq,
                                    options.limit));
     ContextDetail detail;
-    detail.context = Info(ctx, c);
+    CTXKIT_ASSIGN_OR_RETURN(bool archived, impl_->IsArchived(*txn, seq));
+    detail.context = Info(ctx, c, archived);
     detail.messages_since_summary = ctx.messages_since_summary;
     detail.tokens_since_summary = ctx.tokens_since_summary;
     detail.high_since_summary = ctx.high_since_summary;
@@ -473,8 +540,9 @@ StatusOr<ContextDetail> ContextGraph::Retrieve(
   return *std::move(detail);
 }
 
-StatusOr<ContextPage> ContextGraph::ListContexts(
-    uint32_t limit, std::string_view cursor_text) const {
+StatusOr<ContextPage> ContextGraph::ListContexts(uint32_t limit,
+                                                 std::string_view cursor_text,
+                                                 bool include_archived) const {
   absl::Status s = internal::CheckRange("limit", limit, 1,
                                         ContextGraphLimits::kMaxListLimit);
   if (!s.ok()) return internal::ToPublic(s);
@@ -512,13 +580,15 @@ StatusOr<ContextPage> ContextGraph::ListContexts(
             "bytes");
       }
       const uint64_t seq = internal::ReadBigEndian64(cursor.key().data() + 8);
+      last_key = std::string(cursor.key());
+      CTXKIT_ASSIGN_OR_RETURN(bool archived, impl_->IsArchived(*txn, seq));
+      if (archived && !include_archived) continue;
       CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, impl_->Read(*txn, seq));
       Conversation c;
       uint64_t last_seq = 0;
       CTXKIT_RETURN_IF_ERROR(internal::ReadConversationIn(
           *impl_->conversations, *txn, ctx.conversation_id, &c, &last_seq));
-      page.contexts.push_back(Info(ctx, c));
-      last_key = std::string(cursor.key());
+      page.contexts.push_back(Info(ctx, c, archived));
     }
     CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
     if (cursor.Valid() && !last_key.empty()) {

@@ -56,15 +56,25 @@ class GraphDeleteHook final : public ConversationDeleteHook {
 
   absl::Status OnMessageDeleted(WriteTransaction& txn,
                                 std::string_view conversation_id,
-                                uint64_t message_seq) const override {
+                                uint64_t message_seq,
+                                std::string_view content) const override {
     CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
                             ContextOf(txn, conversation_id));
     if (!seq) return absl::OkStatus();
-    // A message added to the conversation directly has no record.
-    CTXKIT_ASSIGN_OR_RETURN(
-        bool gone,
-        TxnDelete(txn, dbs_->msg, MessageRecordKey(*seq, message_seq)));
-    if (!gone) return absl::OkStatus();
+    // A message added to the conversation directly has no record, and its
+    // text is not in the context's document.
+    const std::string key = MessageRecordKey(*seq, message_seq);
+    absl::StatusOr<std::string_view> stored = TxnGet(txn, dbs_->msg, key);
+    if (!stored.ok()) {
+      if (stored.status().code() == absl::StatusCode::kNotFound) {
+        return absl::OkStatus();
+      }
+      return stored.status();
+    }
+    CTXKIT_ASSIGN_OR_RETURN(MessageRecord record, DecodeMessageRecord(*stored));
+    CTXKIT_RETURN_IF_ERROR(RemoveContextTerms(
+        txn, dbs_->lex, *seq, MessageTerms(content, record.tags)));
+    CTXKIT_RETURN_IF_ERROR(TxnDelete(txn, dbs_->msg, key).status());
     CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals, ReadTotals(txn, *dbs_));
     totals.messages -= std::min<uint64_t>(totals.messages, 1);
     return TxnPut(txn, dbs_->stats, kGraphTotalsKey, EncodeTotals(totals));
@@ -170,6 +180,12 @@ absl::StatusOr<uint64_t> DeleteContextRecords(WriteTransaction& txn,
 
   // Its links in the hierarchy (its children become roots).
   CTXKIT_RETURN_IF_ERROR(DropHierarchyOf(txn, dbs, seq));
+
+  CTXKIT_ASSIGN_OR_RETURN(bool was_archived,
+                          TxnDelete(txn, dbs.archived, seq_key));
+  deleted += was_archived;
+
+  CTXKIT_RETURN_IF_ERROR(DropContextTerms(txn, dbs.lex, seq));
 
   // Its summaries.
   CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> summaries,

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ctxkit/context_graph.h"
@@ -93,6 +94,28 @@ struct ContextGraph::Impl {
                                          std::string_view meta_id,
                                          const internal::DigestRecord& r) const;
 
+  // Whether Cleanup archived context `seq`.
+  absl::StatusOr<bool> IsArchived(const Transaction& txn, uint64_t seq) const;
+  // Every archived context (usually none: one empty-table read).
+  absl::StatusOr<absl::flat_hash_set<uint64_t>> Archived(
+      const Transaction& txn) const;
+
+  // Cleanup's work in `txn` from context `current` (see Cleanup).
+  absl::StatusOr<CleanupResult> CleanupIn(WriteTransaction& txn,
+                                          uint64_t current,
+                                          const CleanupOptions& o,
+                                          int64_t now) const;
+  // The live contexts most similar to context `seq`'s document (its newest
+  // summary, else its newest messages), at least `min_similarity` similar,
+  // at most `limit`, most similar first; never `seq` itself.
+  absl::StatusOr<std::vector<uint64_t>> SimilarTo(const Transaction& txn,
+                                                  uint64_t seq, size_t limit,
+                                                  double min_similarity) const;
+  // The other ends of context `seq`'s edges current at `now`, both ways,
+  // every type, each once.
+  absl::StatusOr<std::vector<uint64_t>> CurrentNeighbours(
+      const Transaction& txn, uint64_t seq, int64_t now) const;
+
   // The conversation a new context `id` gets (checked, not yet written).
   absl::StatusOr<Conversation> NewConversationFor(std::string_view id) const;
   // Writes context `id` with `conversation` (from NewConversationFor) in
@@ -108,6 +131,13 @@ namespace internal {
 // A context id: UTF-8 of 1..kMaxIdBytes bytes without NUL. INVALID_ARGUMENT
 // naming `field` (the id is not echoed: it may be 1 KiB of anything).
 absl::Status CheckContextId(std::string_view field, std::string_view id);
+
+// A context's lexical document (what FindSimilar searches): each message's
+// text and tags, and its newest summary counted kSummaryTermWeight times
+// (a summary says what matters in fewer words).
+inline constexpr uint32_t kSummaryTermWeight = 2;
+TermCounts MessageTerms(std::string_view content,
+                        const std::vector<std::string>& tags);
 
 // Whether an edge counts for a query at `as_of`: not expired, valid from
 // valid_at up to (not including) invalid_at; or any edge when

@@ -67,11 +67,12 @@ absl::StatusOr<GraphDbs> OpenGraphDbs(Store& store) {
       {&dbs.in, "graph.in"},           {&dbs.stats, "graph.stats"},
       {&dbs.sums, "graph.sum"},        {&dbs.hier, "graph.hier"},
       {&dbs.kids, "graph.kids"},       {&dbs.hsum, "graph.hsum"},
-      {&dbs.meta, "graph.meta"},
+      {&dbs.meta, "graph.meta"},       {&dbs.archived, "graph.archived"},
   };
   for (const auto& [db, name] : all) {
     CTXKIT_ASSIGN_OR_RETURN(*db, StoreOpenDatabase(store, name));
   }
+  CTXKIT_ASSIGN_OR_RETURN(dbs.lex, OpenLexicalDbs(store));
   return dbs;
 }
 
@@ -176,6 +177,7 @@ std::string EncodeContext(const ContextRecord& r) {
   PutVarint(&out, r.flags);
   PutVarint(&out, r.summary_version);
   PutSignedVarint(&out, r.first_summary_at);
+  PutSignedVarint(&out, r.last_summary_at);
   PutDouble(&out, r.importance_score);
   return out;
 }
@@ -199,6 +201,7 @@ absl::StatusOr<ContextRecord> DecodeContext(std::string_view value) {
     uint64_t summary_version = 0;
     in.GetVarint(&summary_version);
     in.GetSignedVarint(&r.first_summary_at);
+    in.GetSignedVarint(&r.last_summary_at);
     GetDouble(in, &r.importance_score);
     r.summary_version = static_cast<uint32_t>(summary_version);
     if (summary_version > UINT32_MAX ||

@@ -20,6 +20,9 @@
 //   graph.hsum         BE64 parent seq        -> DigestRecord (the newest
 //                      version only)
 //   graph.meta         meta id                -> DigestRecord
+//   graph.archived     BE64 seq               -> empty: the contexts Cleanup
+//                      archived (usually none, so a query that must skip
+//                      them checks an empty table)
 //   graph.sum          BE64 seq + BE32 version -> SummaryRecord: a
 //                      context's summaries, the kept versions contiguous
 //                      and ending at ContextRecord::summary_version
@@ -43,12 +46,14 @@
 #include "absl/status/statusor.h"
 #include "ctxkit/context_graph.h"
 #include "ctxkit/store.h"
+#include "lib/graph/lexical.h"
 
 namespace ctxkit::internal {
 
 struct GraphDbs {
   Database ids, ctx, by_conv, by_activity, msg, out, in, stats, sums, hier,
-      kids, hsum, meta;
+      kids, hsum, meta, archived;
+  LexicalDbs lex;
 };
 
 // Opens (creating on a writable store) every graph sub-database. Errors:
@@ -130,10 +135,11 @@ struct ContextRecord {
   uint64_t messages_since_summary = 0;
   uint64_t tokens_since_summary = 0;
   uint64_t high_since_summary = 0;
-  uint64_t flags = 0;  // none defined yet; kept for archive (CG-10)
+  uint64_t flags = 0;  // none defined yet
   // Record version 2: the summaries (0, 0, 0.5 before the first).
   uint32_t summary_version = 0;
   int64_t first_summary_at = 0;
+  int64_t last_summary_at = 0;
   double importance_score = 0.5;  // the newest summary's
 };
 std::string EncodeContext(const ContextRecord& r);

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -328,6 +329,40 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
     if (totals.next_seq <= max_seq || totals.next_edge_serial <= max_serial) {
       report.Problem("the next seq or edge serial is not past the largest");
     }
+    // The lexical index against every context's document recomputed from
+    // its messages, their tags and its newest summary.
+    {
+      std::map<uint64_t, internal::TermCounts> documents;
+      for (const auto& [seq, ctx] : contexts) {
+        internal::TermCounts& doc = documents[seq];
+        absl::StatusOr<std::vector<Message>> all = internal::NewestMessagesIn(
+            *impl_->conversations, *txn, ctx.conversation_id, 0, SIZE_MAX);
+        if (!all.ok()) continue;  // reported with the conversation
+        for (const Message& m : *all) {
+          absl::StatusOr<std::string_view> record = internal::TxnGet(
+              *txn, dbs.msg, internal::MessageRecordKey(seq, m.seq));
+          if (!record.ok()) continue;  // added to the conversation directly
+          absl::StatusOr<internal::MessageRecord> r =
+              internal::DecodeMessageRecord(*record);
+          if (!r.ok()) continue;  // reported with the message records
+          internal::AddCounts(&doc, internal::MessageTerms(m.content, r->tags));
+        }
+        if (ctx.summary_version > 0) {
+          absl::StatusOr<internal::SummaryRecord> summary =
+              impl_->ReadSummary(*txn, seq, ctx.summary_version);
+          if (summary.ok()) {
+            internal::AddCounts(
+                &doc, internal::CountTerms(summary->text,
+                                           internal::kSummaryTermWeight));
+          }
+        }
+      }
+      CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> problems,
+                              internal::CheckLexical(*txn, dbs.lex, documents));
+      for (const std::string& p : problems)
+        report.Problem("lexical index: %s", p);
+    }
+
     out.contexts = contexts.size();
     out.messages = messages;
     uint64_t edges = 0;

@@ -480,6 +480,25 @@ StatusOr<Relationship> ContextGraph::InvalidateRelationship(
   return result;
 }
 
+absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::CurrentNeighbours(
+    const Transaction& txn, uint64_t seq, int64_t now) const {
+  EdgeScanner scan(txn, dbs);
+  std::vector<uint64_t> out;
+  absl::flat_hash_set<uint64_t> seen;
+  for (const bool outgoing : {true, false}) {
+    CTXKIT_RETURN_IF_ERROR(scan.ForEach(
+        seq, outgoing, 0,
+        [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& e,
+            std::string_view) {
+          if (SummaryIsCurrent(e, now, /*include_expired=*/false) &&
+              seen.insert(k.second).second) {
+            out.push_back(k.second);
+          }
+        }));
+  }
+  return out;
+}
+
 StatusOr<RelatedResult> ContextGraph::Related(
     std::string_view id, const RelatedOptions& options) const {
   auto checked = [&]() -> absl::StatusOr<uint8_t> {
@@ -519,6 +538,9 @@ StatusOr<RelatedResult> ContextGraph::Related(
     const internal::GraphDbs& dbs = impl_->dbs;
     CTXKIT_ASSIGN_OR_RETURN(uint64_t seq,
                             impl_->Require(*txn, id, "contextId"));
+    CTXKIT_ASSIGN_OR_RETURN(const absl::flat_hash_set<uint64_t> archived,
+                            impl_->Archived(*txn));
+    const bool skip_archived = !options.include_archived && !archived.empty();
     EdgeScanner scanner(*txn, dbs);
     std::vector<Found> all;
     // One index's edges of `seq`, appended in insertion order.
@@ -529,7 +551,8 @@ StatusOr<RelatedResult> ContextGraph::Related(
           [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
               std::string_view record) {
             if (SummaryIsCurrent(r, as_of, options.include_expired) &&
-                r.weight >= options.min_weight) {
+                r.weight >= options.min_weight &&
+                !(skip_archived && archived.contains(k.second))) {
               all.push_back({r.serial, k.second, k.type, out, record});
             }
           }));
@@ -618,6 +641,16 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
       result.reason = !s ? "source not found" : "target not found";
       return result;
     }
+    // Archived contexts are not crossed (usually there are none).
+    absl::flat_hash_set<uint64_t> archived;
+    if (!options.include_archived) {
+      CTXKIT_ASSIGN_OR_RETURN(archived, impl_->Archived(*txn));
+      if (archived.contains(*s) || archived.contains(*t)) {
+        result.reason =
+            archived.contains(*s) ? "source is archived" : "target is archived";
+        return result;
+      }
+    }
     auto allowed = [&](uint8_t type) {
       return types->empty() ||
              std::find(types->begin(), types->end(), type) != types->end();
@@ -630,7 +663,8 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
           [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
               std::string_view) {
             if (!allowed(k.type) ||
-                !SummaryIsCurrent(r, now, options.include_expired)) {
+                !SummaryIsCurrent(r, now, options.include_expired) ||
+                (!archived.empty() && archived.contains(k.second))) {
               return;
             }
             internal::PathEdge e;

@@ -49,31 +49,6 @@ std::string WindowJson(const std::vector<Message>& window) {
 
 }  // namespace
 
-absl::Status ContextGraph::Impl::CheckOptionRanges(
-    const ContextGraphOptions& o) {
-  struct Range {
-    std::string_view name;
-    uint64_t value, min, max;
-  };
-  const Range ranges[] = {
-      {"message_limit_threshold", o.message_limit_threshold, 1, 1000000},
-      {"token_limit_percentage", o.token_limit_percentage, 1, 100},
-      {"max_summary_tokens", o.max_summary_tokens, 16, 32768},
-      {"summary_window", o.summary_window, 1, 100000},
-      {"summary_history", o.summary_history, 1, 1000},
-      {"max_hierarchy_depth", o.max_hierarchy_depth, 1,
-       static_cast<uint64_t>(ContextGraphLimits::kMaxHops)},
-      {"meta_summary_threshold", o.meta_summary_threshold, 1, 1000000},
-  };
-  for (const Range& r : ranges) {
-    if (r.value < r.min || r.value > r.max) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s is %d; it must be %d..%d", r.name, r.value, r.min, r.max));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<uint64_t> ContextGraph::Impl::SummaryTokenTrigger(
     std::string_view model) const {
   uint64_t window = options.context_window_tokens;
@@ -173,6 +148,14 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   record.token_limit = options.max_summary_tokens;
 
   CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
+  if (previous) {
+    CTXKIT_RETURN_IF_ERROR(internal::RemoveContextTerms(
+        txn, dbs.lex, seq,
+        internal::CountTerms(previous->text, internal::kSummaryTermWeight)));
+  }
+  CTXKIT_RETURN_IF_ERROR(internal::AddContextTerms(
+      txn, dbs.lex, seq,
+      internal::CountTerms(record.text, internal::kSummaryTermWeight)));
   const uint32_t version = ctx.summary_version + 1;
   CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.sums,
                                           internal::SummaryKey(seq, version),
@@ -201,6 +184,7 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   }
   ctx.summary_version = version;
   if (ctx.first_summary_at == 0) ctx.first_summary_at = now;
+  ctx.last_summary_at = now;
   ctx.importance_score = record.importance_score;
   ctx.messages_since_summary = 0;
   ctx.tokens_since_summary = 0;

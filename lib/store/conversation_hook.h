@@ -29,13 +29,17 @@ class ConversationDeleteHook {
 
   // Deletes what this part keeps for message `seq` of `conversation_id`,
   // which ConversationStore::DeleteMessages is deleting in `txn` (same
-  // rules as above). Parts that keep nothing per message keep the default.
+  // rules as above); `content` is the message's text (what an index of it
+  // must take back), valid during the call. Parts that keep nothing per
+  // message keep the default.
   virtual absl::Status OnMessageDeleted(WriteTransaction& txn,
                                         std::string_view conversation_id,
-                                        uint64_t seq) const {
+                                        uint64_t seq,
+                                        std::string_view content) const {
     (void)txn;
     (void)conversation_id;
     (void)seq;
+    (void)content;
     return absl::OkStatus();
   }
 };

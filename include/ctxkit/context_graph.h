@@ -71,6 +71,7 @@ struct ContextGraphLimits {
   static constexpr size_t kMaxMetaIdBytes = 256;
   static constexpr size_t kMaxMetaContexts = 1000;
   static constexpr uint32_t kMaxSimilarLimit = 100;
+  static constexpr uint32_t kMaxVisualizeNodes = 1000;
   static constexpr size_t kMaxQueryBytes = 64 * 1024;
 };
 
@@ -237,6 +238,19 @@ struct SimilarResult {
   // The method that ran: "keyword" (the only one this build has; see
   // fallback_to_keyword_match).
   std::string method = {};
+};
+
+struct VisualizeOptions {
+  // Also the contexts within `depth` (1..3) relationship hops, either way,
+  // by current edges (archived contexts left out); false: the context
+  // alone.
+  bool include_related = true;
+  int depth = 1;
+  // "json", "mermaid", "text" or "dot".
+  std::string format = "json";
+  // At most this many contexts (1..kMaxVisualizeNodes), the nearest first;
+  // the answer says when some were left out.
+  uint32_t max_nodes = 200;
 };
 
 struct CleanupOptions {
@@ -573,6 +587,14 @@ class CTXKIT_EXPORT ContextGraph {
   // fallback_to_keyword_match.
   StatusOr<SimilarResult> FindSimilar(std::string_view text,
                                       const SimilarOptions& options = {}) const;
+
+  // Context `id` and its neighbourhood drawn in options.format: the seed's
+  // JSON document (with nodes, edges and truncated added), a Mermaid
+  // flowchart, Graphviz dot, or the seed's text lines. Ids are escaped so
+  // that no id can break or inject into a diagram. NOT_FOUND naming
+  // contextId; INVALID_ARGUMENT naming depth, format or maxNodes.
+  StatusOr<std::string> Visualize(std::string_view id,
+                                  const VisualizeOptions& options = {}) const;
 
   // Deletes context `id`, its conversation and every edge that touches it.
   // NOT_FOUND naming it.

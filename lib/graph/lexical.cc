@@ -167,7 +167,10 @@ absl::StatusOr<std::string_view> GetOrEmpty(const Transaction& txn, Database db,
 
 absl::Status ValidateCounts(const TermCounts& counts) {
   for (size_t i = 0; i < counts.size(); ++i) {
-    const auto& [term, count] = counts[i];
+    // Not a structured binding: clang (C++20) does not let a lambda
+    // capture one.
+    const std::string& term = counts[i].first;
+    const uint32_t count = counts[i].second;
     auto bad = [&](std::string_view why) {
       return absl::InvalidArgumentError(
           absl::StrCat("counts[", i, "] (term ", Quoted(term), "): ", AV(why)));

@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "ctxkit/context_graph.h"
 #include "lib/base/field_check.h"
+#include "lib/graph/edge_scanner.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
@@ -108,92 +109,6 @@ absl::Status NoSuchEdge(std::string_view source, std::string_view target,
   return absl::NotFoundError(absl::StrFormat(
       "there is no %s relationship from '%s' to '%s'", type, source, target));
 }
-
-bool SummaryIsCurrent(const internal::EdgeSummary& edge, int64_t as_of,
-                      bool include_expired) {
-  if (include_expired) return true;
-  return edge.expired_at == 0 && edge.valid_at <= as_of &&
-         (edge.invalid_at == 0 || as_of < edge.invalid_at);
-}
-
-// Scans the edges of one context at a time, in one read snapshot. Each
-// index gets one cursor for the scanner's life, re-seeked per node, because
-// a search scans thousands of nodes and opening a cursor per node costs
-// more than the scan of ten edges. An in-edge's filter fields come from its
-// graph.in value; only a value written before the summary existed (empty)
-// costs a graph.out lookup.
-class EdgeScanner {
- public:
-  EdgeScanner(const Transaction& txn, const internal::GraphDbs& dbs)
-      : txn_(txn), dbs_(dbs) {}
-
-  // Calls fn(key parts, summary, value) for each edge of `node` in one
-  // index: out (node is the source) or in (node is the target), whose key
-  // starts with node's seq and, if not 0, `type`. `value` is the graph.out
-  // record for an out-edge (valid for the transaction) and empty for an
-  // in-edge. DATA_LOSS for a malformed key or record, or an in-edge
-  // without its out-edge.
-  template <typename Fn>
-  absl::Status ForEach(uint64_t node, bool out, uint8_t type, Fn&& fn) {
-    std::optional<Cursor>& slot = out ? out_ : in_;
-    if (!slot) {
-      CTXKIT_ASSIGN_OR_RETURN(
-          Cursor c, internal::TxnNewCursor(txn_, out ? dbs_.out : dbs_.in));
-      slot.emplace(std::move(c));
-    }
-    Cursor& cursor = *slot;
-    char prefix_bytes[9];
-    for (int i = 0; i < 8; ++i) {
-      prefix_bytes[i] = static_cast<char>(node >> (56 - 8 * i));
-    }
-    prefix_bytes[8] = static_cast<char>(type);
-    const std::string_view prefix(prefix_bytes, type != 0 ? 9 : 8);
-    for (cursor.Seek(prefix);
-         cursor.Valid() && cursor.key().starts_with(prefix); cursor.Next()) {
-      const std::optional<internal::EdgeKeyParts> k =
-          internal::ParseEdgeKey(cursor.key());
-      if (!k) {
-        return absl::DataLossError(
-            "context graph record is corrupt: a malformed edge key");
-      }
-      if (out) {
-        CTXKIT_ASSIGN_OR_RETURN(internal::EdgeSummary r,
-                                internal::DecodeEdgeSummary(cursor.value()));
-        fn(*k, r, cursor.value());
-        continue;
-      }
-      CTXKIT_ASSIGN_OR_RETURN(std::optional<internal::EdgeSummary> r,
-                              internal::DecodeInEdgeValue(cursor.value()));
-      if (!r) {
-        CTXKIT_ASSIGN_OR_RETURN(std::string_view record,
-                                OutRecord(k->second, k->type, node));
-        CTXKIT_ASSIGN_OR_RETURN(r, internal::DecodeEdgeSummary(record));
-      }
-      fn(*k, *r, std::string_view());
-    }
-    return internal::CursorStatus(cursor);
-  }
-
-  // The graph.out record of (source, type, target), valid for the
-  // transaction; DATA_LOSS when missing, since an index named it.
-  absl::StatusOr<std::string_view> OutRecord(uint64_t source, uint8_t type,
-                                             uint64_t target) const {
-    absl::StatusOr<std::string_view> v = internal::TxnGet(
-        txn_, dbs_.out, internal::EdgeKey(source, type, target));
-    if (v.status().code() == absl::StatusCode::kNotFound) {
-      return absl::DataLossError(
-          "context graph record is corrupt: an incoming edge has no "
-          "outgoing record (run Verify)");
-    }
-    return v;
-  }
-
- private:
-  const Transaction& txn_;
-  const internal::GraphDbs& dbs_;
-  std::optional<Cursor> out_;
-  std::optional<Cursor> in_;
-};
 
 }  // namespace
 
@@ -482,7 +397,7 @@ StatusOr<Relationship> ContextGraph::InvalidateRelationship(
 
 absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::CurrentNeighbours(
     const Transaction& txn, uint64_t seq, int64_t now) const {
-  EdgeScanner scan(txn, dbs);
+  internal::EdgeScanner scan(txn, dbs);
   std::vector<uint64_t> out;
   absl::flat_hash_set<uint64_t> seen;
   for (const bool outgoing : {true, false}) {
@@ -490,7 +405,7 @@ absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::CurrentNeighbours(
         seq, outgoing, 0,
         [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& e,
             std::string_view) {
-          if (SummaryIsCurrent(e, now, /*include_expired=*/false) &&
+          if (internal::SummaryIsCurrent(e, now, /*include_expired=*/false) &&
               seen.insert(k.second).second) {
             out.push_back(k.second);
           }
@@ -541,7 +456,7 @@ StatusOr<RelatedResult> ContextGraph::Related(
     CTXKIT_ASSIGN_OR_RETURN(const absl::flat_hash_set<uint64_t> archived,
                             impl_->Archived(*txn));
     const bool skip_archived = !options.include_archived && !archived.empty();
-    EdgeScanner scanner(*txn, dbs);
+    internal::EdgeScanner scanner(*txn, dbs);
     std::vector<Found> all;
     // One index's edges of `seq`, appended in insertion order.
     auto scan = [&](bool out) -> absl::Status {
@@ -550,7 +465,7 @@ StatusOr<RelatedResult> ContextGraph::Related(
           seq, out, *type,
           [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
               std::string_view record) {
-            if (SummaryIsCurrent(r, as_of, options.include_expired) &&
+            if (internal::SummaryIsCurrent(r, as_of, options.include_expired) &&
                 r.weight >= options.min_weight &&
                 !(skip_archived && archived.contains(k.second))) {
               all.push_back({r.serial, k.second, k.type, out, record});
@@ -655,7 +570,7 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
       return types->empty() ||
              std::find(types->begin(), types->end(), type) != types->end();
     };
-    EdgeScanner scanner(*txn, dbs);
+    internal::EdgeScanner scanner(*txn, dbs);
     auto edges_of = [&](uint64_t node, bool out,
                         internal::PathEmit emit) -> absl::Status {
       return scanner.ForEach(
@@ -663,7 +578,7 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
           [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
               std::string_view) {
             if (!allowed(k.type) ||
-                !SummaryIsCurrent(r, now, options.include_expired) ||
+                !internal::SummaryIsCurrent(r, now, options.include_expired) ||
                 (!archived.empty() && archived.contains(k.second))) {
               return;
             }

@@ -25,7 +25,10 @@ Status RunStoreInfo(const Args& args, std::ostream& out);
 Status RunStoreCheck(const Args& args, std::ostream& out);
 Status RunStoreInit(const Args& args, std::ostream& out);
 // The text of `store info` for `info`.
-void PrintStoreInfoText(const StoreInfo& info, std::ostream& out);
+// With `only_used`, the table lists the databases that hold entries and
+// counts the empty ones in a last line (the demo's short form).
+void PrintStoreInfoText(const StoreInfo& info, std::ostream& out,
+                        bool only_used = false);
 
 // doc_commands.cc
 Status RunCompletion(const Args& args, std::ostream& out);

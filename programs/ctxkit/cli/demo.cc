@@ -174,7 +174,7 @@ Status RunDemoIn(const StoreLocation& location, bool temporary,
 
   auto info = (*store)->Info();
   if (!info.ok()) return info.status();
-  PrintStoreInfoText(*info, out);
+  PrintStoreInfoText(*info, out, /*only_used=*/true);
   out << "\nnext steps:\n"
       << "  ctxkit count --text 'hello world' --model gpt-4o   count tokens\n"
       << "  ctxkit compact --max-tokens 2000 chat.json        fit a chat "

@@ -44,7 +44,8 @@ Status PrintInfo(const Store& store, bool json, std::ostream& out) {
 
 }  // namespace
 
-void PrintStoreInfoText(const StoreInfo& info, std::ostream& out) {
+void PrintStoreInfoText(const StoreInfo& info, std::ostream& out,
+                        bool only_used) {
   const auto line = [&](const char* label, const std::string& value) {
     out << PadRight(label, 18) << value << "\n";
   };
@@ -65,7 +66,12 @@ void PrintStoreInfoText(const StoreInfo& info, std::ostream& out) {
   // they are made printable first.
   const std::string headers[] = {"database", "entries", "pages", "depth"};
   std::vector<std::array<std::string, 4>> rows;
+  size_t empty = 0;
   for (const DatabaseInfo& database : info.databases) {
+    if (only_used && database.entries == 0) {
+      ++empty;
+      continue;
+    }
     rows.push_back({Printable(database.name), std::to_string(database.entries),
                     std::to_string(database.pages),
                     std::to_string(database.depth)});
@@ -87,6 +93,10 @@ void PrintStoreInfoText(const StoreInfo& info, std::ostream& out) {
   out << "\n";  // a blank line between the figures and the table
   print_row(headers);
   for (const auto& row : rows) print_row(row.data());
+  if (empty > 0) {
+    out << "(and " << empty << " empty "
+        << (empty == 1 ? "database" : "databases") << ")\n";
+  }
 }
 
 Status RunStoreInfo(const Args& args, std::ostream& out) {

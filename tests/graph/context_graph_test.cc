@@ -136,6 +136,9 @@ TEST_CASE("the README example") {
   auto path = (*graph)->FindPath("session-store", "auth-refactor");
   auto ended = (*graph)->InvalidateRelationship(
       "auth-refactor", "session-store", "references");  // kept, not current
+  auto similar = (*graph)->FindSimilar("oauth login");  // auth-refactor first
+  auto summary = (*graph)->Summarize("auth-refactor");  // version 1
+  auto picture = (*graph)->Visualize("auth-refactor", {.format = "mermaid"});
 
   REQUIRE(added.ok());
   REQUIRE(edge.ok());
@@ -149,6 +152,13 @@ TEST_CASE("the README example") {
   CHECK(Must((*graph)->Related("auth-refactor", {.include_expired = true}))
             .edges[0]
             .relationship.weight == 0.9);
+  REQUIRE(similar.ok());
+  REQUIRE(!similar->contexts.empty());
+  CHECK(similar->contexts[0].context_id == "auth-refactor");
+  REQUIRE(summary.ok());
+  CHECK(summary->version == 1);
+  REQUIRE(picture.ok());
+  CHECK(picture->starts_with("graph LR"));
 }
 
 TEST_CASE("ids are byte-exact, of any length up to 1024 bytes") {

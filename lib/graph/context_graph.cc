@@ -164,20 +164,27 @@ absl::StatusOr<uint64_t> ContextGraph::Impl::Require(
   return *seq;
 }
 
-absl::StatusOr<ContextRecord> ContextGraph::Impl::Read(const Transaction& txn,
-                                                       uint64_t seq) const {
+absl::StatusOr<std::optional<ContextRecord>> ContextGraph::Impl::ReadIfExists(
+    const Transaction& txn, uint64_t seq) const {
   absl::StatusOr<std::string_view> v =
       internal::TxnGet(txn, dbs.ctx, internal::SeqKey(seq));
   if (!v.ok()) {
-    if (v.status().code() == absl::StatusCode::kNotFound) {
-      return absl::DataLossError(absl::StrFormat(
-          "context graph record is corrupt: context %d is indexed but "
-          "missing",
-          seq));
-    }
+    if (v.status().code() == absl::StatusCode::kNotFound) return std::nullopt;
     return v.status();
   }
   return internal::DecodeContext(*v);
+}
+
+absl::StatusOr<ContextRecord> ContextGraph::Impl::Read(const Transaction& txn,
+                                                       uint64_t seq) const {
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<ContextRecord> ctx,
+                          ReadIfExists(txn, seq));
+  if (!ctx) {
+    return absl::DataLossError(absl::StrFormat(
+        "context graph record is corrupt: context %d is indexed but missing",
+        seq));
+  }
+  return *std::move(ctx);
 }
 
 absl::StatusOr<Conversation> ContextGraph::Impl::NewConversationFor(

@@ -35,6 +35,10 @@ struct ContextGraph::Impl {
   // Find, with NOT_FOUND "<field> '<id>' is not a context" when missing.
   absl::StatusOr<uint64_t> Require(const Transaction& txn, std::string_view id,
                                    std::string_view field) const;
+  // The record of context `seq`, or nullopt when it was deleted (for
+  // records that name contexts without owning them: meta summaries).
+  absl::StatusOr<std::optional<internal::ContextRecord>> ReadIfExists(
+      const Transaction& txn, uint64_t seq) const;
   // The record of context `seq`; DATA_LOSS when an index names a missing one.
   absl::StatusOr<internal::ContextRecord> Read(const Transaction& txn,
                                                uint64_t seq) const;

@@ -94,14 +94,11 @@ absl::StatusOr<DigestRecord> ContextGraph::Impl::BuildDigest(
     const DigestRecord* old, int64_t now) const {
   std::vector<Member> members;
   for (uint64_t seq : seqs) {
-    absl::StatusOr<std::string_view> v =
-        internal::TxnGet(txn, dbs.ctx, internal::SeqKey(seq));
-    if (!v.ok()) {
-      // A context deleted since a meta summary named it.
-      if (v.status().code() == absl::StatusCode::kNotFound) continue;
-      return v.status();
-    }
-    CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, internal::DecodeContext(*v));
+    // A context deleted since a meta summary named it is left out.
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<ContextRecord> found,
+                            ReadIfExists(txn, seq));
+    if (!found) continue;
+    ContextRecord& ctx = *found;
     Member& m = members.emplace_back();
     m.seq = seq;
     m.id = ctx.id;
@@ -274,14 +271,9 @@ absl::StatusOr<std::vector<std::string>> ContextGraph::Impl::IdsOf(
     const Transaction& txn, const std::vector<uint64_t>& seqs) const {
   std::vector<std::string> ids;
   for (uint64_t seq : seqs) {
-    absl::StatusOr<std::string_view> v =
-        internal::TxnGet(txn, dbs.ctx, internal::SeqKey(seq));
-    if (!v.ok()) {
-      if (v.status().code() == absl::StatusCode::kNotFound) continue;
-      return v.status();
-    }
-    CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, internal::DecodeContext(*v));
-    ids.push_back(std::move(ctx.id));
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<ContextRecord> ctx,
+                            ReadIfExists(txn, seq));
+    if (ctx) ids.push_back(std::move(ctx->id));
   }
   return ids;
 }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ctxkit/context_graph.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -23,21 +23,9 @@ using testing::Must;
 
 constexpr int64_t kDay = 86400000;
 
-// Cleanups run when a test calls them, unless it asks for automatic ones.
-ContextGraphOptions Manual() {
-  ContextGraphOptions o;
-  o.auto_summarize = false;
-  o.auto_cleanup_contexts = false;
-  return o;
-}
-
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  explicit Graph(ContextGraphOptions options = Manual()) {
-    options.clock = clock.Fn();
-    graph = Must(ContextGraph::Open(*store, *convs, options));
-  }
+struct Graph : testing::GraphFixture {
+  explicit Graph(ContextGraphOptions options = testing::ManualGraphOptions())
+      : GraphFixture(std::move(options)) {}
 
   AddGraphMessagesResult Add(const std::string& id, const std::string& content,
                              const std::string& importance = "") {
@@ -173,7 +161,7 @@ TEST_CASE("at most minContexts live contexts: nothing goes") {
 }
 
 TEST_CASE("AddMessage cleans up every cleanup_every messages") {
-  ContextGraphOptions o = Manual();
+  ContextGraphOptions o = testing::ManualGraphOptions();
   o.auto_cleanup_contexts = true;
   o.cleanup_every = 2;
   Graph g(o);

@@ -15,7 +15,7 @@
 #include "ctxkit/message_count.h"
 #include "ctxkit/store.h"
 #include "ctxkit/store_check.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -24,16 +24,7 @@ using testing::Contains;
 using testing::Must;
 using testing::TempDir;
 
-// The conversations tests' store and clock, with a graph over them.
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  Graph() {
-    ContextGraphOptions options;
-    options.clock = clock.Fn();
-    graph = Must(ContextGraph::Open(*store, *convs, options));
-  }
-
+struct Graph : testing::GraphFixture {
   AddGraphMessagesResult Add(const std::string& id, const std::string& content,
                              const std::string& importance = "",
                              std::vector<std::string> tags = {}) {
@@ -48,20 +39,9 @@ struct Graph : testing::Fixture {
     Must(graph->AddRelationship(
         {.source = source, .target = target, .type = type, .weight = weight}));
   }
-
-  void CheckVerified() {
-    GraphVerifyReport report = Must(graph->Verify());
-    for (const std::string& p : report.problems) INFO(p);
-    CHECK(report.ok);
-    CHECK(report.problems.empty());
-  }
 };
 
-void CheckError(const Status& s, StatusCode code, const std::string& needle) {
-  INFO(s.ToString());
-  CHECK(s.code() == code);
-  CHECK(Contains(s.message(), needle));
-}
+using testing::CheckError;
 
 std::vector<std::string> RelatedIds(Graph& g, const std::string& id,
                                     RelatedOptions options = {}) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ctxkit/context_graph.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -19,14 +19,9 @@ namespace {
 using testing::Contains;
 using testing::Must;
 
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  explicit Graph(ContextGraphOptions options = {}) {
-    options.clock = clock.Fn();
-    options.auto_summarize = false;
-    graph = Must(ContextGraph::Open(*store, *convs, options));
-  }
+struct Graph : testing::GraphFixture {
+  explicit Graph(ContextGraphOptions options = testing::ManualGraphOptions())
+      : GraphFixture(std::move(options)) {}
 
   void Add(const std::string& id, const std::string& content = "hello",
            const std::string& importance = "") {
@@ -48,19 +43,9 @@ struct Graph : testing::Fixture {
   ContextHierarchy H(const std::string& id) {
     return Must(graph->Hierarchy(id));
   }
-
-  void CheckVerified() {
-    GraphVerifyReport report = Must(graph->Verify());
-    for (const std::string& p : report.problems) INFO(p);
-    CHECK(report.ok);
-  }
 };
 
-void CheckError(const Status& s, StatusCode code, const std::string& needle) {
-  INFO(s.ToString());
-  CHECK(s.code() == code);
-  CHECK(Contains(s.message(), needle));
-}
+using testing::CheckError;
 
 TEST_CASE("parent and child edges state the same link, either way round") {
   Graph g;
@@ -107,7 +92,7 @@ TEST_CASE(
 }
 
 TEST_CASE("cycles and depth beyond maxHierarchyDepth are refused") {
-  ContextGraphOptions o;
+  ContextGraphOptions o = testing::ManualGraphOptions();
   o.max_hierarchy_depth = 3;
   Graph g(o);
   for (const char* id : {"r", "a", "b", "c", "d", "x", "y"}) g.Add(id);
@@ -210,9 +195,8 @@ TEST_CASE(
   g.CheckVerified();
 
   // Off: no hierarchical summaries are written.
-  ContextGraphOptions off;
+  ContextGraphOptions off = testing::ManualGraphOptions();
   off.hierarchical_context = false;
-  off.auto_summarize = false;
   auto flat = Must(ContextGraph::Open(*g.store, *g.convs, off));
   Must(flat->Summarize("a", {.force = true}));
   CHECK(g.H("mid").hierarchical_summary->version == 2);
@@ -221,7 +205,7 @@ TEST_CASE(
 TEST_CASE(
     "the project meta summary appears at the threshold and is "
     "rewritten in place") {
-  ContextGraphOptions o;
+  ContextGraphOptions o = testing::ManualGraphOptions();
   o.meta_summary_threshold = 2;
   Graph g(o);
   for (const char* id : {"p1", "p2", "c1", "c2"}) g.Add(id);

@@ -12,7 +12,7 @@
 #include "ctxkit/context_graph.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/store.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -20,15 +20,7 @@ namespace {
 using testing::Contains;
 using testing::Must;
 
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  Graph() {
-    ContextGraphOptions options;
-    options.clock = clock.Fn();
-    graph = Must(ContextGraph::Open(*store, *convs, options));
-  }
-
+struct Graph : testing::GraphFixture {
   void Add(const std::string& id) {
     Must(graph->AddMessage(id, {.role = MessageRole::kUser, .content = id}));
   }
@@ -36,12 +28,6 @@ struct Graph : testing::Fixture {
   std::vector<std::string> Related(const std::string& id,
                                    RelatedOptions options = {}) {
     return Must(graph->Related(id, options)).context_ids;
-  }
-
-  void CheckVerified() {
-    GraphVerifyReport report = Must(graph->Verify());
-    for (const std::string& p : report.problems) INFO(p);
-    CHECK(report.ok);
   }
 
   // Sets every graph.in value to `value` behind the graph's back.
@@ -66,11 +52,7 @@ struct Graph : testing::Fixture {
   }
 };
 
-void CheckError(const Status& s, StatusCode code, const std::string& needle) {
-  INFO(s.ToString());
-  CHECK(s.code() == code);
-  CHECK(Contains(s.message(), needle));
-}
+using testing::CheckError;
 
 TEST_CASE("a batch adds in order, upserts within itself, creates ends") {
   Graph g;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ctxkit/context_graph.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -19,15 +19,9 @@ namespace {
 using testing::Contains;
 using testing::Must;
 
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  explicit Graph(ContextGraphOptions options = {}) {
-    options.clock = clock.Fn();
-    options.auto_summarize = false;
-    options.auto_cleanup_contexts = false;
-    graph = Must(ContextGraph::Open(*store, *convs, options));
-  }
+struct Graph : testing::GraphFixture {
+  explicit Graph(ContextGraphOptions options = testing::ManualGraphOptions())
+      : GraphFixture(std::move(options)) {}
 
   void Add(const std::string& id, const std::string& content,
            std::vector<std::string> tags = {}) {
@@ -44,12 +38,6 @@ struct Graph : testing::Fixture {
       ids.push_back(c.context_id);
     }
     return ids;
-  }
-
-  void CheckVerified() {
-    GraphVerifyReport report = Must(graph->Verify());
-    for (const std::string& p : report.problems) INFO(p);
-    CHECK(report.ok);
   }
 };
 
@@ -106,7 +94,7 @@ TEST_CASE("vector and hybrid fall back to keyword, or are unavailable") {
     CHECK(r.method == "keyword");
     CHECK(r.contexts.size() == 1);
   }
-  ContextGraphOptions strict;
+  ContextGraphOptions strict = testing::ManualGraphOptions();
   strict.fallback_to_keyword_match = false;
   Graph g(strict);
   Corpus(g);

@@ -12,7 +12,7 @@
 #include "ctxkit/context_graph.h"
 #include "ctxkit/model_registry.h"
 #include "lib/graph/summary_builder.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -20,13 +20,8 @@ namespace {
 using testing::Contains;
 using testing::Must;
 
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  explicit Graph(ContextGraphOptions options = {}) {
-    options.clock = clock.Fn();
-    graph = Must(ContextGraph::Open(*store, *convs, options));
-  }
+struct Graph : testing::GraphFixture {
+  using GraphFixture::GraphFixture;
 
   AddGraphMessagesResult Add(const std::string& id, MessageRole role,
                              const std::string& content,
@@ -36,11 +31,7 @@ struct Graph : testing::Fixture {
   }
 };
 
-ContextGraphOptions Manual() {
-  ContextGraphOptions o;
-  o.auto_summarize = false;
-  return o;
-}
+ContextGraphOptions Manual() { return testing::ManualGraphOptions(); }
 
 uint64_t Tokens(const std::string& text) {
   return Must(CountTokens(kDefaultModel, text)).tokens;

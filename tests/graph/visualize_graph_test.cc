@@ -9,7 +9,7 @@
 #include <string>
 
 #include "ctxkit/context_graph.h"
-#include "tests/conversations/test_helpers.h"
+#include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
 namespace {
@@ -17,15 +17,8 @@ namespace {
 using testing::Contains;
 using testing::Must;
 
-struct Graph : testing::Fixture {
-  std::unique_ptr<ContextGraph> graph;
-
-  Graph() {
-    ContextGraphOptions options;
-    options.clock = clock.Fn();
-    options.auto_summarize = false;
-    options.auto_cleanup_contexts = false;
-    graph = Must(ContextGraph::Open(*store, *convs, options));
+struct Graph : testing::GraphFixture {
+  Graph() : GraphFixture(testing::ManualGraphOptions()) {
     // a -> b -> c -> d, and e -> a; a -> x invalidated.
     for (const char* id : {"a", "b", "c", "d", "e", "x"}) {
       Must(graph->AddMessage(id, {.content = std::string("about ") + id}));

@@ -144,6 +144,13 @@ struct ContextGraphOptions {
   // installed (this build has no embedder interface yet) runs the keyword
   // method and says so; without this it is UNAVAILABLE.
   bool fallback_to_keyword_match = true;
+  // After each summary, the context's auto_link_limit (0..100; 0: none)
+  // most similar live contexts at least similarity_threshold similar get a
+  // `similar` edge from it, weight = similarity, metadata {"auto":true,
+  // "method":"keyword","summaryVersion":v}; its earlier auto edges that are
+  // no longer among them are invalidated, not deleted. Edges a caller wrote
+  // are never touched.
+  uint32_t auto_link_limit = 5;
 
   // With auto_cleanup_contexts, every cleanup_every (1..1e6) messages of a
   // context, AddMessage(s) runs Cleanup from that context in
@@ -344,8 +351,10 @@ struct AddGraphMessagesResult {
   // in the same transaction: its version.
   bool summarized = false;
   uint32_t summary_version = 0;
-  // The contexts the automatic cleanup (auto_cleanup_contexts) archived or
-  // deleted in the same transaction.
+  // The contexts the automatic summary linked by `similar` edges
+  // (auto_link_limit), and those the automatic cleanup
+  // (auto_cleanup_contexts) archived or deleted, in the same transaction.
+  std::vector<std::string> linked = {};
   std::vector<std::string> cleaned = {};
 };
 

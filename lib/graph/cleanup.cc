@@ -73,10 +73,10 @@ absl::StatusOr<CleanupResult> ContextGraph::Impl::CleanupIn(
   };
   keep(current, "current");
   CTXKIT_ASSIGN_OR_RETURN(
-      std::vector<uint64_t> similar,
+      std::vector<internal::LexicalHit> similar,
       SimilarTo(txn, current, kCleanupSimilarLimit,
                 options.similarity_threshold * o.similarity_factor));
-  for (uint64_t seq : similar) keep(seq, "similar");
+  for (const internal::LexicalHit& hit : similar) keep(hit.seq, "similar");
   CTXKIT_ASSIGN_OR_RETURN(std::vector<uint64_t> related,
                           CurrentNeighbours(txn, current, now));
   for (uint64_t seq : related) keep(seq, "related");

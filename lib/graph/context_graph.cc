@@ -249,6 +249,7 @@ absl::Status ContextGraph::Impl::CheckOptionRanges(
        static_cast<uint64_t>(ContextGraphLimits::kMaxHops)},
       {"meta_summary_threshold", o.meta_summary_threshold, 1, 1000000},
       {"cleanup_every", o.cleanup_every, 1, 1000000},
+      {"auto_link_limit", o.auto_link_limit, 0, 100},
   };
   for (const Range& r : ranges) {
     if (r.value < r.min || r.value > r.max) {
@@ -434,25 +435,31 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
           }
           CTXKIT_RETURN_IF_ERROR(
               internal::AddContextTerms(txn, dbs.lex, *seq, terms));
-          if (impl_->ShouldSummarize(ctx, *token_trigger)) {
-            CTXKIT_RETURN_IF_ERROR(
-                impl_->WriteSummary(txn, *seq, ctx, prepared->now).status());
-            result.summarized = true;
-            result.summary_version = ctx.summary_version;
-          }
-          CTXKIT_RETURN_IF_ERROR(
-              internal::TxnPut(txn, dbs.ctx, internal::SeqKey(*seq),
-                               internal::EncodeContext(ctx)));
+          // The totals and the context are written before what follows
+          // reads and updates them itself (auto-links add edges, a
+          // delete-mode cleanup removes contexts).
           totals.messages += added.messages.size();
           CTXKIT_RETURN_IF_ERROR(
               internal::TxnPut(txn, dbs.stats, internal::kGraphTotalsKey,
                                internal::EncodeTotals(totals)));
+          CTXKIT_RETURN_IF_ERROR(
+              internal::TxnPut(txn, dbs.ctx, internal::SeqKey(*seq),
+                               internal::EncodeContext(ctx)));
+          if (impl_->ShouldSummarize(ctx, *token_trigger)) {
+            // Writes the context record again, with its new version.
+            CTXKIT_RETURN_IF_ERROR(impl_
+                                       ->WriteSummary(txn, *seq, ctx,
+                                                      prepared->now,
+                                                      &result.linked)
+                                       .status());
+            result.summarized = true;
+            result.summary_version = ctx.summary_version;
+          }
           result.context_id = ctx.id;
           result.conversation_id = ctx.conversation_id;
           // Every cleanup_every messages of the context (counted by its
           // conversation's seqs, so a batch that crosses a multiple counts
-          // once), after the totals are written: a delete-mode cleanup
-          // updates them itself.
+          // once).
           const uint64_t last = added.messages.back().seq;
           const uint64_t first = added.messages.front().seq;
           const uint64_t every = impl_->options.cleanup_every;

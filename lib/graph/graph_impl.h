@@ -57,9 +57,10 @@ struct ContextGraph::Impl {
   // score and reset since-summary counters, and the hierarchical summaries
   // above it (RefreshHierarchy). FAILED_PRECONDITION for a context without
   // messages.
+  // `linked` (may be null) receives AutoLink's ids.
   absl::StatusOr<internal::SummaryRecord> WriteSummary(
       WriteTransaction& txn, uint64_t seq, internal::ContextRecord& ctx,
-      int64_t now) const;
+      int64_t now, std::vector<std::string>* linked = nullptr) const;
   // Version `version` of context `seq`'s summary; DATA_LOSS when missing.
   absl::StatusOr<internal::SummaryRecord> ReadSummary(const Transaction& txn,
                                                       uint64_t seq,
@@ -112,9 +113,16 @@ struct ContextGraph::Impl {
   // The live contexts most similar to context `seq`'s document (its newest
   // summary, else its newest messages), at least `min_similarity` similar,
   // at most `limit`, most similar first; never `seq` itself.
-  absl::StatusOr<std::vector<uint64_t>> SimilarTo(const Transaction& txn,
-                                                  uint64_t seq, size_t limit,
-                                                  double min_similarity) const;
+  // Each hit's seq and cosine (its `similarity`).
+  absl::StatusOr<std::vector<internal::LexicalHit>> SimilarTo(
+      const Transaction& txn, uint64_t seq, size_t limit,
+      double min_similarity) const;
+  // After summary `version` of context `seq` (record `ctx`): writes its
+  // auto-links (ContextGraphOptions::auto_link_limit) and invalidates its
+  // auto edges no longer among them; the ids linked.
+  absl::StatusOr<std::vector<std::string>> AutoLink(
+      WriteTransaction& txn, const internal::ContextRecord& ctx, uint64_t seq,
+      uint32_t version, int64_t now) const;
   // The other ends of context `seq`'s edges current at `now`, both ways,
   // every type, each once.
   absl::StatusOr<std::vector<uint64_t>> CurrentNeighbours(

@@ -181,6 +181,11 @@ struct MessageRecord {
 std::string EncodeMessageRecord(const MessageRecord& r);
 absl::StatusOr<MessageRecord> DecodeMessageRecord(std::string_view value);
 
+// EdgeRecord::flags: a `similar` edge the graph wrote after a summary
+// (auto-linking), which it may later invalidate; never set on an edge a
+// caller wrote, and cleared when a caller upserts the edge.
+inline constexpr uint64_t kEdgeAutoLink = 1;
+
 struct EdgeRecord {
   double weight = 0;
   int64_t created_at = 0;
@@ -189,7 +194,7 @@ struct EdgeRecord {
   int64_t invalid_at = 0;  // 0: still holds
   int64_t expired_at = 0;  // 0: current
   uint64_t serial = 0;     // insertion order (GraphTotals::next_edge_serial)
-  uint64_t flags = 0;      // none defined yet (auto-links, CG-8)
+  uint64_t flags = 0;      // kEdgeAutoLink
   std::string metadata = "{}";
 };
 std::string EncodeEdge(const EdgeRecord& r);

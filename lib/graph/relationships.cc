@@ -23,6 +23,7 @@
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
 #include "lib/graph/paths.h"
+#include "lib/json/json_writer.h"
 #include "lib/json/merge_patch.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -122,6 +123,7 @@ constexpr size_t kMaxRelationshipBatch = 100000;
 // conversations of ends it may create (prepared outside the write).
 struct PreparedEdge {
   uint8_t type = 0;
+  bool auto_link = false;  // written by AutoLink, not by a caller
   std::optional<Conversation> new_source = {};
   std::optional<Conversation> new_target = {};
 };
@@ -227,6 +229,9 @@ absl::StatusOr<RelationshipUpsert> UpsertEdge(const ContextGraph::Impl& impl,
   }
   r.weight = edge.weight;
   r.updated_at = now;
+  // A caller's upsert makes an auto edge the caller's.
+  r.flags = prepared.auto_link ? (r.flags | internal::kEdgeAutoLink)
+                               : (r.flags & ~internal::kEdgeAutoLink);
   CTXKIT_RETURN_IF_ERROR(
       internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(r)));
   CTXKIT_RETURN_IF_ERROR(
@@ -393,6 +398,90 @@ StatusOr<Relationship> ContextGraph::InvalidateRelationship(
       });
   if (!st.ok()) return internal::ToPublic(st);
   return result;
+}
+
+absl::StatusOr<std::vector<std::string>> ContextGraph::Impl::AutoLink(
+    WriteTransaction& txn, const internal::ContextRecord& ctx, uint64_t seq,
+    uint32_t version, int64_t now) const {
+  std::vector<std::string> linked;
+  if (options.auto_link_limit == 0) return linked;
+  const uint8_t type = *internal::EdgeTypeCode("similar");
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<internal::LexicalHit> similar,
+                          SimilarTo(txn, seq, options.auto_link_limit,
+                                    options.similarity_threshold));
+  internal::JsonWriter metadata;
+  metadata.BeginObject()
+      .Key("auto")
+      .Bool(true)
+      .Key("method")
+      .String("keyword")
+      .Key("summaryVersion")
+      .Uint(version)
+      .EndObject();
+  CTXKIT_ASSIGN_OR_RETURN(const std::string metadata_json,
+                          std::move(metadata).Finish());
+  CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals, internal::ReadTotals(txn, dbs));
+  absl::flat_hash_set<uint64_t> kept;
+  for (const internal::LexicalHit& hit : similar) {
+    // A caller's own edge stays the caller's.
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::optional<EdgeRecord> existing,
+        ReadEdge(txn, dbs, internal::EdgeKey(seq, type, hit.seq)));
+    if (existing && !(existing->flags & internal::kEdgeAutoLink)) continue;
+    CTXKIT_ASSIGN_OR_RETURN(internal::ContextRecord other, Read(txn, hit.seq));
+    NewRelationship edge;
+    edge.source = ctx.id;
+    edge.target = other.id;
+    edge.type = "similar";
+    edge.weight = std::clamp(hit.cosine, 0.0, 1.0);
+    edge.metadata = metadata_json;
+    PreparedEdge prepared;
+    prepared.type = type;
+    prepared.auto_link = true;
+    CTXKIT_RETURN_IF_ERROR(
+        UpsertEdge(*this, txn, totals, now, edge, prepared).status());
+    kept.insert(hit.seq);
+    linked.push_back(std::move(other.id));
+  }
+  CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.stats,
+                                          internal::kGraphTotalsKey,
+                                          internal::EncodeTotals(totals)));
+  // Its earlier auto edges that fell out: ended now, kept in the history.
+  std::vector<std::pair<std::string, EdgeRecord>> stale;
+  {
+    std::string prefix = internal::SeqKey(seq);
+    prefix.push_back(static_cast<char>(type));
+    CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                            internal::TxnNewCursor(txn, dbs.out));
+    for (cursor.Seek(prefix);
+         cursor.Valid() && cursor.key().starts_with(prefix); cursor.Next()) {
+      const std::optional<internal::EdgeKeyParts> k =
+          internal::ParseEdgeKey(cursor.key());
+      if (!k) {
+        return absl::DataLossError(
+            "context graph record is corrupt: a malformed edge key");
+      }
+      CTXKIT_ASSIGN_OR_RETURN(EdgeRecord r,
+                              internal::DecodeEdge(cursor.value()));
+      if ((r.flags & internal::kEdgeAutoLink) && r.expired_at == 0 &&
+          !kept.contains(k->second)) {
+        stale.emplace_back(std::string(cursor.key()), std::move(r));
+      }
+    }
+    CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
+  }
+  for (auto& [key, r] : stale) {
+    const internal::EdgeKeyParts k = *internal::ParseEdgeKey(key);
+    r.invalid_at = std::max(now, r.valid_at);
+    r.expired_at = now;
+    r.updated_at = now;
+    CTXKIT_RETURN_IF_ERROR(
+        internal::TxnPut(txn, dbs.out, key, internal::EncodeEdge(r)));
+    CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
+        txn, dbs.in, internal::EdgeKey(k.second, k.type, k.first),
+        internal::EncodeInEdgeValue(r)));
+  }
+  return linked;
 }
 
 absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::CurrentNeighbours(

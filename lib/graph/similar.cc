@@ -49,7 +49,7 @@ absl::StatusOr<bool> HasTags(const Transaction& txn,
 
 }  // namespace
 
-absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::SimilarTo(
+absl::StatusOr<std::vector<internal::LexicalHit>> ContextGraph::Impl::SimilarTo(
     const Transaction& txn, uint64_t seq, size_t limit,
     double min_similarity) const {
   CTXKIT_ASSIGN_OR_RETURN(internal::ContextRecord ctx, Read(txn, seq));
@@ -75,11 +75,10 @@ absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::SimilarTo(
       internal::SearchContexts(txn, dbs.lex, query, limit, [&](uint64_t s) {
         return s != seq && !archived.contains(s);
       }));
-  std::vector<uint64_t> out;
-  for (const internal::LexicalHit& h : hits) {
-    if (h.cosine >= min_similarity) out.push_back(h.seq);
-  }
-  return out;
+  std::erase_if(hits, [&](const internal::LexicalHit& h) {
+    return h.cosine < min_similarity;
+  });
+  return hits;
 }
 
 StatusOr<SimilarResult> ContextGraph::FindSimilar(

@@ -74,8 +74,8 @@ bool ContextGraph::Impl::ShouldSummarize(const ContextRecord& ctx,
 }
 
 absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
-    WriteTransaction& txn, uint64_t seq, ContextRecord& ctx,
-    int64_t now) const {
+    WriteTransaction& txn, uint64_t seq, ContextRecord& ctx, int64_t now,
+    std::vector<std::string>* linked) const {
   Conversation c;
   uint64_t last_seq = 0;
   CTXKIT_RETURN_IF_ERROR(internal::ReadConversationIn(
@@ -193,6 +193,9 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.ctx, internal::SeqKey(seq),
                                           internal::EncodeContext(ctx)));
   CTXKIT_RETURN_IF_ERROR(RefreshHierarchy(txn, seq, now));
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                          AutoLink(txn, ctx, seq, version, now));
+  if (linked != nullptr) *linked = std::move(ids);
   return record;
 }
 

@@ -178,5 +178,70 @@ TEST_CASE("Verify finds a lexical index out of step with the messages") {
   CHECK(found);
 }
 
+TEST_CASE(
+    "a summary links its most similar contexts, and unlinks them when "
+    "they stop being similar") {
+  ContextGraphOptions o = testing::ManualGraphOptions();
+  o.similarity_threshold = 0.5;
+  Graph g(o);
+  g.Add("a", "rotate the oauth signing keys of the gateway");
+  g.Add("b", "rotate the oauth signing keys of the gateway");
+  g.Add("c", "rotate the oauth signing keys of the gateway");
+  g.Add("far", "bake bread with sourdough starter");
+  // The caller's own similar edge to c is the caller's: never rewritten.
+  Must(g.graph->AddRelationship(
+      {.source = "a", .target = "c", .type = "similar", .weight = 0.1}));
+  Must(g.graph->Summarize("a"));
+  RelatedResult r = Must(g.graph->Related(
+      "a", {.type = "similar", .direction = EdgeDirection::kOutgoing}));
+  REQUIRE(r.edges.size() == 2);
+  const RelatedEdge* auto_edge = nullptr;
+  for (const RelatedEdge& e : r.edges) {
+    if (e.context_id == "b") auto_edge = &e;
+    if (e.context_id == "c") {
+      CHECK(e.relationship.weight == 0.1);
+      CHECK(e.relationship.metadata == "{}");
+    }
+  }
+  REQUIRE(auto_edge != nullptr);
+  CHECK(auto_edge->relationship.weight > 0.5);
+  CHECK(auto_edge->relationship.metadata ==
+        R"({"auto":true,"method":"keyword","summaryVersion":1})");
+  g.CheckVerified();
+
+  // a's talk moves on: its next summary no longer resembles b.
+  for (int i = 0; i < 30; ++i) {
+    g.Add("a", "bake bread with sourdough starter and rye flour " +
+                   std::to_string(i));
+  }
+  g.clock.Advance(5);
+  Must(g.graph->Summarize("a"));
+  r = Must(g.graph->Related(
+      "a", {.type = "similar", .direction = EdgeDirection::kOutgoing}));
+  bool b_current = false;
+  for (const RelatedEdge& e : r.edges) b_current |= e.context_id == "b";
+  CHECK(!b_current);
+  RelatedResult history =
+      Must(g.graph->Related("a", {.type = "similar",
+                                  .direction = EdgeDirection::kOutgoing,
+                                  .include_expired = true}));
+  bool b_expired = false;
+  for (const RelatedEdge& e : history.edges) {
+    if (e.context_id == "b") b_expired = e.relationship.expired_at != 0;
+  }
+  CHECK(b_expired);
+  g.CheckVerified();
+}
+
+TEST_CASE("auto_link_limit 0 writes no auto-links") {
+  ContextGraphOptions o = testing::ManualGraphOptions();
+  o.auto_link_limit = 0;
+  Graph g(o);
+  g.Add("a", "same words here");
+  g.Add("b", "same words here");
+  Must(g.graph->Summarize("a"));
+  CHECK(Must(g.graph->Related("a")).context_ids.empty());
+}
+
 }  // namespace
 }  // namespace ctxkit

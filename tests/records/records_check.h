@@ -20,6 +20,7 @@
 #include "ctxkit/conversations.h"
 #include "ctxkit/references.h"
 #include "ctxkit/store.h"
+#include "tests/unit/peer_process.h"
 
 namespace ctxkit::testing {
 
@@ -53,23 +54,8 @@ struct AckModel {
   void ResolvePending(ConversationStore& convs, ReferenceStore& refs);
 };
 
-// A running records_peer with a pipe from its stdout.
-struct PeerProcess {
-  pid_t pid = -1;
-  int out = -1;
-  std::string buffered;  // bytes read but not yet a whole line
-};
-
 // Starts records_peer (CTXKIT_RECORDS_PEER) with `args`.
 PeerProcess StartPeer(const std::vector<std::string>& args);
-// Reads what the peer has written within `timeout_ms` (0 = what is there
-// now) and returns the complete lines. `eof` is set when the pipe closed.
-std::vector<std::string> ReadLines(PeerProcess& peer, int timeout_ms,
-                                   bool* eof);
-// Reads every remaining line until EOF (failing after 60 s).
-std::vector<std::string> ReadToEnd(PeerProcess& peer);
-// Waits for the peer; returns its exit code, or 128 + signal.
-int WaitPeer(PeerProcess& peer);
 
 // Every acknowledged record is present with its acknowledged fields, every
 // acknowledged delete is absent (with its cascade), and each acknowledged

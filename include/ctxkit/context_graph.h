@@ -526,9 +526,12 @@ class CTXKIT_EXPORT ContextGraph {
 
   // Appends messages to context `id`, creating it (and its conversation)
   // when missing, in one write: the conversation messages with exact token
-  // counts, their importance and tags, and the context's counters. The
+  // counts, their importance and tags, the context's counters and lexical
+  // document, and what they trigger (see ContextGraphOptions): a summary
+  // with its hierarchical summaries and auto-links, and a cleanup. The
   // batch form takes 1..ConversationLimits::kMaxBatchMessages messages;
-  // errors name messages[i].<field>.
+  // errors name messages[i].<field>. A summarizer's failure is not an
+  // error (the extractive text is used); any other failure changes nothing.
   StatusOr<AddGraphMessagesResult> AddMessage(std::string_view id,
                                               const GraphMessage& message);
   StatusOr<AddGraphMessagesResult> AddMessages(

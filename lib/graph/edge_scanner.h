@@ -19,8 +19,9 @@
 
 namespace ctxkit::internal {
 
-// Whether an edge counts at `as_of` (EdgeIsCurrent's rule on the fields a
-// scan has).
+// Whether an edge counts for a query at `as_of`: not expired, valid from
+// valid_at up to (not including) invalid_at; or any edge when
+// `include_expired`.
 inline bool SummaryIsCurrent(const EdgeSummary& edge, int64_t as_of,
                              bool include_expired) {
   if (include_expired) return true;

@@ -151,11 +151,6 @@ inline constexpr uint32_t kSummaryTermWeight = 2;
 TermCounts MessageTerms(std::string_view content,
                         const std::vector<std::string>& tags);
 
-// Whether an edge counts for a query at `as_of`: not expired, valid from
-// valid_at up to (not including) invalid_at; or any edge when
-// `include_expired`.
-bool EdgeIsCurrent(const EdgeRecord& edge, int64_t as_of, bool include_expired);
-
 // Deletes context `seq` and everything of the graph's that belongs to it
 // (its id, messages' records, activity entry, every edge touching it in
 // both indexes, its share of the totals) in `txn`. Not its conversation:

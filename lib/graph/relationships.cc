@@ -34,17 +34,6 @@ namespace ctxkit {
 using internal::EdgeRecord;
 using internal::GraphTotals;
 
-namespace internal {
-
-bool EdgeIsCurrent(const EdgeRecord& edge, int64_t as_of,
-                   bool include_expired) {
-  if (include_expired) return true;
-  return edge.expired_at == 0 && edge.valid_at <= as_of &&
-         (edge.invalid_at == 0 || as_of < edge.invalid_at);
-}
-
-}  // namespace internal
-
 namespace {
 
 absl::StatusOr<uint8_t> CheckType(std::string_view type) {

@@ -9,8 +9,9 @@
 //   - every acknowledged message, relationship and summary version is
 //     there.
 //
-// CTXKIT_GRAPH_KILL_ROUNDS (default 300) and CTXKIT_GRAPH_KILL_SEED change
-// the run; the seed is printed so a failure can be replayed.
+// CTXKIT_GRAPH_KILL_ROUNDS (default 300; CTest sets 100 under a sanitizer,
+// see CMakeLists.txt) and CTXKIT_GRAPH_KILL_SEED change the run; the seed
+// is printed so a failure can be replayed.
 
 #include <doctest/doctest.h>
 #include <signal.h>

@@ -45,6 +45,32 @@ absl::StatusOr<bool> ContextGraph::Impl::IsArchived(const Transaction& txn,
   return v.status();
 }
 
+namespace internal {
+
+absl::StatusOr<ArchivedLookup> ArchivedLookup::Begin(const Transaction& txn,
+                                                     const GraphDbs& dbs,
+                                                     bool active) {
+  bool any = false;
+  if (active) {
+    CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, TxnNewCursor(txn, dbs.archived));
+    cursor.SeekToFirst();
+    CTXKIT_RETURN_IF_ERROR(CursorStatus(cursor));
+    any = cursor.Valid();
+  }
+  return ArchivedLookup(txn, dbs, any);
+}
+
+bool ArchivedLookup::Contains(uint64_t seq) {
+  if (!any_ || !status_.ok()) return false;
+  absl::StatusOr<std::string_view> v =
+      TxnGet(*txn_, dbs_->archived, SeqKey(seq));
+  if (v.ok()) return true;
+  if (v.status().code() != absl::StatusCode::kNotFound) status_ = v.status();
+  return false;
+}
+
+}  // namespace internal
+
 absl::StatusOr<absl::flat_hash_set<uint64_t>> ContextGraph::Impl::Archived(
     const Transaction& txn) const {
   absl::flat_hash_set<uint64_t> out;

@@ -101,7 +101,9 @@ struct ContextGraph::Impl {
 
   // Whether Cleanup archived context `seq`.
   absl::StatusOr<bool> IsArchived(const Transaction& txn, uint64_t seq) const;
-  // Every archived context (usually none: one empty-table read).
+  // Every archived context, for a pass over all contexts (Cleanup); a
+  // query asks ArchivedLookup instead, so its cost does not grow with the
+  // number of archived contexts.
   absl::StatusOr<absl::flat_hash_set<uint64_t>> Archived(
       const Transaction& txn) const;
 
@@ -139,6 +141,28 @@ struct ContextGraph::Impl {
 };
 
 namespace internal {
+
+// Whether contexts are archived, asked one at a time by a query: one
+// lookup each, none at all while nothing is archived (or when the query
+// includes archived contexts). Contains cannot fail where it is called (in
+// edge-scan callbacks), so the first read error is kept for the query to
+// return.
+class ArchivedLookup {
+ public:
+  // `active` false: nothing counts as archived.
+  static absl::StatusOr<ArchivedLookup> Begin(const Transaction& txn,
+                                              const GraphDbs& dbs, bool active);
+  bool Contains(uint64_t seq);
+  const absl::Status& status() const { return status_; }
+
+ private:
+  ArchivedLookup(const Transaction& txn, const GraphDbs& dbs, bool any)
+      : txn_(&txn), dbs_(&dbs), any_(any) {}
+  const Transaction* txn_;
+  const GraphDbs* dbs_;
+  bool any_;
+  absl::Status status_;
+};
 
 // A context id: UTF-8 of 1..kMaxIdBytes bytes without NUL. INVALID_ARGUMENT
 // naming `field` (the id is not echoed: it may be 1 KiB of anything).

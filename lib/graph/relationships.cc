@@ -531,9 +531,9 @@ StatusOr<RelatedResult> ContextGraph::Related(
     const internal::GraphDbs& dbs = impl_->dbs;
     CTXKIT_ASSIGN_OR_RETURN(uint64_t seq,
                             impl_->Require(*txn, id, "contextId"));
-    CTXKIT_ASSIGN_OR_RETURN(const absl::flat_hash_set<uint64_t> archived,
-                            impl_->Archived(*txn));
-    const bool skip_archived = !options.include_archived && !archived.empty();
+    CTXKIT_ASSIGN_OR_RETURN(
+        internal::ArchivedLookup archived,
+        internal::ArchivedLookup::Begin(*txn, dbs, !options.include_archived));
     internal::EdgeScanner scanner(*txn, dbs);
     std::vector<Found> all;
     // One index's edges of `seq`, appended in insertion order.
@@ -545,7 +545,7 @@ StatusOr<RelatedResult> ContextGraph::Related(
               std::string_view record) {
             if (internal::SummaryIsCurrent(r, as_of, options.include_expired) &&
                 r.weight >= options.min_weight &&
-                !(skip_archived && archived.contains(k.second))) {
+                !archived.Contains(k.second)) {
               all.push_back({r.serial, k.second, k.type, out, record});
             }
           }));
@@ -562,6 +562,7 @@ StatusOr<RelatedResult> ContextGraph::Related(
     if (options.direction != EdgeDirection::kOutgoing) {
       CTXKIT_RETURN_IF_ERROR(scan(/*out=*/false));
     }
+    CTXKIT_RETURN_IF_ERROR(archived.status());
     RelatedResult result;
     result.total = all.size();
     const size_t begin = std::min<size_t>(options.offset, all.size());
@@ -634,15 +635,16 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
       result.reason = !s ? "source not found" : "target not found";
       return result;
     }
-    // Archived contexts are not crossed (usually there are none).
-    absl::flat_hash_set<uint64_t> archived;
-    if (!options.include_archived) {
-      CTXKIT_ASSIGN_OR_RETURN(archived, impl_->Archived(*txn));
-      if (archived.contains(*s) || archived.contains(*t)) {
-        result.reason =
-            archived.contains(*s) ? "source is archived" : "target is archived";
-        return result;
-      }
+    // Archived contexts are not crossed.
+    CTXKIT_ASSIGN_OR_RETURN(
+        internal::ArchivedLookup archived,
+        internal::ArchivedLookup::Begin(*txn, dbs, !options.include_archived));
+    const bool source_archived = archived.Contains(*s);
+    if (source_archived || archived.Contains(*t)) {
+      CTXKIT_RETURN_IF_ERROR(archived.status());
+      result.reason =
+          source_archived ? "source is archived" : "target is archived";
+      return result;
     }
     auto allowed = [&](uint8_t type) {
       return types->empty() ||
@@ -657,7 +659,7 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
               std::string_view) {
             if (!allowed(k.type) ||
                 !internal::SummaryIsCurrent(r, now, options.include_expired) ||
-                (!archived.empty() && archived.contains(k.second))) {
+                archived.Contains(k.second)) {
               return;
             }
             internal::PathEdge e;
@@ -682,6 +684,7 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
     query.weighted = options.weighted;
     CTXKIT_ASSIGN_OR_RETURN(internal::PathResult found,
                             internal::FindPath(query, adjacency));
+    CTXKIT_RETURN_IF_ERROR(archived.status());
     if (!found.found) {
       result.reason = "no path within maxHops";
       return result;

@@ -68,13 +68,14 @@ absl::StatusOr<std::vector<internal::LexicalHit>> ContextGraph::Impl::SimilarTo(
       query += '\n';
     }
   }
-  CTXKIT_ASSIGN_OR_RETURN(const absl::flat_hash_set<uint64_t> archived,
-                          Archived(txn));
+  CTXKIT_ASSIGN_OR_RETURN(internal::ArchivedLookup archived,
+                          internal::ArchivedLookup::Begin(txn, dbs, true));
   CTXKIT_ASSIGN_OR_RETURN(
       std::vector<internal::LexicalHit> hits,
       internal::SearchContexts(txn, dbs.lex, query, limit, [&](uint64_t s) {
-        return s != seq && !archived.contains(s);
+        return s != seq && !archived.Contains(s);
       }));
+  CTXKIT_RETURN_IF_ERROR(archived.status());
   std::erase_if(hits, [&](const internal::LexicalHit& h) {
     return h.cosine < min_similarity;
   });
@@ -128,16 +129,15 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
                               impl_->Find(*txn, id));
       if (seq) excluded.insert(*seq);
     }
-    absl::flat_hash_set<uint64_t> archived;
-    if (!options.include_archived) {
-      CTXKIT_ASSIGN_OR_RETURN(archived, impl_->Archived(*txn));
-    }
+    CTXKIT_ASSIGN_OR_RETURN(
+        internal::ArchivedLookup archived,
+        internal::ArchivedLookup::Begin(*txn, dbs, !options.include_archived));
     // The filter runs on candidates in BM25 order, only until the pool is
     // full; its read errors end the search.
     absl::Status filter_error;
     auto accept = [&](uint64_t seq) {
       if (!filter_error.ok() || excluded.contains(seq) ||
-          archived.contains(seq)) {
+          archived.Contains(seq)) {
         return false;
       }
       if (options.tags.empty()) return true;
@@ -152,6 +152,7 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
         std::vector<internal::LexicalHit> hits,
         internal::SearchContexts(*txn, dbs.lex, text, options.limit, accept));
     CTXKIT_RETURN_IF_ERROR(filter_error);
+    CTXKIT_RETURN_IF_ERROR(archived.status());
     SimilarResult result;
     result.method = "keyword";
     for (const internal::LexicalHit& h : hits) {

@@ -51,8 +51,8 @@ StatusOr<std::string> ContextGraph::Visualize(
     const internal::GraphDbs& dbs = impl_->dbs;
     CTXKIT_ASSIGN_OR_RETURN(uint64_t root,
                             impl_->Require(*txn, id, "contextId"));
-    CTXKIT_ASSIGN_OR_RETURN(const absl::flat_hash_set<uint64_t> archived,
-                            impl_->Archived(*txn));
+    CTXKIT_ASSIGN_OR_RETURN(internal::ArchivedLookup archived,
+                            internal::ArchivedLookup::Begin(*txn, dbs, true));
     internal::EdgeScanner scanner(*txn, dbs);
     // Breadth first, so the nearest contexts are the ones kept.
     std::vector<std::pair<uint64_t, int>> order = {{root, 0}};
@@ -71,7 +71,7 @@ StatusOr<std::string> ContextGraph::Visualize(
             [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& e,
                 std::string_view) {
               if (!internal::SummaryIsCurrent(e, now, false) ||
-                  archived.contains(k.second) || index.contains(k.second)) {
+                  index.contains(k.second) || archived.Contains(k.second)) {
                 return;
               }
               if (order.size() == options.max_nodes) {
@@ -83,6 +83,7 @@ StatusOr<std::string> ContextGraph::Visualize(
             }));
       }
     }
+    CTXKIT_RETURN_IF_ERROR(archived.status());
     for (size_t i = 0; i < order.size(); ++i) {
       const uint64_t seq = order[i].first;
       const int depth = order[i].second;

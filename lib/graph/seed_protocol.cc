@@ -1,9 +1,7 @@
-// Seed 003's JSON surface (seed_protocol.h) over ContextGraph's typed API.
-// Every request is read whole (each field's type and the action's required
-// fields) before the graph is called, and the graph checks every value
+// Seed 003's JSON surface (ctxkit/context_graph_seed.h) over ContextGraph's
+// typed API. Every request is read whole (each field's type and the action's
+// required fields) before the graph is called, and the graph checks every value
 // before it writes, so a refused request changes nothing.
-
-#include "lib/graph/seed_protocol.h"
 
 #include <array>
 #include <optional>
@@ -14,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ctxkit/context_graph_seed.h"
 #include "lib/graph/graph_json.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"

@@ -153,8 +153,10 @@ TEST_CASE("every tool's schemas compile and its input schema is an object") {
     CAPTURE(tool.name);
     auto input = Schema::Compile(tool.input_schema);
     CHECK_MESSAGE(input.ok(), input.status().ToString());
-    auto output = Schema::Compile(tool.output_schema);
-    CHECK_MESSAGE(output.ok(), output.status().ToString());
+    if (!tool.output_schema.empty()) {
+      auto output = Schema::Compile(tool.output_schema);
+      CHECK_MESSAGE(output.ok(), output.status().ToString());
+    }
     CHECK(tool.input_schema.find(R"("type")") != std::string_view::npos);
   }
 }

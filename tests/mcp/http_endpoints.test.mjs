@@ -186,6 +186,64 @@ describe('ctxkit serve without a token', () => {
     }
   });
 
+  test("seed 003's REST routes (0.1.1) over the context graph", async () => {
+    const memory = (body) => post(`${server.url}/tools/context_memory`, body);
+    let r = await memory({ action: 'add', contextId: 'rest/a', role: 'user', content: 'Rotate the signing keys weekly', importance: 'high' });
+    assert.equal(r.status, 200);
+    let body = await json(r);
+    assert.equal(body.success, true);
+    assert.equal(body.message, "Message added to context 'rest/a'");
+    assert.equal(body.importanceLevel, 'high');
+    r = await memory({ action: 'add', contextId: 'rest:b', role: 'assistant', content: 'Keys live in the vault' });
+    assert.equal(r.status, 200);
+    r = await memory({ action: 'add_relationship', contextId: 'rest/a', targetId: 'rest:b', relationshipType: 'references', strength: 3 });
+    assert.equal(r.status, 200, 'strength is clamped on this path');
+    body = await json(r);
+    assert.equal(body.message, "Added references relationship from 'rest/a' to 'rest:b'");
+    assert.equal(body.clamped, true);
+    assert.equal(body.weight, 1);
+    r = await memory({ action: 'add', contextId: 'rest/a' });
+    assert.equal(r.status, 400);
+    r = await memory({ action: 'nope', contextId: 'x' });
+    assert.equal(r.status, 400);
+    assert.match((await json(r)).message, /^Unknown action: nope\. Supported actions are 'add'/);
+    r = await memory({ action: 'get_meta' });
+    assert.equal(r.status, 400, '0.1.1 wants contextId even for get_meta');
+
+    r = await fetch(`${server.url}/`);
+    assert.equal(r.status, 200);
+    const root = await json(r);
+    assert.equal(root.name, 'prompt-context');
+    assert.deepEqual(root.tools.map((t) => t.name), ['context_memory']);
+
+    r = await fetch(`${server.url}/contexts`);
+    const contexts = await json(r);
+    assert.deepEqual([...contexts.contextIds].sort(), ['rest/a', 'rest:b']);
+    // An id holding '/' is sent percent-encoded; /related/rest/a is no route.
+    r = await fetch(`${server.url}/related/rest%2Fa`);
+    assert.equal(r.status, 200);
+    assert.deepEqual((await json(r)).relatedContexts, ['rest:b']);
+    r = await fetch(`${server.url}/related/rest%2Fa?direction=incoming`);
+    assert.deepEqual((await json(r)).relatedContexts, []);
+    r = await fetch(`${server.url}/related/rest/a`);
+    assert.equal(r.status, 404);
+    r = await fetch(`${server.url}/similar?text=signing%20keys&limit=1`);
+    assert.equal(r.status, 200);
+    const similar = await json(r);
+    assert.equal(similar.similarContexts.length, 1);
+    assert.equal(similar.similarContexts[0].contextId, 'rest/a');
+    r = await fetch(`${server.url}/similar`);
+    assert.equal(r.status, 400);
+    assert.equal((await json(r)).message, 'Missing required parameter: text');
+    for (const p of ['/hierarchies', '/meta-summaries']) {
+      r = await fetch(`${server.url}${p}`);
+      assert.equal(r.status, 200, p);
+      assert.equal((await json(r)).success, true);
+    }
+    r = await post(`${server.url}/contexts`, {});
+    assert.equal(r.status, 405);
+  });
+
   test('POST /api/chat/compact compacts to a small budget', async () => {
     const messages = [];
     for (let i = 0; i < 60; i++) {
@@ -449,6 +507,9 @@ describe('ctxkit serve with --token-file', () => {
       ['POST', '/mcp'],
       ['DELETE', '/mcp'],
       ['GET', '/nothing'],
+      ['GET', '/contexts'],
+      ['GET', '/related/a'],
+      ['POST', '/tools/context_memory'],
     ];
     for (const [method, p] of endpoints) {
       for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${token}` }, { authorization: `Bearer ${token}x` }]) {

@@ -26,7 +26,22 @@ export const TOOL_NAMES = [
   'track_references',
   'optimize_query',
   'compact_chat',
+  // Seed 003, the context memory graph: d6c45ab's nine, then 0.1.1's one.
+  'ping',
+  'add_message',
+  'retrieve_context',
+  'get_similar_contexts',
+  'add_relationship',
+  'get_related_contexts',
+  'summarize_context',
+  'visualize_context',
+  'get_context_metrics',
+  'context_memory',
 ];
+
+// Seed 003 tools whose answer is not an object (`pong`, JSON arrays of ids):
+// they list no outputSchema and send no structuredContent.
+export const UNSTRUCTURED_TOOLS = ['ping', 'get_related_contexts', 'get_similar_contexts'];
 
 export const RESOURCE_URIS = [
   'conversation-history://all',
@@ -253,7 +268,7 @@ export class OutputChecker {
     const provider = new AjvJsonSchemaValidator();
     this.validators = new Map();
     for (const tool of tools) {
-      this.validators.set(tool.name, provider.getValidator(tool.outputSchema));
+      if (tool.outputSchema) this.validators.set(tool.name, provider.getValidator(tool.outputSchema));
     }
   }
 

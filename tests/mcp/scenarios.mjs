@@ -17,6 +17,7 @@ import {
   RESOURCE_URIS,
   TEMPLATE_URIS,
   TOOL_NAMES,
+  UNSTRUCTURED_TOOLS,
   UUID_RE,
   call,
   compileStrict,
@@ -104,16 +105,24 @@ export function defineCommonSuite(connect) {
       assert.equal(typeof info.version, 'string');
     });
 
-    it('lists the seven tools with input and output schemas', () => {
+    it('lists every tool with its input and output schemas', () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
       for (const tool of tools) {
         assert.equal(typeof tool.description, 'string', `${tool.name} description`);
         assert.ok(tool.description.length > 0);
         assert.equal(tool.inputSchema.type, 'object', `${tool.name} inputSchema`);
+        compileStrict(tool.inputSchema, `${tool.name} inputSchema`);
+        if (UNSTRUCTURED_TOOLS.includes(tool.name)) {
+          assert.equal(tool.outputSchema, undefined, `${tool.name} answers text, not an object`);
+          continue;
+        }
         assert.ok(tool.outputSchema, `${tool.name} has an outputSchema`);
         assert.equal(tool.outputSchema.type, 'object', `${tool.name} outputSchema`);
-        compileStrict(tool.inputSchema, `${tool.name} inputSchema`);
         compileStrict(tool.outputSchema, `${tool.name} outputSchema`);
+      }
+      const addMessage = tools.find((t) => t.name === 'add_message');
+      for (const level of ['low', 'HIGH', 'critical', 'MEDIUM']) {
+        assert.ok(addMessage.inputSchema.properties.importance.enum.includes(level), `importance ${level}`);
       }
       const conv = tools.find((t) => t.name === 'manage_conversation');
       assert.deepEqual(conv.inputSchema.properties.action.enum.slice(0, 5),
@@ -621,6 +630,44 @@ export function defineCommonSuite(connect) {
       assert.equal(empty.success, false);
     });
 
+    it('seed 003 tools: messages, relationships, similarity, summaries', async () => {
+      const text = async (name, args) => {
+        const result = await client.callTool({ name, arguments: args });
+        assert.ok(!result.isError, `${name}: ${JSON.stringify(result.content)}`);
+        assert.equal(result.structuredContent, undefined, `${name} sends text only`);
+        return result.content[0].text;
+      };
+      assert.equal(await text('ping', {}), 'pong');
+      const added = await call(client, checker, 'add_message', {
+        contextId: 'sdk/auth', message: 'Move the login flow to OAuth with PKCE', role: 'user', importance: 'HIGH', tags: ['auth'],
+      });
+      assert.equal(added.importanceLevel, 'high');
+      assert.equal(added.importance, 0.75);
+      await call(client, checker, 'add_message', { contextId: 'sdk:auth', message: 'Sessions live in Redis', role: 'assistant' });
+      // 'sdk/auth' and 'sdk:auth' are two contexts: ids are byte-exact.
+      const edge = await call(client, checker, 'add_relationship', {
+        sourceContextId: 'sdk/auth', targetContextId: 'sdk:auth', relationshipType: 'references', weight: 0.6,
+      });
+      assert.equal(edge.relationshipType, 'references');
+      assert.deepEqual(JSON.parse(await text('get_related_contexts', { contextId: 'sdk/auth' })), ['sdk:auth']);
+      assert.deepEqual(JSON.parse(await text('get_related_contexts', { contextId: 'sdk:auth', direction: 'outgoing' })), []);
+      const similar = JSON.parse(await text('get_similar_contexts', { query: 'oauth login', limit: 3 }));
+      assert.equal(similar[0].contextId, 'sdk/auth');
+      assert.ok(similar[0].similarity > 0 && similar[0].similarity <= 1);
+      const summary = await call(client, checker, 'summarize_context', { contextId: 'sdk/auth' });
+      assert.equal(summary.contextId, 'sdk/auth');
+      assert.equal(typeof summary.summary, 'string');
+      assert.ok(summary.summary.length > 0, 'summarize_context returns the summary, not the seed\'s ""');
+      const retrieved = await call(client, checker, 'retrieve_context', { contextId: 'sdk/auth' });
+      assert.equal(retrieved.messages.length, 1);
+      assert.equal(retrieved.hasSummary, true);
+      const missing = await client.callTool({ name: 'retrieve_context', arguments: { contextId: 'no such context' } });
+      assert.equal(missing.isError, true);
+      assert.deepEqual(toolDoc(missing), { success: false, error: 'Context not found' });
+      const memory = await call(client, checker, 'context_memory', { action: 'find_path', contextId: 'sdk/auth', targetId: 'sdk:auth' });
+      assert.deepEqual(memory.path, ['sdk/auth', 'sdk:auth']);
+    });
+
     it('argument validation failures are tool errors in the seed form', async () => {
       const result = await client.callTool({ name: 'manage_conversation', arguments: { action: 'invalid' } });
       assert.equal(result.isError, true);
@@ -1040,7 +1087,7 @@ export function defineCommonSuite(connect) {
     }
 
     for (const [method, key, count] of [
-      ['listTools', 'tools', 7],
+      ['listTools', 'tools', TOOL_NAMES.length],
       ['listResources', 'resources', 5],
       ['listResourceTemplates', 'resourceTemplates', 4],
       ['listPrompts', 'prompts', 3],

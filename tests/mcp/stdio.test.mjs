@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { PROTOCOL_VERSIONS, RawStdio, connectStdio, manyMessages, sleep } from './lib.mjs';
+import { PROTOCOL_VERSIONS, RawStdio, TOOL_NAMES, connectStdio, manyMessages, sleep } from './lib.mjs';
 import { defineCommonSuite } from './scenarios.mjs';
 
 defineCommonSuite(connectStdio);
@@ -22,7 +22,7 @@ describe('stdio wire', () => {
         assert.ok(result.capabilities.tools, JSON.stringify(result.capabilities));
         assert.equal(typeof result.serverInfo.name, 'string');
         const tools = await raw.request('tools/list', {});
-        assert.equal(tools.result.tools.length, 7, `tools/list under ${version}`);
+        assert.equal(tools.result.tools.length, TOOL_NAMES.length, `tools/list under ${version}`);
         const info = await raw.stop();
         assert.deepEqual(info, { code: 0, signal: null });
         raw.assertCleanStdout();
@@ -53,7 +53,7 @@ describe('stdio wire', () => {
       const invalid = await raw.waitFor((m) => raw.messages.indexOf(m) >= before && m.error, 5000, 'an error');
       assert.equal(invalid.error.code, -32600);
       const tools = await raw.request('tools/list', {});
-      assert.equal(tools.result.tools.length, 7);
+      assert.equal(tools.result.tools.length, TOOL_NAMES.length);
       raw.assertCleanStdout();
     } finally {
       await raw.stop();
@@ -133,7 +133,7 @@ describe('stdio wire', () => {
       // Cancelling an unknown or finished request is ignored.
       raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9999 } });
       const tools = await raw.request('tools/list', {});
-      assert.equal(tools.result.tools.length, 7);
+      assert.equal(tools.result.tools.length, TOOL_NAMES.length);
       raw.assertCleanStdout();
     } finally {
       await raw.stop();

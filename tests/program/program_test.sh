@@ -408,7 +408,7 @@ case_demo() {
   # The MCP session: a real `ctxkit mcp` child on the same store, every step
   # answered with the figures the server computed.
   expect_out_line "  -> initialize +<- ctxkit [0-9.]+, MCP 2025-11-25"
-  expect_out_line "  -> tools/list +<- 7 tools: manage_conversation, .*compact_chat"
+  expect_out_line "  -> tools/list +<- 17 tools: manage_conversation, .*compact_chat, ping, .*context_memory"
   expect_out_line "  -> manage_conversation create +<- conversation [0-9a-f-]{36}"
   expect_out_line "  -> manage_conversation add_message x12 +<- 12 messages, [1-9][0-9]* tokens \(gpt-4o, exact\)"
   expect_out_line "  -> count_tokens \(12 messages, gpt-4o\) +<- [1-9][0-9]* tokens with chat overhead, safe \(limit 128000\)"

@@ -5,7 +5,7 @@
 # Usage: records_test.sh CTXKIT CASE
 #   CTXKIT  the program to test
 #   CASE    conversations | references | cache | cache_ttl | optimize |
-#           stats | cascade | bad_input | unknown_model
+#           stats | cascade | bad_input | unknown_model | contexts
 #
 # Every case works in its own temporary directory, removed on exit, with a
 # clean environment (env -i) whose HOME and TMPDIR point inside it. Every
@@ -736,9 +736,71 @@ case_bad_input() {
   expect_q .cache.overview.total_entries 0
 }
 
+# `ctx`: seed 003's context graph from the command line, ids byte-exact.
+case_contexts() {
+  run ctx add 'auth/login' --role user --content 'Move the login flow to OAuth with PKCE' --importance HIGH --tags auth,login
+  expect_ok
+  expect_q .contextId auth/login
+  expect_q .importanceLevel high
+  expect_q '.tags | join(",")' auth,login
+  run ctx add 'auth:login' --role assistant --content 'Sessions are stored in Redis'
+  expect_ok
+  expect_q .created true
+  run ctx relate 'auth/login' 'auth:login' --type references --weight 0.7
+  expect_ok
+  expect_q .weight 0.7
+  run ctx relate 'auth/login' 'auth:login' --type references --weight 1.5
+  expect_error INVALID_ARGUMENT "weight"
+  run ctx relate 'auth/login' nowhere --type continues
+  expect_error NOT_FOUND "nowhere"
+  run ctx related 'auth/login'
+  expect_ok
+  expect_q '.contextIds | join(",")' 'auth:login'
+  run ctx related 'auth:login' --direction outgoing
+  expect_ok
+  expect_q '.contextIds | length' 0
+  run ctx similar 'oauth login flow' --limit 1
+  expect_ok
+  expect_q '.contexts[0].contextId' auth/login
+  run ctx path 'auth:login' 'auth/login'
+  expect_ok
+  expect_q '.path | join(" ")' 'auth:login auth/login'
+  run ctx path 'auth:login' 'auth/login' --direction outgoing
+  expect_ok
+  expect_q .found false
+  run ctx summarize 'auth/login'
+  expect_ok
+  expect_q .version 1
+  run ctx get 'auth/login'
+  expect_ok
+  expect_q .hasSummary true
+  expect_q '.messages | length' 1
+  run ctx viz 'auth/login' --format mermaid
+  [[ $status -eq 0 && $(head -n 1 "$work/out") == "graph LR" ]] ||
+    fail "viz --format mermaid: status $status, first line $(head -n 1 "$work/out")"
+  run ctx unrelate 'auth/login' 'auth:login' --type references --invalidate
+  expect_ok
+  [[ $(q .expiredAt) != null ]] || fail "the invalidated edge has no expiredAt"
+  run ctx related 'auth/login'
+  expect_q '.contextIds | length' 0
+  run ctx related 'auth/login' --include-expired
+  expect_q '.contextIds | length' 1
+  run ctx list
+  expect_ok
+  expect_q '.contexts | length' 2
+  run ctx delete 'auth:login'
+  expect_ok
+  run ctx get 'auth:login'
+  expect_error NOT_FOUND "auth:login"
+  run ctx verify
+  expect_ok
+  expect_q .ok true
+  expect_q .contexts 1
+}
+
 case "$case_name" in
   conversations | references | cache | cache_ttl | optimize | stats | \
-  cascade | bad_input | unknown_model)
+  cascade | bad_input | unknown_model | contexts)
     "case_$case_name"
     ;;
   *)

@@ -311,6 +311,222 @@ const Program& CtxkitProgram() {
           .exclusive = {{&kModelFlag, &kEncodingFlag}},
       },
       {
+          .name = "ctx add",
+          .summary = "add a message to a context of the graph",
+          .args_usage = "ID [-]",
+          .min_args = 1,
+          .max_args = 2,
+          .flags = {&kRoleFlag, &kContentFlag, &kFileFlag, &kImportanceFlag,
+                    &kTagsFlag, &kDbFlag},
+          .description =
+              "Creates the context when it is new. The content comes from\n"
+              "--content, --file or - (standard input); --importance is\n"
+              "low, medium, high or critical in any case. The message may\n"
+              "trigger a summary and a cleanup (see ctxkit/context_graph.h):\n"
+              "the result says so (summarized, linked, cleaned).\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxAdd,
+          .exclusive = {{&kContentFlag, &kFileFlag}},
+      },
+      {
+          .name = "ctx cleanup",
+          .summary = "archive (or delete) the contexts unrelated to one",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDryRunFlag, &kModeFlag, &kMinContextsFlag, &kKeepDaysFlag,
+                    &kDbFlag},
+          .description =
+              "Seed 003's keep-set from context ID: it, the contexts similar\n"
+              "or related to it, its parent, siblings and children, the\n"
+              "important and the recent ones stay; 'ctx restore' undoes an\n"
+              "archive. Prints {cleanedContexts, kept}.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxCleanup,
+      },
+      {
+          .name = "ctx delete",
+          .summary = "delete a context, its conversation and its edges",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description = "Everything goes in one transaction.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxDelete,
+      },
+      {
+          .name = "ctx get",
+          .summary = "print a context with its newest messages and summary",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kCtxLimitFlag, &kDbFlag},
+          .description =
+              "Prints retrieve_context's document: the newest --limit\n"
+              "messages (default 100) oldest first, the summary, the\n"
+              "counts, parentContextId and childContextIds.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxGet,
+      },
+      {
+          .name = "ctx hierarchy",
+          .summary = "where a context sits in the hierarchy, or the parents",
+          .args_usage = "[ID]",
+          .max_args = 1,
+          .flags = {&kCursorFlag, &kDbFlag},
+          .description =
+              "With ID: its parent, children, ancestors and hierarchical\n"
+              "summary. Without: the ids of the contexts that have children.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxHierarchy,
+      },
+      {
+          .name = "ctx list",
+          .summary = "list contexts, the most recently active first",
+          .flags = {&kCtxLimitFlag, &kCursorFlag, &kArchivedFlag, &kDbFlag},
+          .description = "Pass next_cursor to --cursor for the next page.\n"
+                         "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxList,
+      },
+      {
+          .name = "ctx meta",
+          .summary = "list, print or write meta summaries",
+          .args_usage = "[META_ID]",
+          .max_args = 1,
+          .flags = {&kContextsFlag, &kCursorFlag, &kDbFlag},
+          .description =
+              "Without META_ID: the meta summaries' ids. With it: that meta\n"
+              "summary, or with --contexts A,B,... it written (created, or\n"
+              "rewritten in place with the next version) over those.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxMeta,
+      },
+      {
+          .name = "ctx path",
+          .summary = "the path between two contexts",
+          .args_usage = "SOURCE TARGET",
+          .min_args = 2,
+          .max_args = 2,
+          .flags = {&kDirectionFlag, &kEdgeTypeFlag, &kMaxHopsFlag,
+                    &kWeightedFlag, &kExpiredFlag, &kArchivedFlag, &kDbFlag},
+          .description =
+              "The fewest hops (or with --weighted the largest product of\n"
+              "weights) over current edges, either way unless --direction\n"
+              "outgoing; --type takes a comma-separated list. Prints {path,\n"
+              "hops, edges, totalWeight, found}; no path is found:false.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxPath,
+      },
+      {
+          .name = "ctx relate",
+          .summary = "add or update a typed, weighted edge",
+          .args_usage = "SOURCE TARGET",
+          .min_args = 2,
+          .max_args = 2,
+          .flags = {&kEdgeTypeFlag, &kWeightFlag, &kEdgeMetadataFlag,
+                    &kCreateMissingFlag, &kReplaceParentFlag, &kDbFlag},
+          .description =
+              "An edge (SOURCE, --type, TARGET) that exists is updated: its\n"
+              "weight, and --metadata merged into its metadata (RFC 7386).\n"
+              "Both contexts must exist unless --create-missing.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxRelate,
+          .required = {&kEdgeTypeFlag},
+      },
+      {
+          .name = "ctx related",
+          .summary = "the contexts related to one",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kEdgeTypeFlag, &kDirectionFlag, &kEdgesFlag,
+                    &kCtxLimitFlag, &kExpiredFlag, &kArchivedFlag, &kDbFlag},
+          .description =
+              "Outgoing edges first, then incoming, in the order they were\n"
+              "added; --edges prints each edge with its weight, times and\n"
+              "metadata.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxRelated,
+      },
+      {
+          .name = "ctx restore",
+          .summary = "bring back a context cleanup archived",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kDbFlag},
+          .description = CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxRestore,
+      },
+      {
+          .name = "ctx similar",
+          .summary = "the contexts most similar to a text",
+          .args_usage = "TEXT",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kCtxLimitFlag, &kMinSimilarityFlag, &kMethodFlag,
+                    &kTagsFlag, &kArchivedFlag, &kDbFlag},
+          .description =
+              "BM25 over each context's messages, tags and summary, ranked\n"
+              "by TF-IDF cosine (similarity, 0..1); a context needs no\n"
+              "summary to be found. --tags keeps contexts with every tag.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxSimilar,
+      },
+      {
+          .name = "ctx summarize",
+          .summary = "write the next version of a context's summary",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kForceFlag, &kDbFlag},
+          .description =
+              "Extractive and deterministic. Without --force a context with\n"
+              "no message since its last summary keeps (and prints) it.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxSummarize,
+      },
+      {
+          .name = "ctx unrelate",
+          .summary = "delete an edge, or end its fact with --invalidate",
+          .args_usage = "SOURCE TARGET",
+          .min_args = 2,
+          .max_args = 2,
+          .flags = {&kEdgeTypeFlag, &kInvalidateFlag, &kDbFlag},
+          .description =
+              "--invalidate keeps the edge as history (invalidAt and\n"
+              "expiredAt set now): queries stop seeing it unless asked for\n"
+              "expired edges.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxUnrelate,
+          .required = {&kEdgeTypeFlag},
+      },
+      {
+          .name = "ctx verify",
+          .summary = "check the graph's indexes and counters",
+          .flags = {&kDbFlag},
+          .description =
+              "Reads the whole graph in one snapshot: edge indexes mirror\n"
+              "each other, counters equal a recount, the lexical index a\n"
+              "recomputation, summary versions are contiguous, the\n"
+              "hierarchy is acyclic. Prints the report; exit status 1 when\n"
+              "it finds a problem.\n",
+          .handler = RunCtxVerify,
+      },
+      {
+          .name = "ctx viz",
+          .summary = "draw a context and its neighbourhood",
+          .args_usage = "ID",
+          .min_args = 1,
+          .max_args = 1,
+          .flags = {&kFormatFlag, &kDepthFlag, &kDbFlag},
+          .description =
+              "json (the seed's document), mermaid, text or Graphviz dot, up\n"
+              "to --depth hops; ids are escaped so no id breaks a diagram.\n",
+          .handler = RunCtxViz,
+      },
+      {
           .name = "decode",
           .summary = "print the text of token ids",
           .args_usage = "[ID...]",

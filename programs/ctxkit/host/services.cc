@@ -57,6 +57,10 @@ StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
   compactor_services.cache = services->cache.get();
   compactor_services.analytics = services->analytics.get();
   services->compactor = std::make_unique<Compactor>(compactor_services);
+
+  auto graph = ContextGraph::Open(s, *services->conversations);
+  if (!graph.ok()) return Prefixed(graph.status(), "context graph");
+  services->graph = *std::move(graph);
   return services;
 }
 

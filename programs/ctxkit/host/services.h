@@ -10,6 +10,7 @@
 #include "ctxkit/analytics.h"
 #include "ctxkit/cache.h"
 #include "ctxkit/compactor.h"
+#include "ctxkit/context_graph.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/query_optimizer.h"
 #include "ctxkit/references.h"
@@ -31,6 +32,8 @@ struct Services {
   std::unique_ptr<Analytics> analytics;
   std::unique_ptr<QueryOptimizer> optimizer;
   std::unique_ptr<Compactor> compactor;  // uses cache and analytics
+  // Seed 003's context memory graph, over `conversations`.
+  std::unique_ptr<ContextGraph> graph;
 
   // Flushes the cache's and analytics' pending statistics; errors dropped.
   ~Services();

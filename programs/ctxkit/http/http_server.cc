@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxkit/context_graph_seed.h"
 #include "ctxkit/version.h"
 #include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/host/listen_address.h"
@@ -146,12 +147,25 @@ bool IsHttpMethodHttplibRoutes(std::string_view method) {
          method == "PATCH";
 }
 
+// Seed 003's REST routes (0.1.1's Express server), which the library's
+// SeedRest answers. `path` is httplib's decoded path: a percent-encoded id
+// in /related/<id> is decoded by SeedRest from the raw target instead.
+bool IsSeedRestPath(std::string_view path) {
+  return path == "/" || path == "/tools/context_memory" ||
+         path == "/contexts" || path == "/hierarchies" ||
+         path == "/meta-summaries" || path == "/similar" ||
+         (path.size() > 9 && path.substr(0, 9) == "/related/");
+}
+
 // The methods each endpoint allows, for 405's Allow header; nullptr for a
 // path that is not an endpoint.
 const char* AllowedMethods(std::string_view path) {
   if (path == "/health" || path == "/api/user/info") return "GET, HEAD";
   if (path == "/api/chat/compact" || path == "/mcp/v1") return "POST";
   if (path == "/mcp") return "POST, DELETE";
+  if (IsSeedRestPath(path)) {
+    return path == "/tools/context_memory" ? "POST" : "GET, HEAD";
+  }
   return nullptr;
 }
 
@@ -196,6 +210,8 @@ class HttpServer::Impl {
   void McpStreamable(const httplib::Request& req, httplib::Response& res,
                      Reader reader);
   void McpDelete(const httplib::Request& req, httplib::Response& res);
+  void SeedRoute(const httplib::Request& req, httplib::Response& res,
+                 Reader reader);
 
   host::Services& services_;
   const ListenAddress address_;
@@ -490,6 +506,12 @@ void HttpServer::Impl::Route(const httplib::Request& req,
     UserInfo(res);
     return;
   }
+  if (IsSeedRestPath(path) &&
+      (path == "/tools/context_memory" ? method == Method::kPost
+                                       : method == Method::kGet)) {
+    SeedRoute(req, res, reader);
+    return;
+  }
   if (path == "/mcp" &&
       (method == Method::kPost || method == Method::kDelete)) {
     McpStreamable(req, res, reader);
@@ -509,6 +531,18 @@ void HttpServer::Impl::Route(const httplib::Request& req,
   res.set_header("Allow", allow);
   SendError(res, 405, "method " + req.method + " not allowed on " + path);
   SkipBody(req, res);
+}
+
+void HttpServer::Impl::SeedRoute(const httplib::Request& req,
+                                 httplib::Response& res, Reader reader) {
+  std::string body;
+  if (reader != nullptr && !ReadBody(req, res, reader, &body)) return;
+  // The raw target (httplib's path is decoded), so that an id holding '/'
+  // (sent as %2F) stays one id.
+  graph::SeedAnswer answer = graph::SeedRest(
+      *services_.graph, req.method == "HEAD" ? "GET" : req.method, req.target,
+      body);
+  SendJson(res, answer.http_status, answer.json);
 }
 
 void HttpServer::Impl::Health(httplib::Response& res) {

@@ -81,6 +81,10 @@ class RequestContext {
 struct ToolOutput {
   std::string json;
   bool is_error = false;
+  // false: `json` is not an object (seed 003's `pong` text, or its JSON
+  // arrays of ids), so it is sent as the text block only: MCP's
+  // structuredContent must be an object.
+  bool structured = true;
 };
 
 // `args` is the call's "arguments" object, already checked against the
@@ -94,8 +98,10 @@ struct ToolSpec {
   std::string_view name;
   std::string_view title;
   std::string_view description;
-  std::string_view input_schema;   // a JSON Schema object, as JSON text
-  std::string_view output_schema;  // likewise; admits the error form too
+  std::string_view input_schema;  // a JSON Schema object, as JSON text
+  // Likewise, admitting the error form too; empty for a tool whose answer
+  // is not an object (ToolOutput::structured), which lists no outputSchema.
+  std::string_view output_schema;
   ToolHandler handler;
   // MCP tool annotations (hints for clients).
   bool read_only = false;

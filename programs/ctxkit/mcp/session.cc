@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxkit/context_graph_seed.h"
 #include "ctxkit/version.h"
 #include "programs/ctxkit/host/json_out.h"
 #include "programs/ctxkit/mcp/schema.h"
@@ -423,6 +424,13 @@ void Session::HandleOne(element message, Outbound& out, std::string& reply) {
   auto jsonrpc = Member(request, "jsonrpc");
   auto method_member = Member(request, "method");
   auto id_member = Member(request, "id");
+  // Seed 003 0.1.1's line protocol, {"id", "tool", "inputs"} without
+  // jsonrpc: answered in its own shape ({"id", "outputs"} or {"id",
+  // "error"}), which its clients read line by line.
+  if (!jsonrpc && Member(request, "tool")) {
+    reply = graph::LegacyLine(*services_.graph, simdjson::minify(message)).json;
+    return;
+  }
   // A response to a request of ours: the server sends none, so there is
   // nothing to match it with. Its id may be null (an error response to a
   // message the peer could not read), so this comes before the id check.
@@ -630,10 +638,11 @@ std::string Session::ListTools(std::optional<object> params) {
         .Key("description")
         .String(tool.description)
         .Key("inputSchema")
-        .Raw(tool.input_schema)
-        .Key("outputSchema")
-        .Raw(tool.output_schema)
-        .Key("annotations")
+        .Raw(tool.input_schema);
+    if (!tool.output_schema.empty()) {
+      json.Key("outputSchema").Raw(tool.output_schema);
+    }
+    json.Key("annotations")
         .BeginObject()
         .Key("title")
         .String(tool.title)
@@ -703,12 +712,9 @@ std::string Session::CallTool(std::optional<object> params, Request& context) {
       .Key("text")
       .String(output.json)
       .EndObject()
-      .EndArray()
-      .Key("structuredContent")
-      .Raw(output.json)
-      .Key("isError")
-      .Bool(output.is_error)
-      .EndObject();
+      .EndArray();
+  if (output.structured) json.Key("structuredContent").Raw(output.json);
+  json.Key("isError").Bool(output.is_error).EndObject();
   return json.str();
 }
 

@@ -8,6 +8,8 @@
 //   cache_tool.cc          smart_cache
 //   references_tool.cc     track_references
 //   optimize_tool.cc       optimize_query
+//   graph_tools.cc         seed 003's tools (ping .. get_context_metrics,
+//                          context_memory)
 //   resources.cc           the five seed 000 resources and their templates
 //   prompts.cc             summarize_context, compress_conversation,
 //                          extract_essentials
@@ -29,6 +31,8 @@ const mcp::ToolSpec& CountTokensTool();
 const mcp::ToolSpec& SmartCacheTool();
 const mcp::ToolSpec& TrackReferencesTool();
 const mcp::ToolSpec& OptimizeQueryTool();
+// graph_tools.cc: seed 003's nine tools, then context_memory.
+std::span<const mcp::ToolSpec> GraphTools();
 
 // resources.cc: static resources first, then templates, in seed order.
 std::span<const mcp::ResourceSpec> SeedResources();

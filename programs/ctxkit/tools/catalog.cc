@@ -13,17 +13,22 @@ namespace ctxkit::mcp {
 std::span<const ToolSpec> Tools() {
   // Built once and never destroyed, so no destructor runs at exit while a
   // worker may still read it.
-  static const std::vector<ToolSpec>* const kTools = new std::vector<ToolSpec>{
-      // Seed 000, the token optimizer.
-      tools::ManageConversationTool(),
-      tools::CompressContextTool(),
-      tools::CountTokensTool(),
-      tools::SmartCacheTool(),
-      tools::TrackReferencesTool(),
-      tools::OptimizeQueryTool(),
-      // Seed 001, the chat compactor (POST /api/chat/compact).
-      tools::CompactChatTool(),
-  };
+  static const std::vector<ToolSpec>* const kTools = [] {
+    auto* tools = new std::vector<ToolSpec>{
+        // Seed 000, the token optimizer.
+        tools::ManageConversationTool(),
+        tools::CompressContextTool(),
+        tools::CountTokensTool(),
+        tools::SmartCacheTool(),
+        tools::TrackReferencesTool(),
+        tools::OptimizeQueryTool(),
+        // Seed 001, the chat compactor (POST /api/chat/compact).
+        tools::CompactChatTool(),
+    };
+    // Seed 003, the context memory graph.
+    for (const ToolSpec& tool : tools::GraphTools()) tools->push_back(tool);
+    return tools;
+  }();
   return *kTools;
 }
 

@@ -3,21 +3,22 @@
 // REST routes and its stdin line protocol. The C ABI's JSON entry point,
 // the host's MCP tools, `ctxkit serve`'s REST routes and `ctxkit mcp`'s
 // legacy lines all answer through these functions, so each response
-// document has one writer (lib/graph/graph_json.h writes the records they
-// embed).
+// document has one writer (ctxkit/context_graph_json.h writes the records
+// they embed).
 //
 // Thread safety: as ContextGraph's; every function may be called from any
 // thread at once. None throws; bad input is an answer (400 or isError), never
 // a crash.
 
-#ifndef CTXKIT_LIB_GRAPH_SEED_PROTOCOL_H_
-#define CTXKIT_LIB_GRAPH_SEED_PROTOCOL_H_
+#ifndef CTXKIT_CONTEXT_GRAPH_SEED_H_
+#define CTXKIT_CONTEXT_GRAPH_SEED_H_
 
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "ctxkit/context_graph.h"
+#include "ctxkit/export.h"
 
 namespace ctxkit::graph {
 
@@ -44,35 +45,38 @@ struct SeedToolInfo {
 };
 
 // The nine d6c45ab tools, in the seed's order, then context_memory.
-std::span<const SeedToolInfo> SeedTools();
+CTXKIT_EXPORT std::span<const SeedToolInfo> SeedTools();
 
 // Runs seed tool `tool` (a SeedTools() name) with `arguments_json` (a JSON
 // object). An unknown tool is 404 "Unknown tool: <tool>"; arguments that are
 // not an object, or a field of the wrong type or out of range, are 400 with
 // is_error and a message naming the field; an unknown contextId is
 // is_error with {"success":false,"error":"Context not found"}.
-SeedAnswer CallSeedTool(ContextGraph& graph, std::string_view tool,
-                        std::string_view arguments_json);
+CTXKIT_EXPORT SeedAnswer CallSeedTool(ContextGraph& graph,
+                                      std::string_view tool,
+                                      std::string_view arguments_json);
 
 // Runs one 0.1.1 `context_memory` request (a JSON object with `action`,
 // `contextId` and the action's fields), with 0.1.1's messages and status
 // codes (seed spec 2.1.2).
-SeedAnswer ContextMemory(ContextGraph& graph, std::string_view request_json);
+CTXKIT_EXPORT SeedAnswer ContextMemory(ContextGraph& graph,
+                                       std::string_view request_json);
 
 // Answers a 0.1.1 REST request: GET /, POST /tools/context_memory, GET
 // /contexts, /hierarchies, /meta-summaries, /similar?text=&limit=,
 // /related/<contextId>?type=&direction=. `target` is the request target as
 // sent (path and query, percent-encoded; ids are percent-decoded here).
 // 404 for another route, 405 for another method on a known route.
-SeedAnswer SeedRest(ContextGraph& graph, std::string_view method,
-                    std::string_view target, std::string_view body);
+CTXKIT_EXPORT SeedAnswer SeedRest(ContextGraph& graph, std::string_view method,
+                                  std::string_view target,
+                                  std::string_view body);
 
 // Answers one line of 0.1.1's stdin protocol, {"id":…, "tool":
 // "context_memory", "inputs":{…}}: {"id":…, "outputs":{…}} or {"id":…,
 // "error":{"code":<http status>, "message":…}}; another tool is code 404
 // "Unknown tool: X". `json` is the line to write back (no newline).
-SeedAnswer LegacyLine(ContextGraph& graph, std::string_view line);
+CTXKIT_EXPORT SeedAnswer LegacyLine(ContextGraph& graph, std::string_view line);
 
 }  // namespace ctxkit::graph
 
-#endif  // CTXKIT_LIB_GRAPH_SEED_PROTOCOL_H_
+#endif  // CTXKIT_CONTEXT_GRAPH_SEED_H_

@@ -548,6 +548,13 @@ struct CompactedView {
 struct ConversationOptions {
   // Time source in ms since the epoch; empty = the wall clock. Tests set it.
   std::function<int64_t()> clock;
+  // Source of the random bits of new ids (64 per call): conversation ids
+  // (UUID v4) and message ids (UUID v7's random part). Empty = the kernel's
+  // random numbers. With a seeded source and `clock`, the same calls give
+  // byte-identical records and responses (tests, replays); ids are then
+  // only as unique as the source makes them. Called from whichever thread
+  // writes, so it must be thread-safe when the store is shared.
+  std::function<uint64_t()> random;
 };
 
 class CTXKIT_EXPORT ConversationStore {

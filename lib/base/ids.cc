@@ -42,17 +42,36 @@ std::string FormatUuid(unsigned char (&b)[16], unsigned version) {
   return id;
 }
 
+void FillRandom(unsigned char* out, size_t size, const RandomSource& random) {
+  if (!random) {
+    FillRandom(out, size);
+    return;
+  }
+  for (size_t i = 0; i < size; i += 8) {
+    const uint64_t bits = random();
+    for (size_t j = 0; j < 8 && i + j < size; ++j) {
+      out[i + j] = static_cast<unsigned char>(bits >> (8 * j));
+    }
+  }
+}
+
 }  // namespace
 
-std::string NewUuid() {
+std::string NewUuid() { return NewUuid(RandomSource()); }
+
+std::string NewUuid(const RandomSource& random) {
   unsigned char b[16];
-  FillRandom(b, sizeof b);
+  FillRandom(b, sizeof b, random);
   return FormatUuid(b, 4);
 }
 
 std::string NewTimeOrderedUuid(int64_t unix_ms) {
+  return NewTimeOrderedUuid(unix_ms, RandomSource());
+}
+
+std::string NewTimeOrderedUuid(int64_t unix_ms, const RandomSource& random) {
   unsigned char b[16];
-  FillRandom(b + 6, sizeof b - 6);
+  FillRandom(b + 6, sizeof b - 6, random);
   const auto ms = static_cast<uint64_t>(unix_ms < 0 ? 0 : unix_ms);
   for (int i = 0; i < 6; ++i) {
     b[i] = static_cast<unsigned char>(ms >> (8 * (5 - i)));

@@ -6,6 +6,7 @@
 #define CTXKIT_LIB_BASE_IDS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,18 @@ namespace ctxkit::internal {
 // the kernel (getrandom) on every call, so processes that fork, and threads,
 // never share a sequence. Thread-safe.
 std::string NewUuid();
+
+// Where the random bits of a new id come from: each call returns 64 of
+// them. Empty: the kernel (getrandom), as above. A store's options may carry
+// a seeded one so that the same calls give the same ids (tests, replays);
+// it is called under no lock of ctxkit's, so it must be thread-safe if the
+// store is used from several threads.
+using RandomSource = std::function<uint64_t()>;
+
+// NewUuid and NewTimeOrderedUuid with their random bits from `random`
+// (getrandom when empty).
+std::string NewUuid(const RandomSource& random);
+std::string NewTimeOrderedUuid(int64_t unix_ms, const RandomSource& random);
 
 // A new time-ordered (version 7, RFC 9562) UUID in the same form: the first
 // 48 bits are `unix_ms` (milliseconds since 1970, big-endian), then 74

@@ -165,7 +165,7 @@ struct ConversationStore::Impl {
         "model", conversation.model, ConversationLimits::kMaxModelBytes));
     CTXKIT_RETURN_IF_ERROR(internal::CheckMetadata(conversation.metadata));
     Conversation c;
-    c.id = internal::NewUuid();
+    c.id = internal::NewUuid(options.random);
     c.title = conversation.title;
     c.model = conversation.model;
     c.metadata = conversation.metadata;
@@ -237,7 +237,7 @@ struct ConversationStore::Impl {
       Message& out = prepared.messages[i];
       // Time-ordered: message_ids grows at its end, so a batch of 1,000
       // writes a few index pages, not 1,000 random ones.
-      out.id = internal::NewTimeOrderedUuid(prepared.now);
+      out.id = internal::NewTimeOrderedUuid(prepared.now, options.random);
       out.role = m.role;
       out.content = m.content;
       out.name = m.name;

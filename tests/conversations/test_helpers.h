@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,10 +29,29 @@ struct ManualClock {
   void Advance(int64_t ms) { *now += ms; }
 };
 
-// A store and a conversation store in a fresh directory.
+// Seeded random bits for ids (ConversationOptions::random): SplitMix64 over
+// an atomic counter, so it is thread-safe and two sources with the same
+// seed give the same ids, call for call.
+struct SeededRandom {
+  std::shared_ptr<std::atomic<uint64_t>> state =
+      std::make_shared<std::atomic<uint64_t>>(uint64_t{0x5eed});
+  std::function<uint64_t()> Fn() const {
+    auto s = state;
+    return [s] {
+      uint64_t z = s->fetch_add(0x9E3779B97F4A7C15ULL) + 0x9E3779B97F4A7C15ULL;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      return z ^ (z >> 31);
+    };
+  }
+};
+
+// A store and a conversation store in a fresh directory, with an injected
+// clock and seeded ids: the same calls on two fixtures give the same bytes.
 struct Fixture {
   TempDir dir;
   ManualClock clock;
+  SeededRandom random;
   std::unique_ptr<Store> store;
   std::unique_ptr<ConversationStore> convs;
 
@@ -39,6 +59,7 @@ struct Fixture {
     store = Must(Store::Open(dir.Sub("s")));
     ConversationOptions options;
     options.clock = clock.Fn();
+    options.random = random.Fn();
     convs = Must(ConversationStore::Open(*store, options));
   }
 

@@ -19,6 +19,8 @@
 //   Related/out_type, Related/in_type   one type, one direction
 //   Related/both_all                    every type, both directions
 //   Path/unweighted, Path/weighted      random pairs, max_hops 6, "both"
+//   Cleanup/dry_run_100k                cleanup's keep-set over every
+//                                       context (dry run: no change)
 // $CTXKIT_GRAPH_BENCH_WEIGHTED_ITERS sets the weighted path's call count
 // (default 300).
 
@@ -259,6 +261,27 @@ BENCHMARK(BM_Path)
     ->Arg(1)
     ->Iterations(WeightedIterations())
     ->Unit(benchmark::kMicrosecond);
+
+// Cleanup from one context over the 100k contexts, as a dry run (the store
+// is shared by every run and must not change): the pass over the contexts,
+// the keep-set (its similar, related and hierarchy contexts) and the answer
+// listing every context that would go. found = a run chose some.
+void BM_Cleanup(benchmark::State& state) {
+  ctxkit::ContextGraph& graph = Graph::Get().graph();
+  const std::vector<std::string> from = Picks(64, 4);
+  Timed(state, [&](uint64_t i) {
+    ctxkit::CleanupOptions options;
+    options.dry_run = true;
+    options.keep_recent_days = 0;
+    auto cleaned = graph.Cleanup(from[i % from.size()], options);
+    if (!cleaned.ok()) Fail("cleanup", cleaned.status());
+    return !cleaned->cleaned_contexts.empty();
+  });
+}
+BENCHMARK(BM_Cleanup)
+    ->Name("Cleanup/dry_run_100k")
+    ->Iterations(20)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

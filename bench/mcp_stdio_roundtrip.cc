@@ -1,5 +1,6 @@
-// mcp_stdio_roundtrip: the round-trip latency of `count_tokens` over the MCP
-// stdio transport, as an MCP client sees it.
+// mcp_stdio_roundtrip: the round-trip latency of `count_tokens` and of seed
+// 003's `get_related_contexts` over the MCP stdio transport, as an MCP client
+// sees it.
 //
 //   mcp_stdio_roundtrip [--ctxkit PATH] [--calls N] [--warmup N]
 //
@@ -13,7 +14,10 @@
 //   messages100:  count_tokens of a 100-message chat history (system prompt,
 //                 user and assistant turns, some tool calls and results,
 //                 18.6 KB of JSON in all, SplitMix64 words as in
-//                 compactor_bench), model gpt-4o.
+//                 compactor_bench), model gpt-4o;
+//   related:      get_related_contexts of a context with 10 outgoing
+//                 `references` edges (type and direction given), in a graph
+//                 of 100 contexts (spec context-graph.md 2.5: p50 <= 100 us).
 // For each: p50, p90, p99 and max in microseconds, and calls per second,
 // over --calls timed calls (10,000 by default) after --warmup untimed ones
 // (200). Every reply is checked to be the result of its request (its id,
@@ -165,19 +169,24 @@ double Percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::min(index, sorted.size() - 1)];
 }
 
-Figures Measure(Server& server, uint64_t& next_id, const std::string& arguments,
-                int warmup, int calls) {
-  auto request = [&](uint64_t id) {
-    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-           R"(,"method":"tools/call","params":{"name":"count_tokens","arguments":)" +
-           arguments + "}}\n";
-  };
-  auto check = [](const std::string& reply) {
-    if (reply.find(R"("isError":false)") == std::string::npos ||
-        reply.find(R"("error":{)") != std::string::npos) {
-      Die("count_tokens failed: " + reply.substr(0, 1000));
-    }
-  };
+std::string CallRequest(uint64_t id, const std::string& tool,
+                        const std::string& arguments) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+         R"(,"method":"tools/call","params":{"name":")" + tool +
+         R"(","arguments":)" + arguments + "}}\n";
+}
+
+void CheckReply(const std::string& tool, const std::string& reply) {
+  if (reply.find(R"("isError":false)") == std::string::npos ||
+      reply.find(R"("error":{)") != std::string::npos) {
+    Die(tool + " failed: " + reply.substr(0, 1000));
+  }
+}
+
+Figures Measure(Server& server, uint64_t& next_id, const std::string& tool,
+                const std::string& arguments, int warmup, int calls) {
+  auto request = [&](uint64_t id) { return CallRequest(id, tool, arguments); };
+  auto check = [&](const std::string& reply) { CheckReply(tool, reply); };
   for (int i = 0; i < warmup; ++i) {
     const uint64_t id = next_id++;
     server.Send(request(id));
@@ -279,16 +288,41 @@ int main(int argc, char** argv) {
     std::printf("%-12s %8s %9s %9s %9s %9s %10s\n", "input", "bytes", "p50",
                 "p90", "p99", "max", "calls/s");
     const Figures t =
-        Measure(server, next_id,
+        Measure(server, next_id, "count_tokens",
                 R"({"input":)" + JsonString(text) + R"(,"model":"gpt-4o"})",
                 warmup, calls);
     Print("text1k", text.size(), t);
     const Figures m = Measure(
-        server, next_id, R"({"input":)" + history + R"(,"model":"gpt-4o"})",
-        warmup, calls);
+        server, next_id, "count_tokens",
+        R"({"input":)" + history + R"(,"model":"gpt-4o"})", warmup, calls);
     Print("messages100", history.size(), m);
+
+    // The graph: 100 contexts, c0 with 10 outgoing references edges.
+    const auto setup = [&](const std::string& tool, const std::string& args) {
+      const uint64_t id = next_id++;
+      server.Send(CallRequest(id, tool, args));
+      CheckReply(tool, server.Reply(id));
+    };
+    for (int c = 0; c < 100; ++c) {
+      setup("add_message", R"({"contextId":"c)" + std::to_string(c) +
+                               R"(","message":"context )" + std::to_string(c) +
+                               R"( notes","role":"user"})");
+    }
+    for (int t = 1; t <= 10; ++t) {
+      setup("add_relationship",
+            R"({"sourceContextId":"c0","targetContextId":"c)" +
+                std::to_string(t * 7) +
+                R"(","relationshipType":"references"})");
+    }
+    const std::string related_args =
+        R"({"contextId":"c0","relationshipType":"references","direction":"outgoing"})";
+    const Figures r = Measure(server, next_id, "get_related_contexts",
+                              related_args, warmup, calls);
+    Print("related", related_args.size(), r);
     std::printf("target: text1k p50 < 100 us: %s\n",
                 t.p50 < 100 ? "MET" : "NOT MET");
+    std::printf("target: related p50 <= 100 us: %s\n",
+                r.p50 <= 100 ? "MET" : "NOT MET");
   }
   std::printf("load average at end: %s\n", LoadAverage().c_str());
   std::error_code ignored;

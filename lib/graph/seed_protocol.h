@@ -32,6 +32,10 @@ struct SeedAnswer {
   // MCP's isError: the call failed (the seed's {success:false, error}).
   bool is_error = false;
   std::string json;
+  // When is_error or http_status is not 200: the message the document
+  // carries (its "error" or "message"), for callers that report failures
+  // as text (the C ABI's out_error, JSON-RPC error objects).
+  std::string error = {};
 };
 
 // A seed tool: its name, description and input JSON Schema (camelCase

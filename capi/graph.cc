@@ -190,6 +190,29 @@ constexpr std::array<std::string_view, 17> kOpenKeys = {
     "cleanupEvery",
     "cleanupMode"};
 
+// Open names an option it refuses by its C++ name ("cleanup_every is 0;
+// ..."); the caller wrote the camelCase one.
+std::string CamelCaseOption(std::string message) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10>
+      kNames = {{{"message_limit_threshold", "messageLimitThreshold"},
+                 {"token_limit_percentage", "tokenLimitPercentage"},
+                 {"max_summary_tokens", "maxSummaryTokens"},
+                 {"summary_window", "summaryWindow"},
+                 {"summary_history", "summaryHistory"},
+                 {"max_hierarchy_depth", "maxHierarchyDepth"},
+                 {"meta_summary_threshold", "metaSummaryThreshold"},
+                 {"cleanup_every", "cleanupEvery"},
+                 {"auto_link_limit", "autoLinkLimit"},
+                 {"similarity_threshold", "similarityThreshold"}}};
+  for (const auto& [snake, camel] : kNames) {
+    if (std::string_view(message).substr(0, snake.size()) == snake) {
+      message.replace(0, snake.size(), camel);
+      break;
+    }
+  }
+  return message;
+}
+
 absl::Status ReadOptions(Request& r, ctxkit::ContextGraphOptions& o) {
   absl::Status status;
   auto u32 = [&](std::string_view key, uint32_t& field) {
@@ -316,7 +339,10 @@ int ctxkit_graph_open(ctxkit_store* store, ctxkit_conversations* convs,
     StatusOr<std::unique_ptr<ctxkit::ContextGraph>> graph =
         ctxkit::ContextGraph::Open(*handle->store, *handle->conversations,
                                    std::move(options));
-    if (!graph.ok()) return Report(graph.status(), out_error);
+    if (!graph.ok()) {
+      return Fail(out_error, static_cast<int>(graph.status().code()),
+                  CamelCaseOption(graph.status().message()));
+    }
     handle->graph = std::move(*graph);
     *out = handle.release();
     return Ok(out_error);

@@ -64,9 +64,9 @@ static void test_open(void) {
   EXPECT_ERROR(
       ctxkit_graph_open(store, convs, L("{\"cleanupMode\":\"burn\"}"), &g, ERR),
       CTXKIT_INVALID_ARGUMENT, error, "cleanupMode");
-  EXPECT_ERROR(
-      ctxkit_graph_open(store, convs, L("{\"model\":\"no-such\"}"), &g, ERR),
-      CTXKIT_INVALID_ARGUMENT, error, "model");
+  EXPECT_ERROR(ctxkit_graph_open(store, convs,
+                                 L("{\"messageLimitThreshold\":0}"), &g, ERR),
+               CTXKIT_INVALID_ARGUMENT, error, "messageLimitThreshold is 0");
   EXPECT_ERROR(ctxkit_graph_open(NULL, convs, NULL, 0, &g, ERR),
                CTXKIT_INVALID_ARGUMENT, error, "NULL");
   /* Defaults open too; closing NULL is a no-op. */

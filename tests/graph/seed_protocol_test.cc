@@ -139,8 +139,8 @@ TEST_CASE_FIXTURE(Proto, "relationships, related, similar, visualize") {
                       R"("relationshipType":"references","weight":0.5,)"
                       R"("metadata":{"why":"shared"}})");
   CheckAnswer(e, 200, false,
-              R"("message":"Relationship added: a -> b (references)") ");
-      CHECK(Contains(e.json, R"("weight":0.5,"metadata":{"why":"shared"})"));
+              R"x("message":"Relationship added: a -> b (references)")x");
+  CHECK(Contains(e.json, R"("weight":0.5,"metadata":{"why":"shared"})"));
   CHECK(
       Contains(e.json, R"("invalidAt":null,"expiredAt":null,"created":true)"));
 
@@ -150,7 +150,7 @@ TEST_CASE_FIXTURE(Proto, "relationships, related, similar, visualize") {
             .json == "[]");
   CheckAnswer(
       Tool("get_related_contexts", R"({"contextId":"a","direction":"up"})"),
-      400, true, "direction is \"up\"");
+      400, true, R"(direction is \"up\")");
 
   SeedAnswer sim =
       Tool("get_similar_contexts", R"({"query":"oauth login","limit":1})");

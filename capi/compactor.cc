@@ -1,6 +1,6 @@
 // The C API of the compactor (ctxkit/compactor.h): translation between C
-// conventions and ctxkit::Compactor, plus the adapter that turns a C
-// summarizer callback into a ctxkit::Summarizer. No compaction logic lives
+// conventions and ctxkit::Compactor, with the C summarizer callback
+// adapted by capi/summarizer_callback.h. No compaction logic lives
 // here: requests go whole to Compactor::CompactJson and
 // CompactConversationJson.
 //
@@ -30,6 +30,7 @@
 
 #include "absl/strings/str_format.h"
 #include "capi/c_internal.h"
+#include "capi/summarizer_callback.h"
 #include "ctxkit/analytics.h"
 #include "ctxkit/c.h"
 #include "ctxkit/cache.h"
@@ -37,11 +38,6 @@
 #include "ctxkit/conversations.h"
 #include "ctxkit/status.h"
 #include "lib/json/utf8.h"
-
-struct ctxkit_text {
-  std::string text;
-  bool set = false;
-};
 
 struct ctxkit_cancel_token {
   // c.h promises ctxkit_cancel_token_cancel is async-signal-safe.
@@ -56,51 +52,6 @@ using ctxkit::StatusCode;
 using ctxkit::StatusOr;
 // The C-side translation helpers (capi/c_internal.h) are used throughout.
 using namespace ctxkit::capi;  // NOLINT(build/namespaces)
-
-// A ctxkit::Summarizer that calls the host's C function. Failure of any
-// kind is a Status, which makes the Compactor use the extractive summary.
-//
-// It owns the host's user data: once armed, its destructor (run when the
-// last compaction or snapshot using it lets go) calls the host's destroy
-// callback.
-class CallbackSummarizer final : public ctxkit::Summarizer {
- public:
-  CallbackSummarizer(ctxkit_summarize_fn fn, void* user_data)
-      : fn_(fn), user_data_(user_data) {}
-  ~CallbackSummarizer() override {
-    if (destroy_ != nullptr) destroy_(user_data_);
-  }
-  CallbackSummarizer(const CallbackSummarizer&) = delete;
-  CallbackSummarizer& operator=(const CallbackSummarizer&) = delete;
-
-  // Set only once the summarizer is installed, so that a failed
-  // installation does not release data the caller still owns.
-  void Arm(ctxkit_destroy_fn destroy) { destroy_ = destroy; }
-
-  StatusOr<std::string> Summarize(
-      const ctxkit::SummaryRequest& request) override {
-    ctxkit_text out;
-    // std::string's data is NUL-terminated, as the typedef promises.
-    const int rc = fn_(user_data_, request.messages_json.c_str(),
-                       request.messages_json.size(), request.extractive.c_str(),
-                       request.extractive.size(), request.max_tokens, &out);
-    if (rc != 0) {
-      return Status(StatusCode::kUnknown,
-                    absl::StrFormat("summarizer callback returned %d", rc));
-    }
-    if (!out.set) {
-      return Status(StatusCode::kUnknown,
-                    "summarizer callback returned 0 without calling "
-                    "ctxkit_text_set");
-    }
-    return std::move(out.text);
-  }
-
- private:
-  const ctxkit_summarize_fn fn_;
-  void* const user_data_;
-  ctxkit_destroy_fn destroy_ = nullptr;
-};
 
 // What one compaction uses; never modified once published.
 struct Snapshot {

@@ -75,4 +75,26 @@ std::optional<bool> Request::Bool(std::string_view key) {
   return Keep(internal::GetOptionalBool(root_, key, ""));
 }
 
+std::optional<double> Request::Double(std::string_view key) {
+  return Keep(internal::GetOptionalDouble(root_, key, ""));
+}
+
+std::optional<std::vector<std::string>> Request::Strings(std::string_view key) {
+  std::optional<simdjson::dom::array> value =
+      Keep(internal::GetOptionalArray(root_, key, ""));
+  if (!value) return std::nullopt;
+  std::vector<std::string> out;
+  size_t i = 0;
+  for (simdjson::dom::element e : *value) {
+    absl::StatusOr<std::string_view> s =
+        internal::AsString(e, internal::JsonIndexPath(key, i++));
+    if (!s.ok()) {
+      if (status_.ok()) status_ = s.status();
+      return std::nullopt;
+    }
+    out.emplace_back(*s);
+  }
+  return out;
+}
+
 }  // namespace ctxkit::capi

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -48,6 +49,9 @@ class Request {
   StringArg Json(std::string_view key, bool array);
   std::optional<int64_t> Int(std::string_view key);
   std::optional<bool> Bool(std::string_view key);
+  std::optional<double> Double(std::string_view key);
+  // An array of strings; a non-string element is an error naming key[i].
+  std::optional<std::vector<std::string>> Strings(std::string_view key);
 
   // The first error of a reader, or OK.
   const absl::Status& status() const { return status_; }

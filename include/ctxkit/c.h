@@ -1306,6 +1306,218 @@ CTXKIT_EXPORT int ctxkit_compactor_compact_conversation_with_cancel(
     char** out_error);
 
 /* ======================================================================== */
+/* Context graph: named contexts, typed relationships, summaries            */
+/* ======================================================================== */
+/*
+ * ctxkit/context_graph.h through the conventions above. Inputs with many
+ * optional members are one JSON object whose camelCase members are the C++
+ * options' (unknown members are INVALID_ARGUMENT naming the closest known
+ * one; NULL is "all defaults"). Documents are the graph's records with seed
+ * 003's camelCase names, {"schema_version":1,"success":true,...}; their
+ * members are listed in lib/graph/graph_json.h and docs of context_graph.h.
+ * Errors are ContextGraph's, naming the field: INVALID_ARGUMENT for bad
+ * input, NOT_FOUND for an unknown context, RESOURCE_EXHAUSTED when the
+ * store is full. A failed call changes nothing.
+ *
+ * Thread safety: every call may run on any number of threads at once
+ * (each is one LMDB transaction); ctxkit_graph_close must come after all
+ * of them have returned. */
+typedef struct ctxkit_graph ctxkit_graph;
+
+/* Opens the graph over `store` and `convs` (opened on that store). The
+ * graph keeps both open until it is closed: their handles may be closed
+ * first. `options_json` (NULL: defaults) holds ContextGraphOptions in
+ * camelCase: "model", "autoSummarize", "messageLimitThreshold",
+ * "tokenLimitPercentage", "contextWindowTokens", "maxSummaryTokens",
+ * "summaryWindow", "summaryHistory", "hierarchicalContext",
+ * "maxHierarchyDepth", "metaSummaryThreshold", "similarityThreshold",
+ * "fallbackToKeywordMatch", "autoLinkLimit", "autoCleanupContexts",
+ * "cleanupEvery", "cleanupMode" ("archive" | "delete"). Errors:
+ * INVALID_ARGUMENT (NULL store, convs or out; an unknown member, naming
+ * it; a value out of its range, naming it; an unknown model);
+ * FAILED_PRECONDITION (a graph written by a newer ctxkit); the store's. */
+CTXKIT_EXPORT int ctxkit_graph_open(ctxkit_store* store,
+                                    ctxkit_conversations* convs,
+                                    const char* options_json,
+                                    size_t options_json_len, ctxkit_graph** out,
+                                    char** out_error);
+
+/* Closes the graph. NULL is a no-op. Calls the summarizer's destroy
+ * callback, if one is installed. */
+CTXKIT_EXPORT void ctxkit_graph_close(ctxkit_graph* graph);
+
+/* Appends one message to context `id` (created when missing).
+ * `message_json`: {"role": "user"|"assistant"|"system"|"tool", "content",
+ * "importance"?: low|medium|high|critical in any case, "tags"?: [string]}.
+ * Document: AddGraphMessagesResult (contextId, messageId, seq, tokens,
+ * importance, importanceLevel, tags, messages, summarized,
+ * summaryVersion?, linked, archived). */
+CTXKIT_EXPORT int ctxkit_graph_add_message(
+    ctxkit_graph* graph, const char* id, size_t id_len,
+    const char* message_json, size_t message_json_len, char** out_json,
+    size_t* out_json_len, char** out_error);
+
+/* As ctxkit_graph_add_message for a JSON array of such messages, in one
+ * write; errors name "messages[i].<field>". */
+CTXKIT_EXPORT int ctxkit_graph_add_messages(
+    ctxkit_graph* graph, const char* id, size_t id_len,
+    const char* messages_json, size_t messages_json_len, char** out_json,
+    size_t* out_json_len, char** out_error);
+
+/* Context `id` with a page of its messages. `options_json`: {"limit",
+ * "beforeSeq", "includeSummary", "summaryHistory"}. Document: contextId,
+ * messages, hasSummary, summary|null, messageCount, totalTokens,
+ * parentContextId|null, childContextIds, ... NOT_FOUND naming it. */
+CTXKIT_EXPORT int ctxkit_graph_retrieve(ctxkit_graph* graph, const char* id,
+                                        size_t id_len, const char* options_json,
+                                        size_t options_json_len,
+                                        char** out_json, size_t* out_json_len,
+                                        char** out_error);
+
+/* Summarizes context `id` (a new version, or with force == 0 the current
+ * one when nothing arrived since). Document: the summary's members.
+ * NOT_FOUND; FAILED_PRECONDITION for a context without messages. */
+CTXKIT_EXPORT int ctxkit_graph_summarize(ctxkit_graph* graph, const char* id,
+                                         size_t id_len, int force,
+                                         char** out_json, size_t* out_json_len,
+                                         char** out_error);
+
+/* Adds or updates an edge. `edge_json`: {"sourceContextId",
+ * "targetContextId", "relationshipType", "weight"? (0.8), "metadata"?
+ * (an object, merged into an existing edge's), "validAt"?, "invalidAt"?,
+ * "createMissing"?, "replaceParent"?}. Document: the edge's members and
+ * "created". */
+CTXKIT_EXPORT int ctxkit_graph_add_relationship(
+    ctxkit_graph* graph, const char* edge_json, size_t edge_json_len,
+    char** out_json, size_t* out_json_len, char** out_error);
+
+/* Deletes the edge (source, type, target). NOT_FOUND when there is none. */
+CTXKIT_EXPORT int ctxkit_graph_remove_relationship(
+    ctxkit_graph* graph, const char* source, size_t source_len,
+    const char* target, size_t target_len, const char* type, size_t type_len,
+    char** out_error);
+
+/* Ends the edge's fact at *at (ms since the epoch; NULL: now), keeping it.
+ * Document: the edge. NOT_FOUND; FAILED_PRECONDITION (already expired, or
+ * `at` before its validAt). */
+CTXKIT_EXPORT int ctxkit_graph_invalidate_relationship(
+    ctxkit_graph* graph, const char* source, size_t source_len,
+    const char* target, size_t target_len, const char* type, size_t type_len,
+    const int64_t* at, char** out_json, size_t* out_json_len, char** out_error);
+
+/* The contexts related to `id`. `options_json`: {"relationshipType",
+ * "direction" (incoming|outgoing|both), "minWeight", "limit", "offset",
+ * "asOf", "includeExpired", "includeArchived", "withEdges"}. Document:
+ * contextIds (or, withEdges, edges) and total. */
+CTXKIT_EXPORT int ctxkit_graph_related(ctxkit_graph* graph, const char* id,
+                                       size_t id_len, const char* options_json,
+                                       size_t options_json_len, char** out_json,
+                                       size_t* out_json_len, char** out_error);
+
+/* The contexts most similar to `text`. `options_json`: {"limit",
+ * "minSimilarity", "method" (auto|keyword|vector|hybrid), "exclude",
+ * "tags", "includeArchived"}. Document: method, contexts:[{contextId,
+ * similarity, score, method, signals}]. */
+CTXKIT_EXPORT int ctxkit_graph_similar(ctxkit_graph* graph, const char* text,
+                                       size_t text_len,
+                                       const char* options_json,
+                                       size_t options_json_len, char** out_json,
+                                       size_t* out_json_len, char** out_error);
+
+/* The path from `source` to `target`. `options_json`: {"direction" (both|
+ * outgoing), "types", "maxHops", "weighted", "includeExpired",
+ * "includeArchived"}. Document: found, path, edges, totalWeight,
+ * reason|null (an unknown id is found:false, not an error). */
+CTXKIT_EXPORT int ctxkit_graph_path(ctxkit_graph* graph, const char* source,
+                                    size_t source_len, const char* target,
+                                    size_t target_len, const char* options_json,
+                                    size_t options_json_len, char** out_json,
+                                    size_t* out_json_len, char** out_error);
+
+/* Where `id` sits in the hierarchy. Document: contextId, parent|null,
+ * children, ancestors, depth, hierarchicalSummary|null. */
+CTXKIT_EXPORT int ctxkit_graph_hierarchy(ctxkit_graph* graph, const char* id,
+                                         size_t id_len, char** out_json,
+                                         size_t* out_json_len,
+                                         char** out_error);
+
+/* The seed's cleanup from `current_id`. `options_json`: {"dryRun", "mode"
+ * (archive|delete), "minContexts", "keepRecentDays", "similarityFactor"}.
+ * Document: cleanedContexts, kept:[{contextId, reasons}]. */
+CTXKIT_EXPORT int ctxkit_graph_cleanup(ctxkit_graph* graph,
+                                       const char* current_id,
+                                       size_t current_id_len,
+                                       const char* options_json,
+                                       size_t options_json_len, char** out_json,
+                                       size_t* out_json_len, char** out_error);
+
+/* Brings archived context `id` back. NOT_FOUND naming it. */
+CTXKIT_EXPORT int ctxkit_graph_restore(ctxkit_graph* graph, const char* id,
+                                       size_t id_len, char** out_error);
+
+/* Context `id` and its neighbourhood drawn as text: the seed's JSON
+ * document, Mermaid, Graphviz dot or the seed's text lines.
+ * `options_json`: {"includeRelated", "depth" (1..3), "format"
+ * (json|mermaid|text|dot), "maxNodes"}. out_text is that text (for json, a
+ * JSON object without schema_version). */
+CTXKIT_EXPORT int ctxkit_graph_visualize(ctxkit_graph* graph, const char* id,
+                                         size_t id_len,
+                                         const char* options_json,
+                                         size_t options_json_len,
+                                         char** out_text, size_t* out_text_len,
+                                         char** out_error);
+
+/* Deletes context `id`, its conversation and its edges. NOT_FOUND. */
+CTXKIT_EXPORT int ctxkit_graph_delete(ctxkit_graph* graph, const char* id,
+                                      size_t id_len, char** out_error);
+
+/* Checks the whole graph in one snapshot. Document: ok, contexts,
+ * messages, edges, problems (found problems are not errors). */
+CTXKIT_EXPORT int ctxkit_graph_verify(ctxkit_graph* graph, char** out_json,
+                                      size_t* out_json_len, char** out_error);
+
+/* Installs `fn` as the graph's summarizer, replacing any earlier one; NULL
+ * fn removes it (summaries are then extractive). It is called as the
+ * compactor's is (ctxkit_summarize_fn) with the window's messages as a JSON
+ * array, but inside the graph's write transaction: it must not call this
+ * graph or write to its store, and should be quick. Summaries that already
+ * started keep the summarizer they started with; `destroy` (may be NULL)
+ * is called with user_data once it is no longer in use (replaced, or the
+ * graph closed, and every summary using it done). On failure `destroy` is
+ * not called and nothing changes. Errors: INVALID_ARGUMENT (NULL graph);
+ * RESOURCE_EXHAUSTED. */
+CTXKIT_EXPORT int ctxkit_graph_set_summarizer(ctxkit_graph* graph,
+                                              ctxkit_summarize_fn fn,
+                                              void* user_data,
+                                              ctxkit_destroy_fn destroy,
+                                              char** out_error);
+
+/* Runs one request of seed 003's (0.1.1's) `context_memory` action
+ * protocol: {"action": add|retrieve|summarize|get_related|get_hierarchy|
+ * get_meta|find_similar|add_relationship|find_path|cleanup, "contextId",
+ * ...}, answered with 0.1.1's document (no schema_version:
+ * {"success","message",...}). A request the protocol refuses (its HTTP
+ * 400, 404 or 500) is INVALID_ARGUMENT, NOT_FOUND or INTERNAL with the
+ * document's message; a 200 answer with "success":false (an unknown
+ * metaId, nothing to summarize) is CTXKIT_OK. */
+CTXKIT_EXPORT int ctxkit_graph_context_memory(
+    ctxkit_graph* graph, const char* request_json, size_t request_json_len,
+    char** out_json, size_t* out_json_len, char** out_error);
+
+/* Runs one of the seed's MCP tools (ping, add_message, retrieve_context,
+ * get_similar_contexts, add_relationship, get_related_contexts,
+ * summarize_context, visualize_context, get_context_metrics,
+ * context_memory) with `args_json` (a JSON object; NULL: {}), answered
+ * with the tool's document as MCP's text content shows it (a JSON object,
+ * a JSON array for the two list tools, the text pong for ping). Its
+ * failures are the codes of ctxkit_graph_context_memory; an unknown tool is
+ * NOT_FOUND. get_context_metrics is INTERNAL in this build (no metrics). */
+CTXKIT_EXPORT int ctxkit_graph_call(ctxkit_graph* graph, const char* tool,
+                                    size_t tool_len, const char* args_json,
+                                    size_t args_json_len, char** out_json,
+                                    size_t* out_json_len, char** out_error);
+
+/* ======================================================================== */
 /* Experimental: may change in any release before 1.0                       */
 /* ======================================================================== */
 /*

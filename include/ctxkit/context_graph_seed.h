@@ -33,6 +33,10 @@ struct SeedAnswer {
   // MCP's isError: the call failed (the seed's {success:false, error}).
   bool is_error = false;
   std::string json;
+  // When is_error or http_status is not 200: the message the document
+  // carries (its "error" or "message"), for callers that report failures
+  // as text (the C ABI's out_error, JSON-RPC error objects).
+  std::string error = {};
 };
 
 // A seed tool: its name, description and input JSON Schema (camelCase
@@ -50,8 +54,17 @@ CTXKIT_EXPORT std::span<const SeedToolInfo> SeedTools();
 // Runs seed tool `tool` (a SeedTools() name) with `arguments_json` (a JSON
 // object). An unknown tool is 404 "Unknown tool: <tool>"; arguments that are
 // not an object, or a field of the wrong type or out of range, are 400 with
-// is_error and a message naming the field; an unknown contextId is
-// is_error with {"success":false,"error":"Context not found"}.
+// is_error and a message naming the field ({"success":false,"error":…}); an
+// unknown context is 404 with is_error: for retrieve_context the seed's
+// {"success":false,"error":"Context not found"}, for the others the graph's
+// message naming the field and id. The answers' documents are graph_json's
+// records (context_graph_json.h: add_message AddGraphMessagesResultToJson,
+// retrieve_context ContextDetailToJson, summarize_context
+// ContextSummaryToJson, add_relationship: the upsert with
+// "message":"Relationship added: s -> t (type)"); visualize_context answers
+// the seed's JSON document for json and {success, contextId, format, text}
+// for mermaid, text and dot; get_context_metrics is 500 "metrics are not in
+// this build" until the metrics writer lands.
 CTXKIT_EXPORT SeedAnswer CallSeedTool(ContextGraph& graph,
                                       std::string_view tool,
                                       std::string_view arguments_json);

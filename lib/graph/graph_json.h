@@ -1,8 +1,8 @@
 // The JSON documents of ContextGraph's results
 // (include/ctxkit/context_graph.h), with seed 003's camelCase field names: what
-// the seed protocol (seed_protocol.h), the C ABI's typed graph functions and
-// the host's surfaces answer. One writer per public record, so every surface
-// spells a record the same way.
+// the seed protocol (ctxkit/context_graph_seed.h), the C ABI's typed graph
+// functions and the host's surfaces answer. One writer per public record, so
+// every surface spells a record the same way.
 //
 // Each record has two forms: Write<Record>Fields writes its members into
 // the object the writer has open (so an envelope such as context_memory's

@@ -57,9 +57,11 @@ struct Answer {
 };
 
 SeedAnswer ToSeed(Answer a) {
+  const bool failed = a.is_error || a.http_status != 200;
   return {.http_status = a.http_status,
           .is_error = a.is_error,
-          .json = std::move(a.json)};
+          .json = std::move(a.json),
+          .error = failed ? std::move(a.message) : std::string()};
 }
 
 int HttpStatusOf(StatusCode code) {
@@ -804,7 +806,7 @@ SeedAnswer CallSeedTool(ContextGraph& graph, std::string_view tool,
   if (!known) {
     return ToSeed(ToolError(404, Cat("Unknown tool: ", tool)));
   }
-  if (tool == "ping") return {.json = "pong"};
+  if (tool == "ping") return {.json = "pong", .error = {}};
   if (tool == "context_memory") return ContextMemory(graph, arguments_json);
   simdjson::dom::parser parser;
   absl::StatusOr<simdjson::dom::element> root = internal::ParseJson(

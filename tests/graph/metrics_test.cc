@@ -198,7 +198,8 @@ TEST_CASE("track_api_calls false records nothing") {
   REQUIRE(f.graph->Related("a").ok());
   REQUIRE(f.graph->Summarize("a").ok());
   REQUIRE(f.analytics->Flush().ok());
-  const AnalyticsReport report = Must(f.analytics->Query(0, kAnalyticsMaxTimestampMs));
+  const AnalyticsReport report =
+      Must(f.analytics->Query(0, kAnalyticsMaxTimestampMs));
   CHECK(report.total_calls == 0);
   CHECK(Must(f.analytics->Counter("llm_summarize.extractive")) == 0);
   const GraphMetrics m = Must(f.graph->Metrics("week"));
@@ -206,6 +207,26 @@ TEST_CASE("track_api_calls false records nothing") {
   CHECK(m.total_calls == 0);
   CHECK(m.contexts == 2);  // the counters do not need Analytics
   CHECK(m.edges_by_type[0].second == 1);
+}
+
+TEST_CASE("a call Analytics refuses still leaves the write done") {
+  // The graph's clock is past the last timestamp Analytics accepts, so
+  // every Record fails: the operations must not notice.
+  Fixture base;
+  std::unique_ptr<Analytics> analytics = Must(Analytics::Open(*base.store));
+  ContextGraphOptions o = ManualGraphOptions();
+  o.clock = [] { return kAnalyticsMaxTimestampMs + 1; };
+  o.analytics = analytics.get();
+  std::unique_ptr<ContextGraph> graph =
+      Must(ContextGraph::Open(*base.store, *base.convs, o));
+  REQUIRE(graph->AddMessage("a", {.content = "kept"}).ok());
+  REQUIRE(graph->Summarize("a").ok());
+  CHECK(Must(graph->Retrieve("a")).messages.size() == 1);
+  REQUIRE(analytics->Flush().ok());
+  CHECK(Must(analytics->Query(0, kAnalyticsMaxTimestampMs)).total_calls == 0);
+  // The summarizer counter has no timestamp, so it still counts.
+  CHECK(Must(analytics->Counter("llm_summarize.extractive")) == 1);
+  graph.reset();
 }
 
 TEST_CASE("a graph without Analytics reports its counters only") {

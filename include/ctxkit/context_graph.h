@@ -620,8 +620,8 @@ struct GraphMetrics {
 // ModelRegistry knows, every range above, ignore_patterns), for a host that
 // validates its configuration before it opens a store. INVALID_ARGUMENT
 // naming the field, as Open. Pure; thread-safe.
-CTXKIT_EXPORT Status CheckContextGraphOptions(
-    const ContextGraphOptions& options);
+CTXKIT_EXPORT Status
+CheckContextGraphOptions(const ContextGraphOptions& options);
 
 class CTXKIT_EXPORT ContextGraph {
  public:

@@ -47,6 +47,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ctxkit/compactor.h"
@@ -56,6 +57,8 @@
 #include "ctxkit/store.h"
 
 namespace ctxkit {
+
+class Analytics;  // ctxkit/analytics.h
 
 struct ContextGraphLimits {
   static constexpr size_t kMaxIdBytes = 1024;
@@ -158,6 +161,32 @@ struct ContextGraphOptions {
   bool auto_cleanup_contexts = true;
   uint32_t cleanup_every = 10;
   CleanupMode cleanup_mode = CleanupMode::kArchive;
+
+  // Context ids refused (the seed's ignorePatterns): AddMessage(s) to an id
+  // that matches one, and AddRelationship(s) with create_missing naming one
+  // as source or target, are INVALID_ARGUMENT "<field> matches ignore
+  // pattern P", whether or not the context exists; reads are not affected.
+  // Gitignore-style globs over the id as a '/'-separated path: `*` and `?`
+  // stay within a segment, `**` crosses them, `[a-z]` / `[!a-z]` are
+  // classes, `\` escapes; a pattern without '/' matches any segment, one
+  // with '/' (a leading '/' just anchors) matches from the start; a matched
+  // segment covers everything below it ("build" refuses "build/x" and
+  // "a/build"). Only these patterns apply: unlike the seed's 0.1.1, there
+  // are no implicit defaults (node_modules, .git, ...) and no .gitignore.
+  // Open checks them (at most 1000, each 1..1024 bytes of UTF-8, no '!'
+  // negation, no unclosed '['): INVALID_ARGUMENT naming ignore_patterns[i].
+  std::vector<std::string> ignore_patterns = {};
+
+  // Call records (CG-12; see Metrics). When `analytics` is set and
+  // track_api_calls is true, each operation records the seed's call types
+  // in it after the operation ends; with track_api_calls false (the seed's
+  // trackApiCalls), or no analytics, nothing is recorded. The Analytics is
+  // borrowed: its owner (the host, which opens it on the same Store) keeps
+  // it alive until this graph is destroyed. Recording never changes an
+  // operation's result: a failed Record is dropped, as the Compactor does,
+  // because the operation has already committed by then.
+  Analytics* analytics = nullptr;
+  bool track_api_calls = true;
 };
 
 // The seed's four levels; its numbers are 0.25, 0.5, 0.75 and 1.0.
@@ -509,6 +538,91 @@ struct GraphVerifyReport {
   std::vector<std::string> problems = {};  // empty when ok
 };
 
+// ---- Metrics (CG-12: the seed's get_context_metrics) ----
+
+// The seed's nine call types, in its ApiCallType order, and which
+// operations record them (one call per operation, timed from its start to
+// its end, ok = whether it succeeded):
+//   vector_db_add      AddMessage(s): the messages enter the similarity index
+//   vector_db_search   FindSimilar
+//   vector_db_delete   DeleteContext (its similarity document goes)
+//   graph_db_add       AddRelationship(s)
+//   graph_db_search    Related, FindPath
+//   graph_db_delete    RemoveRelationship, InvalidateRelationship,
+//                      DeleteContext (its edges go)
+//   llm_summarize      each summary written (Summarize, or automatically by
+//                      AddMessage(s)), timed alone
+//   llm_hierarchical_summarize  each parent's hierarchical summary rewritten
+//   llm_meta_summarize each meta summary written (CreateMetaSummary, or the
+//                      project's, automatically)
+// Calls made inside a write (the three llm_ types) are recorded only when
+// that write commits. Which summarizer wrote each summary goes to the
+// Analytics counters "llm_summarize.extractive" and "llm_summarize.host"
+// (an Analytics call carries no metadata; counters are lifetime totals).
+inline constexpr std::string_view kGraphCallTypes[] = {
+    "vector_db_add",     "vector_db_search",
+    "vector_db_delete",  "graph_db_add",
+    "graph_db_search",   "graph_db_delete",
+    "llm_summarize",     "llm_hierarchical_summarize",
+    "llm_meta_summarize"};
+
+// One UTC day of GraphMetrics::history_trend.
+struct GraphMetricsDay {
+  std::string date = {};  // "YYYY-MM-DD"
+  uint64_t calls = 0;     // graph calls that day
+  double score = 0;       // their success rate, 0..1 (0 with no calls)
+};
+
+struct GraphCallTypeMetrics {
+  std::string type = {};  // one of kGraphCallTypes
+  uint64_t calls = 0;
+  uint64_t errors = 0;             // calls that failed
+  double average_duration_ms = 0;  // 0 with no calls
+};
+
+// What Metrics reports. The call figures count only kGraphCallTypes (an
+// Analytics shared with a Compactor also holds its "compact" calls).
+struct GraphMetrics {
+  std::string period = {};  // "day", "week" or "month"
+  // The period: the last 1, 7 or 30 UTC days, today included, up to now.
+  int64_t from_ms = 0;
+  int64_t to_ms = 0;
+  // Whether calls are being recorded (an Analytics is set and
+  // track_api_calls); without, every call figure is 0.
+  bool tracked = false;
+  uint64_t total_calls = 0;
+  std::vector<GraphCallTypeMetrics> by_type = {};  // the nine, seed order
+  // The period's success rate: calls that succeeded / calls, 0..1, and 0
+  // with no calls. The seed stubbed averageScore at 0 and never defined a
+  // score; a call has no quality score to average, so this is what the
+  // graph can state honestly.
+  double average_score = 0;
+  // One entry per UTC day of the period, oldest first, empty days included.
+  std::vector<GraphMetricsDay> history_trend = {};
+  // Lifetime totals of the summarizer counters (see kGraphCallTypes).
+  int64_t extractive_summaries = 0;
+  int64_t host_summaries = 0;
+  // The graph now, from its own counters (not from Analytics, not limited
+  // to the period): contexts (archived included), message records, stored
+  // edges by type (current and invalidated; in the order similar,
+  // continues, references, parent, child), kept summary versions (every
+  // context's, up to summary_history each), parents with a hierarchical
+  // summary, and meta summaries.
+  uint64_t contexts = 0;
+  uint64_t messages = 0;
+  std::vector<std::pair<std::string, uint64_t>> edges_by_type = {};
+  uint64_t summaries = 0;
+  uint64_t hierarchies = 0;
+  uint64_t meta_summaries = 0;
+};
+
+// ContextGraph::Open's checks of `options` alone (the model is one
+// ModelRegistry knows, every range above, ignore_patterns), for a host that
+// validates its configuration before it opens a store. INVALID_ARGUMENT
+// naming the field, as Open. Pure; thread-safe.
+CTXKIT_EXPORT Status
+CheckContextGraphOptions(const ContextGraphOptions& options);
+
 class CTXKIT_EXPORT ContextGraph {
  public:
   // Opens the graph on `store` and `conversations` (opened on the same
@@ -673,6 +787,13 @@ class CTXKIT_EXPORT ContextGraph {
   // listed (the first 100), not returned as errors; errors are for reads that
   // fail.
   StatusOr<GraphVerifyReport> Verify() const;
+
+  // The seed's get_context_metrics for `period` "day", "week" or "month"
+  // (GraphMetrics): the calls Analytics recorded in the period, and the
+  // graph's counters in one snapshot. INVALID_ARGUMENT naming period
+  // otherwise; Analytics' and the store's read errors. Flushes the
+  // Analytics' waiting calls first (Analytics::Query does).
+  StatusOr<GraphMetrics> Metrics(std::string_view period = "week") const;
 
   struct CTXKIT_NO_EXPORT Impl;
 

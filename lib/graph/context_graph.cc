@@ -28,6 +28,8 @@
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
+#include "lib/graph/ignore_patterns.h"
+#include "lib/graph/metrics.h"
 #include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -275,14 +277,22 @@ ContextGraph::ContextGraph(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
 ContextGraph::~ContextGraph() = default;
 
-StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
-    Store& store, ConversationStore& conversations,
-    ContextGraphOptions options) {
+Status CheckContextGraphOptions(const ContextGraphOptions& options) {
   absl::Status s = internal::CheckText("model", options.model,
                                        ConversationLimits::kMaxModelBytes);
   if (s.ok()) s = internal::ModelCounter::For(options.model).status();
-  if (s.ok()) s = Impl::CheckOptionRanges(options);
-  if (!s.ok()) return internal::ToPublic(s);
+  if (s.ok()) s = ContextGraph::Impl::CheckOptionRanges(options);
+  if (s.ok()) s = internal::CheckIgnorePatterns(options.ignore_patterns);
+  return internal::ToPublic(s);
+}
+
+StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
+    Store& store, ConversationStore& conversations,
+    ContextGraphOptions options) {
+  if (Status checked = CheckContextGraphOptions(options); !checked.ok()) {
+    return checked;
+  }
+  absl::Status s;
   absl::StatusOr<internal::GraphDbs> dbs = internal::OpenGraphDbs(store);
   if (!dbs.ok()) return internal::ToPublic(dbs.status());
   {
@@ -312,9 +322,14 @@ StatusOr<AddGraphMessagesResult> ContextGraph::AddMessages(
 StatusOr<AddGraphMessagesResult> ContextGraph::Add(
     std::string_view id, const std::vector<GraphMessage>& messages,
     bool single) {
+  internal::GraphCall call(*impl_, "vector_db_add");
   std::vector<internal::MessageRecord> records(messages.size());
   std::vector<NewMessage> batch(messages.size());
   absl::Status s = internal::CheckContextId("contextId", id);
+  if (s.ok()) {
+    s = internal::CheckNotIgnored(impl_->options.ignore_patterns, "contextId",
+                                  id);
+  }
   for (size_t i = 0; s.ok() && i < messages.size(); ++i) {
     const std::string prefix =
         single ? std::string() : absl::StrFormat("messages[%d].", i);
@@ -380,6 +395,7 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
     s = internal::StoreUpdate(
         *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
           result = AddGraphMessagesResult();
+          internal::GraphCall::Restart();
           const internal::GraphDbs& dbs = impl_->dbs;
           CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
           CTXKIT_ASSIGN_OR_RETURN(GraphTotals totals,
@@ -476,7 +492,7 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
         });
     if (s.code() == absl::StatusCode::kAborted && attempt < 3) continue;
     if (!s.ok()) return internal::ToPublic(s);
-    return result;
+    return call.Done(std::move(result));
   }
 }
 

@@ -20,6 +20,7 @@
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
+#include "lib/graph/metrics.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -221,6 +222,7 @@ absl::StatusOr<std::unique_ptr<ConversationDeleteHook>> MakeGraphDeleteHook(
 }  // namespace internal
 
 Status ContextGraph::DeleteContext(std::string_view id) {
+  internal::GraphCall call(*impl_, "vector_db_delete", "graph_db_delete");
   absl::Status s = internal::CheckContextId("contextId", id);
   if (!s.ok()) return internal::ToPublic(s);
   std::string conversation_id;
@@ -241,7 +243,7 @@ Status ContextGraph::DeleteContext(std::string_view id) {
     return internal::ToPublic(absl::NotFoundError(
         absl::StrFormat("contextId '%s' is not a context", id)));
   }
-  return deleted.status();
+  return call.Done(deleted.status());
 }
 
 }  // namespace ctxkit

@@ -28,6 +28,7 @@
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
+#include "lib/graph/metrics.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -213,6 +214,7 @@ absl::Status ContextGraph::Impl::RefreshHierarchy(WriteTransaction& txn,
   CTXKIT_ASSIGN_OR_RETURN(std::vector<uint64_t> ancestors,
                           internal::AncestorsOf(txn, dbs, child));
   for (uint64_t parent : ancestors) {
+    internal::GraphSubCall call("llm_hierarchical_summarize");
     CTXKIT_ASSIGN_OR_RETURN(std::vector<uint64_t> kids,
                             internal::ChildrenOf(txn, dbs, parent));
     std::optional<DigestRecord> old;
@@ -228,6 +230,7 @@ absl::Status ContextGraph::Impl::RefreshHierarchy(WriteTransaction& txn,
                                         old ? &*old : nullptr, now));
     CTXKIT_RETURN_IF_ERROR(internal::TxnPut(
         txn, dbs.hsum, internal::SeqKey(parent), internal::EncodeDigest(r)));
+    call.Done();
   }
   if (ancestors.empty()) return absl::OkStatus();
 
@@ -251,6 +254,7 @@ absl::Status ContextGraph::Impl::RefreshHierarchy(WriteTransaction& txn,
 absl::StatusOr<DigestRecord> ContextGraph::Impl::WriteMeta(
     WriteTransaction& txn, std::string_view meta_id,
     const std::vector<uint64_t>& seqs, int64_t now) const {
+  internal::GraphSubCall call("llm_meta_summarize");
   std::optional<DigestRecord> old;
   absl::StatusOr<std::string_view> v = internal::TxnGet(txn, dbs.meta, meta_id);
   if (v.ok()) {
@@ -264,6 +268,7 @@ absl::StatusOr<DigestRecord> ContextGraph::Impl::WriteMeta(
   CTXKIT_RETURN_IF_ERROR(internal::RecordGraphFormat(txn, dbs));
   CTXKIT_RETURN_IF_ERROR(
       internal::TxnPut(txn, dbs.meta, meta_id, internal::EncodeDigest(r)));
+  call.Done();
   return r;
 }
 
@@ -382,6 +387,7 @@ StatusOr<IdPage> ContextGraph::ListHierarchies(uint32_t limit,
 
 StatusOr<MetaSummary> ContextGraph::CreateMetaSummary(
     std::string_view meta_id, const std::vector<std::string>& context_ids) {
+  internal::GraphCall call(*impl_, "");  // its meta summary's call only
   absl::Status s = internal::CheckText("metaId", meta_id,
                                        ContextGraphLimits::kMaxMetaIdBytes);
   if (s.ok() && context_ids.empty()) {
@@ -400,6 +406,7 @@ StatusOr<MetaSummary> ContextGraph::CreateMetaSummary(
   MetaSummary result;
   s = internal::StoreUpdate(
       *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+        internal::GraphCall::Restart();
         std::vector<uint64_t> seqs;
         absl::flat_hash_set<uint64_t> seen;
         for (size_t i = 0; i < context_ids.size(); ++i) {
@@ -415,7 +422,7 @@ StatusOr<MetaSummary> ContextGraph::CreateMetaSummary(
         return absl::OkStatus();
       });
   if (!s.ok()) return internal::ToPublic(s);
-  return result;
+  return call.Done(std::move(result));
 }
 
 StatusOr<MetaSummary> ContextGraph::GetMetaSummary(

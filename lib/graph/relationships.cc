@@ -22,6 +22,8 @@
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
+#include "lib/graph/ignore_patterns.h"
+#include "lib/graph/metrics.h"
 #include "lib/graph/paths.h"
 #include "lib/json/json_writer.h"
 #include "lib/json/merge_patch.h"
@@ -135,6 +137,11 @@ absl::StatusOr<PreparedEdge> PrepareEdge(const ContextGraph::Impl& impl,
                         *edge.invalid_at, *edge.valid_at));
   }
   if (edge.create_missing) {
+    const std::vector<std::string>& ignored = impl.options.ignore_patterns;
+    CTXKIT_RETURN_IF_ERROR(
+        internal::CheckNotIgnored(ignored, "source", edge.source));
+    CTXKIT_RETURN_IF_ERROR(
+        internal::CheckNotIgnored(ignored, "target", edge.target));
     CTXKIT_ASSIGN_OR_RETURN(prepared.new_source,
                             impl.NewConversationFor(edge.source));
     CTXKIT_ASSIGN_OR_RETURN(prepared.new_target,
@@ -243,6 +250,7 @@ absl::Status InEdge(const absl::Status& status, size_t i) {
 
 StatusOr<RelationshipUpsert> ContextGraph::AddRelationship(
     const NewRelationship& edge) {
+  internal::GraphCall call(*impl_, "graph_db_add");
   absl::StatusOr<PreparedEdge> prepared = PrepareEdge(*impl_, edge);
   if (!prepared.ok()) return internal::ToPublic(prepared.status());
   RelationshipUpsert result;
@@ -258,11 +266,12 @@ StatusOr<RelationshipUpsert> ContextGraph::AddRelationship(
                                 internal::EncodeTotals(totals));
       });
   if (!s.ok()) return internal::ToPublic(s);
-  return result;
+  return call.Done(std::move(result));
 }
 
 StatusOr<std::vector<RelationshipUpsert>> ContextGraph::AddRelationships(
     const std::vector<NewRelationship>& edges) {
+  internal::GraphCall call(*impl_, "graph_db_add");
   if (edges.empty() || edges.size() > kMaxRelationshipBatch) {
     return internal::ToPublic(absl::InvalidArgumentError(
         absl::StrFormat("edges has %d entries; it must have 1..%d",
@@ -301,15 +310,16 @@ StatusOr<std::vector<RelationshipUpsert>> ContextGraph::AddRelationships(
                                 internal::EncodeTotals(totals));
       });
   if (!s.ok()) return internal::ToPublic(s);
-  return results;
+  return call.Done(std::move(results));
 }
 
 Status ContextGraph::RemoveRelationship(std::string_view source,
                                         std::string_view target,
                                         std::string_view type) {
+  internal::GraphCall call(*impl_, "graph_db_delete");
   absl::StatusOr<EdgeName> name = CheckEdgeName(source, target, type);
   if (!name.ok()) return internal::ToPublic(name.status());
-  return internal::ToPublic(internal::StoreUpdate(
+  return call.Done(internal::ToPublic(internal::StoreUpdate(
       *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
         const internal::GraphDbs& dbs = impl_->dbs;
         CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> s,
@@ -333,12 +343,13 @@ Status ContextGraph::RemoveRelationship(std::string_view source,
         --totals.edges_by_type[name->type - 1];
         return internal::TxnPut(txn, dbs.stats, internal::kGraphTotalsKey,
                                 internal::EncodeTotals(totals));
-      }));
+      })));
 }
 
 StatusOr<Relationship> ContextGraph::InvalidateRelationship(
     std::string_view source, std::string_view target, std::string_view type,
     std::optional<int64_t> at) {
+  internal::GraphCall call(*impl_, "graph_db_delete");
   absl::StatusOr<EdgeName> name = CheckEdgeName(source, target, type);
   if (!name.ok()) return internal::ToPublic(name.status());
   Relationship result;
@@ -386,7 +397,7 @@ StatusOr<Relationship> ContextGraph::InvalidateRelationship(
         return absl::OkStatus();
       });
   if (!st.ok()) return internal::ToPublic(st);
-  return result;
+  return call.Done(std::move(result));
 }
 
 absl::StatusOr<std::vector<std::string>> ContextGraph::Impl::AutoLink(
@@ -494,6 +505,7 @@ absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::CurrentNeighbours(
 
 StatusOr<RelatedResult> ContextGraph::Related(
     std::string_view id, const RelatedOptions& options) const {
+  internal::GraphCall call(*impl_, "graph_db_search");
   auto checked = [&]() -> absl::StatusOr<uint8_t> {
     CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("contextId", id));
     CTXKIT_RETURN_IF_ERROR(internal::CheckRange(
@@ -596,12 +608,13 @@ StatusOr<RelatedResult> ContextGraph::Related(
     }
     return result;
   };
-  return internal::ToPublic(read());
+  return call.Done(internal::ToPublic(read()));
 }
 
 StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
                                             std::string_view target,
                                             const PathOptions& options) const {
+  internal::GraphCall call(*impl_, "graph_db_search");
   auto checked = [&]() -> absl::StatusOr<std::vector<uint8_t>> {
     CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("source", source));
     CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("target", target));
@@ -721,7 +734,7 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
     }
     return result;
   };
-  return internal::ToPublic(search());
+  return call.Done(internal::ToPublic(search()));
 }
 
 }  // namespace ctxkit

@@ -18,6 +18,7 @@
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/lexical.h"
+#include "lib/graph/metrics.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -84,6 +85,7 @@ absl::StatusOr<std::vector<internal::LexicalHit>> ContextGraph::Impl::SimilarTo(
 
 StatusOr<SimilarResult> ContextGraph::FindSimilar(
     std::string_view text, const SimilarOptions& options) const {
+  internal::GraphCall call(*impl_, "vector_db_search");
   absl::Status s =
       internal::CheckText("text", text, ContextGraphLimits::kMaxQueryBytes);
   if (s.ok()) {
@@ -169,7 +171,7 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
     }
     return result;
   };
-  return internal::ToPublic(search());
+  return call.Done(internal::ToPublic(search()));
 }
 
 }  // namespace ctxkit

@@ -22,6 +22,7 @@
 #include "lib/conversations/conversation_store_internal.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
+#include "lib/graph/metrics.h"
 #include "lib/graph/summary_builder.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
@@ -76,6 +77,7 @@ bool ContextGraph::Impl::ShouldSummarize(const ContextRecord& ctx,
 absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
     WriteTransaction& txn, uint64_t seq, ContextRecord& ctx, int64_t now,
     std::vector<std::string>* linked) const {
+  internal::GraphSubCall call("llm_summarize");
   Conversation c;
   uint64_t last_seq = 0;
   CTXKIT_RETURN_IF_ERROR(internal::ReadConversationIn(
@@ -192,6 +194,7 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   // Written now, so that the parents' summaries read the new version.
   CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.ctx, internal::SeqKey(seq),
                                           internal::EncodeContext(ctx)));
+  call.Done(record.by_host ? "host" : "extractive");
   CTXKIT_RETURN_IF_ERROR(RefreshHierarchy(txn, seq, now));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> ids,
                           AutoLink(txn, ctx, seq, version, now));
@@ -258,11 +261,13 @@ absl::StatusOr<std::vector<ContextSummary>> ContextGraph::Impl::Summaries(
 
 StatusOr<ContextSummary> ContextGraph::Summarize(
     std::string_view id, const SummarizeOptions& options) {
+  internal::GraphCall call(*impl_, "");  // its summaries' calls only
   absl::Status s = internal::CheckContextId("contextId", id);
   if (!s.ok()) return internal::ToPublic(s);
   ContextSummary result;
   s = internal::StoreUpdate(
       *impl_->store, [&](WriteTransaction& txn) -> absl::Status {
+        internal::GraphCall::Restart();
         CTXKIT_ASSIGN_OR_RETURN(uint64_t seq,
                                 impl_->Require(txn, id, "contextId"));
         CTXKIT_ASSIGN_OR_RETURN(ContextRecord ctx, impl_->Read(txn, seq));
@@ -279,6 +284,7 @@ StatusOr<ContextSummary> ContextGraph::Summarize(
         result = Impl::PublicSummary(ctx, ctx.summary_version, std::move(r));
         return absl::OkStatus();
       });
+  s = call.Done(s);
   if (!s.ok()) return internal::ToPublic(s);
   const Status related = Impl::FillRelated(*this, result);
   if (!related.ok()) return related;

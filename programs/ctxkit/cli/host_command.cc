@@ -1,6 +1,7 @@
 #include "programs/ctxkit/cli/host_command.h"
 
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <utility>
 
@@ -46,6 +47,10 @@ StatusOr<std::optional<host::HostConfig>> CommandConfig(const Args& args,
       HostConfigFlagsOf(args),
       [](const char* name) -> const char* { return std::getenv(name); });
   if (!config.ok()) return config.status();
+  // Settings accepted for the seed's sake but ignored (useGit, ...).
+  for (const std::string& warning : config->warnings) {
+    std::cerr << "ctxkit: warning: " << warning << "\n";
+  }
   if (!args.Has(kPrintConfigFlag.name)) {
     return std::optional(*std::move(config));
   }

@@ -20,6 +20,15 @@
 //
 // CTXKIT_PORT (or "port") replaces only the port of the listen address in
 // effect at that point, so --listen still wins over it.
+//
+// The context graph's options (seed 003's, GraphConfig below) are --config
+// keys in camelCase, either at the top level as the seed wrote them
+// ({"messageLimitThreshold": 20}) or inside a "graph" object (what
+// --print-config prints), and environment variables in UPPER_SNAKE
+// (MESSAGE_LIMIT_THRESHOLD=20). Seed aliases: "contextDir" / CONTEXT_DIR for
+// db, PORT for port (CTXKIT_DB and CTXKIT_PORT, read after them, win over
+// them). "useGit" / USE_GIT, and useVectorDb / useGraphDb set to false, are
+// accepted and ignored with a warning (HostConfig::warnings).
 
 #ifndef CTXKIT_PROGRAMS_CTXKIT_HOST_CONFIG_H_
 #define CTXKIT_PROGRAMS_CTXKIT_HOST_CONFIG_H_
@@ -28,11 +37,55 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "ctxkit/analytics.h"
+#include "ctxkit/context_graph.h"
 #include "ctxkit/model_registry.h"
 #include "ctxkit/status.h"
 
 namespace ctxkit::host {
+
+// The context graph's options, with ContextGraphOptions' meanings and
+// ranges (GraphOptions' test checks that both ends of every range here pass
+// the graph's own checks): member, default, --config key, range. The
+// environment variable is the key in UPPER_SNAKE (messageLimitThreshold:
+// MESSAGE_LIMIT_THRESHOLD).
+struct GraphConfig {
+  uint64_t message_limit_threshold = 10;  // messageLimitThreshold, 1..1e6
+  uint64_t token_limit_percentage = 80;   // tokenLimitPercentage, 1..100
+  // ignorePatterns / IGNORE_PATTERNS (a JSON array of strings in both),
+  // checked as ContextGraph::Open checks them.
+  std::vector<std::string> ignore_patterns;
+  bool auto_summarize = true;             // autoSummarize
+  bool hierarchical_context = true;       // hierarchicalContext
+  uint64_t meta_summary_threshold = 5;    // metaSummaryThreshold, 1..1e6
+  uint64_t max_hierarchy_depth = 3;       // maxHierarchyDepth, 1..16
+  double similarity_threshold = 0.6;      // similarityThreshold, 0..1
+  bool auto_cleanup_contexts = true;      // autoCleanupContexts
+  bool track_api_calls = true;            // trackApiCalls
+  uint64_t api_analytics_retention = 30;  // apiAnalyticsRetention, days
+  bool fallback_to_keyword_match = true;  // fallbackToKeywordMatch
+  // ctxkit's own (CG-13). `model` (environment GRAPH_MODEL: MODEL is too
+  // common a name to claim) is the model of new contexts; empty = the
+  // host's default_model.
+  std::string model;
+  // contextWindowTokens, 0..1e9 (0: the model's context window).
+  uint64_t context_window_tokens = 0;
+  uint64_t max_summary_tokens = 512;     // maxSummaryTokens, 16..32768
+  uint64_t summary_window = 200;         // summaryWindow, 1..100000
+  uint64_t summary_history = 10;         // summaryHistory, 1..1000
+  uint64_t auto_link_limit = 5;          // autoLinkLimit, 0..100
+  uint64_t cleanup_every = 10;           // cleanupEvery, 1..1e6
+  std::string cleanup_mode = "archive";  // cleanupMode: archive or delete
+  // Vector search (rrfK 1..1000, embeddingDims 0..4096 with 0 = the
+  // embedder's, hnswThreshold 0..1e8 contexts with 0 = never): checked and
+  // printed, but not yet passed on by GraphOptions, because this build's
+  // ContextGraphOptions has no vector options.
+  uint64_t rrf_k = 60;
+  uint64_t embedding_dims = 0;
+  uint64_t hnsw_threshold = 0;
+};
 
 struct HostConfig {
   // The LMDB environment; empty = the program's default location (see
@@ -74,6 +127,12 @@ struct HostConfig {
   // Least severe MCP log level sent before a client's logging/setLevel:
   // debug, info, notice, warning, error, critical, alert, emergency.
   std::string log_level = "warning";
+  // The context graph's options: the "graph" section of --print-config.
+  GraphConfig graph;
+  // Settings accepted but ignored (useGit, ...), one line each naming its
+  // source, for the command to print on stderr. Not printed by
+  // HostConfigToJson.
+  std::vector<std::string> warnings;
 };
 
 // What a command line says about the configuration, each member set when
@@ -106,6 +165,16 @@ StatusOr<HostConfig> LoadHostConfig(const HostConfigFlags& flags,
 // matches by its prefix): JSON text cannot hold those bytes, so each
 // invalid sequence prints as U+FFFD and names something else.
 std::string HostConfigToJson(const HostConfig& config);
+
+// The options the host opens its ContextGraph with: `config.graph`, with
+// the model falling back to config.default_model. The caller sets
+// `analytics` (to the Analytics it owns and keeps alive longer than the
+// graph, opened with GraphAnalyticsOptions) and, in tests, `clock`. The
+// result passes ContextGraph::Open's checks for every configuration
+// LoadHostConfig accepts.
+ContextGraphOptions GraphOptions(const HostConfig& config);
+// apiAnalyticsRetention as AnalyticsOptions::retention_days.
+AnalyticsOptions GraphAnalyticsOptions(const HostConfig& config);
 
 }  // namespace ctxkit::host
 

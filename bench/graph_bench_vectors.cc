@@ -27,6 +27,7 @@
 
 #include "ctxkit/store.h"
 #include "lib/graph/vectors.h"
+#include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
 
@@ -77,7 +78,7 @@ Bench& TheBench() {
     options.map_size = uint64_t{1} << 30;
     options.sync = StoreSync::kDataOnly;
     auto store = Store::Open(dir, options);
-    Fail(store.status(), "Store::Open");
+    Fail(ToAbsl(store.status()), "Store::Open");
     b->store = std::move(store).value();
     auto dbs = OpenVectorDbs(*b->store);
     Fail(dbs.status(), "OpenVectorDbs");

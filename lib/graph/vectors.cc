@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
@@ -91,12 +95,59 @@ double Norm(std::span<const float> v) {
   return std::sqrt(sum);
 }
 
-int32_t DotInt8(const int8_t* a, const int8_t* b, size_t n) {
-  int32_t sum = 0;
-  for (size_t i = 0; i < n; ++i) {
-    sum += static_cast<int16_t>(a[i]) * static_cast<int16_t>(b[i]);
+// The int8 dot product of query `q` with each of `n` rows of `dims`, times
+// the row's scale, into `out`: the scan's whole cost, so it has an AVX2
+// form (vpmaddwd, twice the portable loop's speed, which the compiler
+// vectorizes only to SSE2) chosen once at run time.
+void ScanRowsPortable(const int8_t* q, const int8_t* rows, const float* scales,
+                      size_t n, size_t dims, float* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* b = rows + r * dims;
+    int32_t sum = 0;
+    for (size_t i = 0; i < dims; ++i) {
+      sum += static_cast<int16_t>(q[i]) * static_cast<int16_t>(b[i]);
+    }
+    out[r] = static_cast<float>(sum) * scales[r];
   }
-  return sum;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CTXKIT_VECTORS_AVX2 1
+__attribute__((target("avx2"))) void ScanRowsAvx2(const int8_t* q,
+                                                  const int8_t* rows,
+                                                  const float* scales, size_t n,
+                                                  size_t dims, float* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* b = rows + r * dims;
+    __m256i acc = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 16 <= dims; i += 16) {
+      const __m256i va = _mm256_cvtepi8_epi16(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i)));
+      const __m256i vb = _mm256_cvtepi8_epi16(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
+    }
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc),
+                              _mm256_extracti128_si256(acc, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    int32_t sum = _mm_cvtsi128_si32(s);
+    for (; i < dims; ++i) {
+      sum += static_cast<int16_t>(q[i]) * static_cast<int16_t>(b[i]);
+    }
+    out[r] = static_cast<float>(sum) * scales[r];
+  }
+}
+#endif
+
+void ScanRows(const int8_t* q, const int8_t* rows, const float* scales,
+              size_t n, size_t dims, float* out) {
+#ifdef CTXKIT_VECTORS_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return ScanRowsAvx2(q, rows, scales, n, dims, out);
+#endif
+  ScanRowsPortable(q, rows, scales, n, dims, out);
 }
 
 }  // namespace
@@ -431,11 +482,11 @@ absl::StatusOr<std::vector<VectorHit>> VectorIndex::Search(
   // The exact int8 scan. Scores are in int8 units times the row's scale
   // (the query's is common to all rows and left out).
   const size_t n = seqs_.size();
+  std::vector<float> scores(n);
+  ScanRows(qrow, rows_.data(), scales_.data(), n, dims_, scores.data());
   std::vector<std::pair<float, uint32_t>> scored(n);
   for (size_t i = 0; i < n; ++i) {
-    scored[i] = {static_cast<float>(DotInt8(qrow, &rows_[i * dims_], dims_)) *
-                     scales_[i],
-                 static_cast<uint32_t>(i)};
+    scored[i] = {scores[i], static_cast<uint32_t>(i)};
   }
   auto better = [&](const std::pair<float, uint32_t>& a,
                     const std::pair<float, uint32_t>& b) {

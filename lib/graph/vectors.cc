@@ -482,30 +482,39 @@ absl::StatusOr<std::vector<VectorHit>> VectorIndex::Search(
   // The exact int8 scan. Scores are in int8 units times the row's scale
   // (the query's is common to all rows and left out).
   const size_t n = seqs_.size();
-  std::vector<float> scores(n);
+  // Reused by the thread's next query: a fresh buffer of 4 bytes a row
+  // costs page faults on every query.
+  thread_local std::vector<float> scores;
+  scores.resize(n);
   ScanRows(qrow, rows_.data(), scales_.data(), n, dims_, scores.data());
-  std::vector<std::pair<float, uint32_t>> scored(n);
-  for (size_t i = 0; i < n; ++i) {
-    scored[i] = {scores[i], static_cast<uint32_t>(i)};
-  }
-  auto better = [&](const std::pair<float, uint32_t>& a,
-                    const std::pair<float, uint32_t>& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return seqs_[a.second] < seqs_[b.second];
+  // The best `take` rows by int8 score (ties: lower seq), by a heap over
+  // one pass; then those accept takes, until 4 * limit are, taking more
+  // rows while it refuses some.
+  auto better = [&](uint32_t a, uint32_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    return seqs_[a] < seqs_[b];
   };
-  // The best 4 * limit that accept takes, widening when it refuses some.
   const size_t want = 4 * limit;
   std::vector<uint64_t> candidates;
-  size_t sorted = 0;
-  while (candidates.size() < want && sorted < n) {
-    const size_t upto = std::min(n, sorted + std::max(want, sorted));
-    std::partial_sort(scored.begin() + sorted, scored.begin() + upto,
-                      scored.end(), better);
-    for (size_t i = sorted; i < upto && candidates.size() < want; ++i) {
-      const uint64_t seq = seqs_[scored[i].second];
-      if (accept(seq)) candidates.push_back(seq);
+  std::vector<uint32_t> top;
+  for (size_t take = std::min(n, want), skip = 0; candidates.size() < want;
+       skip = take, take = std::min(n, take * 4)) {
+    top.clear();
+    for (uint32_t i = 0; i < n; ++i) {
+      if (top.size() < take) {
+        top.push_back(i);
+        std::push_heap(top.begin(), top.end(), better);
+      } else if (better(i, top.front())) {
+        std::pop_heap(top.begin(), top.end(), better);
+        top.back() = i;
+        std::push_heap(top.begin(), top.end(), better);
+      }
     }
-    sorted = upto;
+    std::sort_heap(top.begin(), top.end(), better);
+    for (size_t i = skip; i < top.size() && candidates.size() < want; ++i) {
+      if (accept(seqs_[top[i]])) candidates.push_back(seqs_[top[i]]);
+    }
+    if (take == n) break;
   }
   lock.unlock();
   // Float rescoring, in the query's own snapshot.

@@ -95,7 +95,9 @@ absl::StatusOr<std::optional<std::vector<float>>> ReadVector(
 // The cosine of two vectors of the same dims (0 when either is zero).
 double Cosine(std::span<const float> a, std::span<const float> b);
 
-// The int8 row of unit vector `unit` and its scale (what graph.vec holds).
+// What graph.vec holds for vector `v` (not zero): the scale, then its unit
+// vector's components divided by it and rounded to int8 (scale = the
+// largest magnitude / 127, so no component clips).
 std::string QuantizeRow(std::span<const float> v);
 
 struct VectorHit {

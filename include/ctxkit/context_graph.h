@@ -45,6 +45,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,6 +85,8 @@ inline constexpr std::string_view kProjectMetaId = "meta-project";
 // What Cleanup does to a context outside the keep-set: archive hides it
 // (Restore undoes that), delete deletes it with its conversation.
 enum class CleanupMode : uint8_t { kArchive, kDelete };
+
+class Embedder;  // see "Vectors" below
 
 struct ContextGraphOptions {
   // The model of the conversations created for new contexts: what their
@@ -144,9 +147,18 @@ struct ContextGraphOptions {
   // cleanup's keep-set.
   double similarity_threshold = 0.6;
   // FindSimilar asked for the vector or hybrid method with no embedder
-  // installed (this build has no embedder interface yet) runs the keyword
-  // method and says so; without this it is UNAVAILABLE.
+  // installed, or whose embedder fails on the query, runs the keyword
+  // method and says so (SimilarResult::method); without this it is
+  // UNAVAILABLE.
   bool fallback_to_keyword_match = true;
+  // Embeds FindSimilar's text, and each context's summary (its text and
+  // key insights, so the work per write is bounded) in the write that
+  // stores it: a context's vector says what its newest summary says. A
+  // message alone embeds nothing, so a context has no vector before its
+  // first summary (hybrid still finds it by its words; SetEmbedding can
+  // give it one). ContextGraph::SetEmbedder installs one later; Open
+  // checks this one as SetEmbedder does.
+  std::shared_ptr<Embedder> embedder;
   // After each summary, the context's auto_link_limit (0..100; 0: none)
   // most similar live contexts at least similarity_threshold similar get a
   // `similar` edge from it, weight = similarity, metadata {"auto":true,
@@ -237,6 +249,9 @@ struct ContextSummary {
   std::string summarizer = {};  // "extractive" or "host"
   // The contexts related to this one now (Related's default order).
   std::vector<std::string> related_contexts = {};
+  // Only in Summarize's answer: why the installed embedder could not embed
+  // the summary written (the context has no vector until the next one).
+  std::string embedding_error = {};
 };
 
 struct SummarizeOptions {
@@ -244,6 +259,44 @@ struct SummarizeOptions {
   // (without it, the current summary is returned unchanged).
   bool force = false;
 };
+
+// ---- Vectors (CG-8): embedders and what vector similarity needs ----
+
+// Embedding dimensions an Embedder or SetEmbedding may use.
+inline constexpr uint32_t kMaxEmbeddingDims = 4096;
+inline constexpr size_t kMaxEmbeddingModelBytes = 256;
+
+// Turns texts into vectors for FindSimilar's vector and hybrid methods.
+// dims() (1..kMaxEmbeddingDims) and model() (1..kMaxEmbeddingModelBytes of
+// UTF-8, naming the vector space: two embedders with the same model and
+// dims must give comparable vectors) must not change over the object's
+// life. Embed writes texts.size() * dims() floats to `out` (row i is
+// texts[i]); the vectors need not be normalized (similarity is the cosine)
+// but must be finite and not all zero. Its error (any non-OK status) is
+// not the caller's: a write keeps its summary and the context is left
+// without a vector (AddGraphMessagesResult::embedding_error says why), a
+// query falls back to the keyword method (fallback_to_keyword_match).
+// It runs inside the graph's write transaction when a summary is written
+// (as the Summarizer does), so it must not call this graph or anything that
+// writes to the same store, and it should be quick; Embed may be called
+// from several threads at once.
+class CTXKIT_EXPORT Embedder {
+ public:
+  virtual ~Embedder();
+  virtual uint32_t dims() const = 0;
+  virtual std::string_view model() const = 0;
+  virtual Status Embed(std::span<const std::string_view> texts,
+                       std::span<float> out) = 0;
+};
+
+// ctxkit's own embedder: feature hashing (XXH3) of a text's lower-cased
+// words, word pairs and the character trigrams of each word into `dims`
+// (1..kMaxEmbeddingDims) signed buckets, L2-normalized. Deterministic on
+// every platform and needs no model, so tests and hosts without one get
+// vector and hybrid search over shared vocabulary (it knows no synonyms).
+// model() is "ctxkit-hashed-v1". Thread-safe. INVALID_ARGUMENT naming dims.
+CTXKIT_EXPORT StatusOr<std::shared_ptr<Embedder>> MakeHashedEmbedder(
+    uint32_t dims = 256);
 
 enum class SimilarityMethod : uint8_t { kAuto, kKeyword, kVector, kHybrid };
 
@@ -256,24 +309,43 @@ struct SimilarOptions {
   // Only contexts with a message carrying every one of these tags.
   std::vector<std::string> tags = {};
   bool include_archived = false;
+  // Hybrid's reciprocal rank fusion constant (1..1000): a context's score
+  // is the sum over the keyword and vector rankings of 1 / (rrf_k + rank),
+  // rank counted from 1; a larger k flattens the weight of the top ranks.
+  uint32_t rrf_k = 60;
 };
 
+// The methods: keyword (BM25 candidates ranked by TF-IDF cosine), vector
+// (the cosine of the text's embedding with each context's vector, see
+// ContextGraph::SetEmbedder), hybrid (both rankings fused by RRF), and auto
+// (hybrid when an embedder is installed and some context has a vector,
+// keyword otherwise).
 struct SimilarContext {
   std::string context_id = {};
-  double similarity = 0;    // 0..1: the TF-IDF cosine with the text
-  double score = 0;         // the ranking score: BM25 relevance (keyword)
-  std::string method = {};  // the method that ranked it: "keyword"
+  // 0..1. keyword: the TF-IDF cosine; vector: max(0, cosine); hybrid: the
+  // vector one when the context has a vector, else the TF-IDF cosine.
+  double similarity = 0;
+  // The ranking score: BM25 relevance (keyword), the vector similarity
+  // (vector), the RRF value (hybrid).
+  double score = 0;
+  std::string method = {};  // the method that ranked it (SimilarResult's)
+  // What each method measured (0 where it did not see the context).
   struct Signals {
     double bm25 = 0;
     double tfidf = 0;
+    double vector = 0;  // max(0, cosine)
+    double rrf = 0;
   } signals = {};
 };
 
 struct SimilarResult {
   std::vector<SimilarContext> contexts = {};  // most similar first
-  // The method that ran: "keyword" (the only one this build has; see
-  // fallback_to_keyword_match).
+  // The method that ran: "keyword", "vector" or "hybrid" (keyword when the
+  // vector or hybrid method fell back, see fallback_to_keyword_match).
   std::string method = {};
+  // Why the vector method did not run when it was asked for (no embedder,
+  // its error); empty otherwise.
+  std::string fallback_reason = {};
 };
 
 struct VisualizeOptions {
@@ -385,6 +457,9 @@ struct AddGraphMessagesResult {
   // (auto_cleanup_contexts) archived or deleted, in the same transaction.
   std::vector<std::string> linked = {};
   std::vector<std::string> cleaned = {};
+  // The installed embedder failed on the automatic summary: why. The
+  // summary is written and the context has no vector until its next one.
+  std::string embedding_error = {};
 };
 
 struct GraphMessageView {
@@ -535,6 +610,7 @@ struct GraphVerifyReport {
   uint64_t contexts = 0;
   uint64_t messages = 0;
   uint64_t edges = 0;
+  uint64_t vectors = 0;                    // contexts with an embedding
   std::vector<std::string> problems = {};  // empty when ok
 };
 
@@ -707,12 +783,38 @@ class CTXKIT_EXPORT ContextGraph {
   // over each context's document (its messages' text and tags, its newest
   // summary counted twice) picks candidates, ranked by TF-IDF cosine
   // (`similarity`; ties by BM25, then age). Unlike the seed, a context
-  // needs no summary to be found. Text without words finds nothing.
-  // INVALID_ARGUMENT naming text, limit, minSimilarity or tags[i];
-  // UNAVAILABLE for method vector or hybrid without
-  // fallback_to_keyword_match.
+  // needs no summary to be found. Text without words finds nothing. The
+  // vector and hybrid methods (SimilarOptions' comment) rank by the
+  // vectors of SetEmbedder and SetEmbedding; every filter applies to every
+  // method. INVALID_ARGUMENT naming text, limit, minSimilarity, rrfK or
+  // tags[i]; UNAVAILABLE for method vector or hybrid with no embedder, or a
+  // failing one, without fallback_to_keyword_match.
   StatusOr<SimilarResult> FindSimilar(std::string_view text,
                                       const SimilarOptions& options = {}) const;
+
+  // Installs `embedder` (null: none; vectors stay, but vector and hybrid
+  // queries fall back) for the writes and queries that start after it. The
+  // graph records the model and dims of the first vector it stores: an
+  // embedder of another model or dims is FAILED_PRECONDITION naming both
+  // (vectors of two spaces cannot be compared), and changing models needs
+  // ResetEmbeddings first. INVALID_ARGUMENT for dims() outside
+  // 1..kMaxEmbeddingDims or a bad model().
+  Status SetEmbedder(std::shared_ptr<Embedder> embedder);
+
+  // Stores the host's vector for context `id`, replacing the one it had,
+  // in the recorded space (the installed embedder's, when one is; the
+  // first vector records "host" with its dims when none is installed). The
+  // next summary of the context replaces it when an embedder is
+  // installed. NOT_FOUND naming contextId; INVALID_ARGUMENT naming vector
+  // for dims other than the space's (or outside 1..kMaxEmbeddingDims),
+  // NaN, infinity or an all-zero vector.
+  Status SetEmbedding(std::string_view id, std::span<const float> vector);
+
+  // Deletes every context's vector and the recorded space, in one write,
+  // so that an embedder of another model can be installed. Contexts get
+  // vectors again as they are summarized (Summarize with force re-embeds
+  // one now) or through SetEmbedding.
+  Status ResetEmbeddings();
 
   // Context `id` and its neighbourhood drawn in options.format: the seed's
   // JSON document (with nodes, edges and truncated added), a Mermaid
@@ -781,7 +883,9 @@ class CTXKIT_EXPORT ContextGraph {
   // (whose copy of the filter fields matches) and the reverse, edges join
   // existing contexts, the hierarchy's links are stated by current edges,
   // acyclic and within max_hierarchy_depth, the lexical index equals a
-  // recomputation from the messages, tags and summaries, and the totals
+  // recomputation from the messages, tags and summaries, each vector
+  // belongs to a context, has the recorded dims and its scan copy, and the
+  // totals
   // (contexts, message records, edges by type) equal a recount. The
   // conversations' own counters are CheckStore's to recount. Problems are
   // listed (the first 100), not returned as errors; errors are for reads that

@@ -306,6 +306,25 @@ StatusOr<std::unique_ptr<ContextGraph>> ContextGraph::Open(
   impl->conversations = &conversations;
   impl->options = std::move(options);
   impl->dbs = *dbs;
+  absl::StatusOr<internal::VectorDbs> vec_dbs = internal::OpenVectorDbs(store);
+  if (vec_dbs.ok()) {
+    impl->vec_dbs = *vec_dbs;
+  } else if (vec_dbs.status().code() != absl::StatusCode::kNotFound ||
+             !store.read_only()) {
+    return internal::ToPublic(vec_dbs.status());
+  }
+  {
+    // The scan copy is built now, so the first query does not pay for it,
+    // and a recorded space another embedder is refused here.
+    absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(store);
+    if (!txn.ok()) return internal::ToPublic(txn.status());
+    s = impl->vectors.Size(*txn, impl->vec_dbs).status();
+    if (s.ok() && impl->options.embedder) {
+      s = impl->CheckEmbedderFits(*txn, *impl->options.embedder);
+    }
+    if (!s.ok()) return internal::ToPublic(s);
+  }
+  impl->embedder = impl->options.embedder;
   return std::unique_ptr<ContextGraph>(new ContextGraph(std::move(impl)));
 }
 
@@ -463,11 +482,11 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
                                internal::EncodeContext(ctx)));
           if (impl_->ShouldSummarize(ctx, *token_trigger)) {
             // Writes the context record again, with its new version.
-            CTXKIT_RETURN_IF_ERROR(impl_
-                                       ->WriteSummary(txn, *seq, ctx,
-                                                      prepared->now,
-                                                      &result.linked)
-                                       .status());
+            CTXKIT_RETURN_IF_ERROR(
+                impl_
+                    ->WriteSummary(txn, *seq, ctx, prepared->now,
+                                   &result.linked, &result.embedding_error)
+                    .status());
             result.summarized = true;
             result.summary_version = ctx.summary_version;
           }

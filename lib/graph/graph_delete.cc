@@ -21,6 +21,7 @@
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
 #include "lib/graph/metrics.h"
+#include "lib/graph/vectors.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -45,14 +46,22 @@ absl::StatusOr<std::vector<std::string>> KeysWithPrefix(
 
 class GraphDeleteHook final : public ConversationDeleteHook {
  public:
-  explicit GraphDeleteHook(std::optional<GraphDbs> dbs) : dbs_(dbs) {}
+  GraphDeleteHook(std::optional<GraphDbs> dbs, std::optional<VectorDbs> vec)
+      : dbs_(dbs), vec_(vec) {}
 
   absl::StatusOr<uint64_t> OnConversationDeleted(
       WriteTransaction& txn, std::string_view conversation_id) const override {
     CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
                             ContextOf(txn, conversation_id));
     if (!seq) return 0;
-    return DeleteContextRecords(txn, *dbs_, *seq);
+    CTXKIT_ASSIGN_OR_RETURN(uint64_t deleted,
+                            DeleteContextRecords(txn, *dbs_, *seq));
+    // Its vector (a read-only store made before vectors has none).
+    if (vec_) {
+      CTXKIT_ASSIGN_OR_RETURN(bool had, DropVector(txn, *vec_, *seq));
+      deleted += had ? 2 : 0;
+    }
+    return deleted;
   }
 
   absl::Status OnMessageDeleted(WriteTransaction& txn,
@@ -103,6 +112,7 @@ class GraphDeleteHook final : public ConversationDeleteHook {
   }
 
   const std::optional<GraphDbs> dbs_;
+  const std::optional<VectorDbs> vec_;
 };
 
 }  // namespace
@@ -215,8 +225,16 @@ absl::StatusOr<std::unique_ptr<ConversationDeleteHook>> MakeGraphDeleteHook(
              !store.read_only()) {
     return opened.status();
   }
+  std::optional<VectorDbs> vec;
+  absl::StatusOr<VectorDbs> vec_opened = OpenVectorDbs(store);
+  if (vec_opened.ok()) {
+    vec = *vec_opened;
+  } else if (vec_opened.status().code() != absl::StatusCode::kNotFound ||
+             !store.read_only()) {
+    return vec_opened.status();
+  }
   return std::unique_ptr<ConversationDeleteHook>(
-      std::make_unique<GraphDeleteHook>(dbs));
+      std::make_unique<GraphDeleteHook>(dbs, vec));
 }
 
 }  // namespace internal

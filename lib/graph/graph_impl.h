@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "ctxkit/conversations.h"
 #include "ctxkit/store.h"
 #include "lib/graph/graph_records.h"
+#include "lib/graph/vectors.h"
 
 namespace ctxkit {
 
@@ -26,6 +28,27 @@ struct ContextGraph::Impl {
   ConversationStore* conversations = nullptr;
   ContextGraphOptions options;
   internal::GraphDbs dbs;
+
+  // Vectors (vectors.h): their tables, the scan copy queries share, and
+  // the embedder installed now (options.embedder at Open, then
+  // SetEmbedder's), read under embedder_mu by each call that uses it.
+  internal::VectorDbs vec_dbs;
+  mutable internal::VectorIndex vectors;
+  mutable std::mutex embedder_mu;
+  std::shared_ptr<Embedder> embedder;
+  std::shared_ptr<Embedder> CurrentEmbedder() const;
+  // CheckEmbedder, and FAILED_PRECONDITION when the graph's recorded
+  // space in `txn` is another.
+  absl::Status CheckEmbedderFits(const Transaction& txn,
+                                 const Embedder& e) const;
+  // With an embedder installed, (re)computes context `seq`'s vector from
+  // summary `record` in `txn`. Its failure is not the write's: the
+  // context's vector is dropped (a vector of an older summary would rank
+  // it by what it was) and `error` (may be null) says why; only the store's
+  // errors are returned.
+  absl::Status EmbedSummary(WriteTransaction& txn, uint64_t seq,
+                            const internal::SummaryRecord& record,
+                            std::string* error) const;
 
   int64_t Now() const;
 
@@ -57,10 +80,12 @@ struct ContextGraph::Impl {
   // score and reset since-summary counters, and the hierarchical summaries
   // above it (RefreshHierarchy). FAILED_PRECONDITION for a context without
   // messages.
-  // `linked` (may be null) receives AutoLink's ids.
+  // `linked` (may be null) receives AutoLink's ids, `embedding_error`
+  // (may be null) EmbedSummary's.
   absl::StatusOr<internal::SummaryRecord> WriteSummary(
       WriteTransaction& txn, uint64_t seq, internal::ContextRecord& ctx,
-      int64_t now, std::vector<std::string>* linked = nullptr) const;
+      int64_t now, std::vector<std::string>* linked = nullptr,
+      std::string* embedding_error = nullptr) const;
   // Version `version` of context `seq`'s summary; DATA_LOSS when missing.
   absl::StatusOr<internal::SummaryRecord> ReadSummary(const Transaction& txn,
                                                       uint64_t seq,

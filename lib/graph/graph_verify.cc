@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +21,7 @@
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/hierarchy.h"
+#include "lib/graph/vectors.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -361,6 +364,59 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
                               internal::CheckLexical(*txn, dbs.lex, documents));
       for (const std::string& p : problems)
         report.Problem("lexical index: %s", p);
+    }
+
+    // Vectors: both copies of each, of contexts that exist, in the
+    // recorded space, the scan row the quantization of the float one.
+    {
+      const internal::VectorDbs& vdbs = impl_->vec_dbs;
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<internal::VectorSpace> space,
+                              internal::ReadVectorSpace(*txn, vdbs));
+      uint64_t vectors = 0;
+      if (vdbs.vecf.valid()) {
+        CTXKIT_ASSIGN_OR_RETURN(Cursor cursor,
+                                internal::TxnNewCursor(*txn, vdbs.vecf));
+        for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
+          if (cursor.key().size() != 8) {
+            report.Problem("a vector key is %d bytes, not 8",
+                           cursor.key().size());
+            continue;
+          }
+          const uint64_t seq = internal::ReadBigEndian64(cursor.key().data());
+          ++vectors;
+          if (!contexts.contains(seq)) {
+            report.Problem("vector of context %d belongs to no context", seq);
+          }
+          const std::string_view v = cursor.value();
+          if (!space || v.size() != size_t{space->dims} * sizeof(float)) {
+            report.Problem(
+                "context %d: its vector is %d bytes; the recorded space has "
+                "%d dims",
+                seq, v.size(), space ? space->dims : 0);
+            continue;
+          }
+          std::vector<float> floats(space->dims);
+          std::memcpy(floats.data(), v.data(), v.size());
+          absl::StatusOr<std::string_view> row =
+              internal::TxnGet(*txn, vdbs.vec, cursor.key());
+          if (!row.ok()) {
+            if (row.status().code() != absl::StatusCode::kNotFound) {
+              return row.status();
+            }
+            report.Problem("context %d: its vector has no scan row", seq);
+          } else if (*row != internal::QuantizeRow(floats)) {
+            report.Problem(
+                "context %d: its vector's scan row does not match it", seq);
+          }
+        }
+        CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
+        CTXKIT_ASSIGN_OR_RETURN(uint64_t rows,
+                                internal::TxnCount(*txn, vdbs.vec));
+        if (rows != vectors) {
+          report.Problem("%d vector scan rows for %d vectors", rows, vectors);
+        }
+      }
+      out.vectors = vectors;
     }
 
     out.contexts = contexts.size();

@@ -1,13 +1,17 @@
-// ContextGraph::FindSimilar, and the similarity Cleanup's keep-set asks
-// for, over the lexical index (lexical.h).
+// ContextGraph::FindSimilar over the lexical index (lexical.h), the vectors
+// (vectors.h) or both fused, and the similarity Cleanup's keep-set asks for.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,6 +23,7 @@
 #include "lib/graph/graph_records.h"
 #include "lib/graph/lexical.h"
 #include "lib/graph/metrics.h"
+#include "lib/graph/vectors.h"
 #include "lib/status/status_internal.h"
 #include "lib/status/status_macros.h"
 #include "lib/store/store_internal.h"
@@ -92,6 +97,7 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
     s = internal::CheckRange("limit", options.limit, 1,
                              ContextGraphLimits::kMaxSimilarLimit);
   }
+  if (s.ok()) s = internal::CheckRange("rrfK", options.rrf_k, 1, 1000);
   if (s.ok() && !(options.min_similarity >= 0 && options.min_similarity <= 1)) {
     s = absl::InvalidArgumentError(
         absl::StrFormat("minSimilarity is %g; it must be between 0 and 1",
@@ -113,18 +119,49 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
     s = absl::InvalidArgumentError(
         "method must be auto, keyword, vector or hybrid");
   }
-  const bool wants_vectors = options.method == SimilarityMethod::kVector ||
-                             options.method == SimilarityMethod::kHybrid;
-  if (s.ok() && wants_vectors && !impl_->options.fallback_to_keyword_match) {
-    s = absl::UnavailableError(
-        "method vector and hybrid need an embedder, and none is installed; "
-        "use method keyword, or turn fallbackToKeywordMatch on");
-  }
   if (!s.ok()) return internal::ToPublic(s);
+  const std::shared_ptr<Embedder> embedder = impl_->CurrentEmbedder();
   absl::StatusOr<ReadTransaction> txn = internal::StoreBeginRead(*impl_->store);
   if (!txn.ok()) return internal::ToPublic(txn.status());
   auto search = [&]() -> absl::StatusOr<SimilarResult> {
     const internal::GraphDbs& dbs = impl_->dbs;
+    const internal::VectorDbs& vec_dbs = impl_->vec_dbs;
+    SimilarResult result;
+    SimilarityMethod method = options.method;
+    if (method == SimilarityMethod::kAuto) {
+      method = SimilarityMethod::kKeyword;
+      if (embedder) {
+        CTXKIT_ASSIGN_OR_RETURN(size_t n, impl_->vectors.Size(*txn, vec_dbs));
+        if (n > 0) method = SimilarityMethod::kHybrid;
+      }
+    }
+    // The text's vector, or why there is none.
+    std::vector<float> query;
+    if (method != SimilarityMethod::kKeyword) {
+      absl::Status embedded =
+          absl::UnavailableError("no embedder is installed");
+      if (embedder) {
+        embedded = impl_->CheckEmbedderFits(*txn, *embedder);
+        if (embedded.ok()) {
+          embedded = internal::EmbedText(*embedder, text, query);
+        }
+      }
+      if (!embedded.ok()) {
+        if (options.method != SimilarityMethod::kAuto &&
+            !impl_->options.fallback_to_keyword_match) {
+          return absl::UnavailableError(absl::StrFormat(
+              "method vector and hybrid need the text's embedding: %s; use "
+              "method keyword, or turn fallbackToKeywordMatch on",
+              embedded.message()));
+        }
+        result.fallback_reason = std::string(embedded.message());
+        method = SimilarityMethod::kKeyword;
+      }
+    }
+    result.method = method == SimilarityMethod::kKeyword  ? "keyword"
+                    : method == SimilarityMethod::kVector ? "vector"
+                                                          : "hybrid";
+
     absl::flat_hash_set<uint64_t> excluded;
     for (const std::string& id : options.exclude) {
       CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> seq,
@@ -134,8 +171,8 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
     CTXKIT_ASSIGN_OR_RETURN(
         internal::ArchivedLookup archived,
         internal::ArchivedLookup::Begin(*txn, dbs, !options.include_archived));
-    // The filter runs on candidates in BM25 order, only until the pool is
-    // full; its read errors end the search.
+    // The filter runs on candidates in ranking order, only until the pool
+    // is full; its read errors end the search.
     absl::Status filter_error;
     auto accept = [&](uint64_t seq) {
       if (!filter_error.ok() || excluded.contains(seq) ||
@@ -150,24 +187,97 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
       }
       return *has;
     };
-    CTXKIT_ASSIGN_OR_RETURN(
-        std::vector<internal::LexicalHit> hits,
-        internal::SearchContexts(*txn, dbs.lex, text, options.limit, accept));
+    // Hybrid fuses deeper rankings than it returns, so that a context
+    // second in one and absent from the other's top still places.
+    const size_t pool = method == SimilarityMethod::kHybrid
+                            ? size_t{4} * options.limit
+                            : options.limit;
+    std::vector<internal::LexicalHit> lexical;
+    if (method != SimilarityMethod::kVector) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          lexical, internal::SearchContexts(*txn, dbs.lex, text, pool, accept));
+    }
+    std::vector<internal::VectorHit> nearest;
+    if (method != SimilarityMethod::kKeyword) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          nearest, impl_->vectors.Search(*txn, vec_dbs, query, pool, accept));
+    }
     CTXKIT_RETURN_IF_ERROR(filter_error);
     CTXKIT_RETURN_IF_ERROR(archived.status());
-    SimilarResult result;
-    result.method = "keyword";
-    for (const internal::LexicalHit& h : hits) {
-      if (h.cosine < options.min_similarity) continue;
+
+    struct Candidate {
+      uint64_t seq = 0;
+      SimilarContext c = {};
+      bool has_vector = false;
+    };
+    std::vector<Candidate> candidates;
+    absl::flat_hash_map<uint64_t, size_t> index;
+    auto at = [&](uint64_t seq) -> Candidate& {
+      auto [it, added] = index.try_emplace(seq, candidates.size());
+      if (added) candidates.push_back({.seq = seq});
+      return candidates[it->second];
+    };
+    const double k = options.rrf_k;
+    for (size_t r = 0; r < lexical.size(); ++r) {
+      Candidate& c = at(lexical[r].seq);
+      c.c.signals.bm25 = lexical[r].bm25;
+      c.c.signals.tfidf = lexical[r].cosine;
+      c.c.signals.rrf += 1.0 / (k + static_cast<double>(r + 1));
+    }
+    for (size_t r = 0; r < nearest.size(); ++r) {
+      Candidate& c = at(nearest[r].seq);
+      c.has_vector = true;
+      c.c.signals.vector = std::max(0.0, nearest[r].cosine);
+      c.c.signals.rrf += 1.0 / (k + static_cast<double>(r + 1));
+    }
+    for (Candidate& c : candidates) {
+      if (method == SimilarityMethod::kHybrid && !c.has_vector) {
+        // Found by its words only: its vector, if it has one, still says
+        // how similar it is.
+        CTXKIT_ASSIGN_OR_RETURN(std::optional<std::vector<float>> v,
+                                internal::ReadVector(*txn, vec_dbs, c.seq));
+        if (v && v->size() == query.size()) {
+          c.has_vector = true;
+          c.c.signals.vector = std::max(0.0, internal::Cosine(query, *v));
+        }
+      }
+      switch (method) {
+        case SimilarityMethod::kVector:
+          c.c.similarity = c.c.score = c.c.signals.vector;
+          c.c.signals.rrf = 0;
+          break;
+        case SimilarityMethod::kHybrid:
+          c.c.similarity =
+              c.has_vector ? c.c.signals.vector : c.c.signals.tfidf;
+          c.c.score = c.c.signals.rrf;
+          break;
+        default:
+          c.c.similarity = c.c.signals.tfidf;
+          c.c.score = c.c.signals.bm25;
+          c.c.signals.rrf = 0;
+          break;
+      }
+    }
+    // Keyword and vector keep their rankings' order; hybrid orders by the
+    // fused score (ties: more similar, then older).
+    if (method == SimilarityMethod::kHybrid) {
+      std::sort(candidates.begin(), candidates.end(),
+                [](const Candidate& a, const Candidate& b) {
+                  if (a.c.score != b.c.score) return a.c.score > b.c.score;
+                  if (a.c.similarity != b.c.similarity) {
+                    return a.c.similarity > b.c.similarity;
+                  }
+                  return a.seq < b.seq;
+                });
+    }
+    for (Candidate& c : candidates) {
+      if (result.contexts.size() == options.limit) break;
+      if (c.c.similarity < options.min_similarity) continue;
       CTXKIT_ASSIGN_OR_RETURN(internal::ContextRecord ctx,
-                              impl_->Read(*txn, h.seq));
-      SimilarContext& c = result.contexts.emplace_back();
-      c.context_id = std::move(ctx.id);
-      c.similarity = h.cosine;
-      c.score = h.bm25;
-      c.method = result.method;
-      c.signals.bm25 = h.bm25;
-      c.signals.tfidf = h.cosine;
+                              impl_->Read(*txn, c.seq));
+      c.c.context_id = std::move(ctx.id);
+      c.c.method = result.method;
+      result.contexts.push_back(std::move(c.c));
     }
     return result;
   };

@@ -76,7 +76,7 @@ bool ContextGraph::Impl::ShouldSummarize(const ContextRecord& ctx,
 
 absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
     WriteTransaction& txn, uint64_t seq, ContextRecord& ctx, int64_t now,
-    std::vector<std::string>* linked) const {
+    std::vector<std::string>* linked, std::string* embedding_error) const {
   internal::GraphSubCall call("llm_summarize");
   Conversation c;
   uint64_t last_seq = 0;
@@ -195,6 +195,7 @@ absl::StatusOr<SummaryRecord> ContextGraph::Impl::WriteSummary(
   CTXKIT_RETURN_IF_ERROR(internal::TxnPut(txn, dbs.ctx, internal::SeqKey(seq),
                                           internal::EncodeContext(ctx)));
   call.Done(record.by_host ? "host" : "extractive");
+  CTXKIT_RETURN_IF_ERROR(EmbedSummary(txn, seq, record, embedding_error));
   CTXKIT_RETURN_IF_ERROR(RefreshHierarchy(txn, seq, now));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> ids,
                           AutoLink(txn, ctx, seq, version, now));
@@ -279,9 +280,12 @@ StatusOr<ContextSummary> ContextGraph::Summarize(
           result = Impl::PublicSummary(ctx, ctx.summary_version, std::move(r));
           return absl::OkStatus();
         }
-        CTXKIT_ASSIGN_OR_RETURN(
-            SummaryRecord r, impl_->WriteSummary(txn, seq, ctx, impl_->Now()));
+        std::string embedding_error;
+        CTXKIT_ASSIGN_OR_RETURN(SummaryRecord r,
+                                impl_->WriteSummary(txn, seq, ctx, impl_->Now(),
+                                                    nullptr, &embedding_error));
         result = Impl::PublicSummary(ctx, ctx.summary_version, std::move(r));
+        result.embedding_error = std::move(embedding_error);
         return absl::OkStatus();
       });
   s = call.Done(s);

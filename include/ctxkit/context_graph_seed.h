@@ -63,8 +63,9 @@ CTXKIT_EXPORT std::span<const SeedToolInfo> SeedTools();
 // ContextSummaryToJson, add_relationship: the upsert with
 // "message":"Relationship added: s -> t (type)"); visualize_context answers
 // the seed's JSON document for json and {success, contextId, format, text}
-// for mermaid, text and dot; get_context_metrics is 500 "metrics are not in
-// this build" until the metrics writer lands.
+// for mermaid, text and dot; get_context_metrics answers the graph's
+// GraphMetrics with the seed's keys (its call figures need the graph's
+// ContextGraphOptions::analytics).
 CTXKIT_EXPORT SeedAnswer CallSeedTool(ContextGraph& graph,
                                       std::string_view tool,
                                       std::string_view arguments_json);

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "ctxkit/context_graph_seed.h"
 #include "lib/graph/graph_json.h"
+#include "lib/graph/metrics_json.h"
 #include "lib/json/json_copy.h"
 #include "lib/json/json_reader.h"
 #include "lib/json/json_writer.h"
@@ -708,15 +709,12 @@ Answer VisualizeTool(ContextGraph& graph, Fields& f) {
   return Finished(std::move(w).Finish());
 }
 
-Answer MetricsTool(Fields& f) {
+Answer MetricsTool(ContextGraph& graph, Fields& f) {
   std::optional<std::string_view> period = f.Str("period");
   if (!f.status().ok()) return ToolError(400, Msg(f.status()));
-  std::string_view p = period.value_or("week");
-  if (p != "day" && p != "week" && p != "month") {
-    return ToolError(
-        400, Cat("period is \"", p, "\"; it must be day, week or month"));
-  }
-  return ToolError(500, "get_context_metrics: metrics are not in this build");
+  StatusOr<GraphMetrics> metrics = graph.Metrics(period.value_or("week"));
+  if (!metrics.ok()) return ToolStatus(metrics.status());
+  return Finished(GraphMetricsToJson(*metrics));
 }
 
 // The input schemas. importance lists both cases (the seed's doc said lower
@@ -836,7 +834,7 @@ SeedAnswer CallSeedTool(ContextGraph& graph, std::string_view tool,
   } else if (tool == "visualize_context") {
     a = VisualizeTool(graph, f);
   } else {
-    a = MetricsTool(f);
+    a = MetricsTool(graph, f);
   }
   return ToSeed(std::move(a));
 }

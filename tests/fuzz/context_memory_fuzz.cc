@@ -11,8 +11,7 @@
 //
 // Guarantees checked on every input (a broken one aborts, which libFuzzer
 // reports as a crash with its input):
-//   - the HTTP status is 200, 400 or 404; 500 (a store failure) only for
-//     get_context_metrics, which this build answers with an error;
+//   - the HTTP status is 200, 400 or 404 (500 would be a store failure);
 //   - the answer is valid JSON (so valid UTF-8): an object, or for the two
 //     list tools an array, or ping's text pong;
 //   - is_error matches the status (any status but 200 is an error), and an
@@ -134,8 +133,7 @@ std::map<std::string, uint64_t> Entries() {
 void Check(const ctxkit::graph::SeedAnswer& a, std::string_view tool,
            std::string_view input) {
   const std::string where = std::string(input);
-  if (a.http_status != 200 && a.http_status != 400 && a.http_status != 404 &&
-      !(a.http_status == 500 && tool == "get_context_metrics")) {
+  if (a.http_status != 200 && a.http_status != 400 && a.http_status != 404) {
     Broken("status " + std::to_string(a.http_status), where + " -> " + a.json);
   }
   // An answer is an error exactly when its status is not 200 (a 200 with

@@ -49,6 +49,11 @@ CTXKIT_EXPORT StatusOr<std::string> IdPageToJson(const IdPage& page);
 CTXKIT_EXPORT StatusOr<std::string> ContextPageToJson(const ContextPage& page);
 CTXKIT_EXPORT StatusOr<std::string> GraphVerifyReportToJson(
     const GraphVerifyReport& report);
+// get_context_metrics' document: {success, period, metrics:{totalCalls,
+// byType, averageDuration, averageScore, historyTrend, contexts, messages,
+// edgesByType, summaries, hierarchies, metaSummaries, ...}}.
+CTXKIT_EXPORT StatusOr<std::string> GraphMetricsToJson(
+    const GraphMetrics& metrics);
 
 }  // namespace ctxkit
 

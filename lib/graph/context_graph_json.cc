@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lib/graph/graph_json.h"
+#include "lib/graph/metrics_json.h"
 #include "lib/status/status_internal.h"
 
 namespace ctxkit {
@@ -72,6 +73,10 @@ StatusOr<std::string> ContextPageToJson(const ContextPage& page) {
 
 StatusOr<std::string> GraphVerifyReportToJson(const GraphVerifyReport& report) {
   return ToPublic(graph::VerifyJson(report));
+}
+
+StatusOr<std::string> GraphMetricsToJson(const GraphMetrics& metrics) {
+  return graph::GraphMetricsToJson(metrics);
 }
 
 }  // namespace ctxkit

@@ -99,7 +99,9 @@ inline constexpr std::string_view kGraphFormatKey = "format";
 //   2  summaries, hierarchy, lexical index; graph.in values copy the
 //      edge's filter fields, so a version-1 build, which writes them
 //      empty, must not write this graph
-inline constexpr uint32_t kGraphFormatVersion = 2;
+//   3  vectors (graph.vec, graph.vecf, graph.vecmeta): a version-2 build
+//      would leave a deleted context's vector behind
+inline constexpr uint32_t kGraphFormatVersion = 3;
 
 // The recorded layout version checked in `txn`: FAILED_PRECONDITION naming
 // the store when it is newer than this build's, DATA_LOSS when it is not a

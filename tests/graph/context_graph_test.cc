@@ -608,26 +608,26 @@ TEST_CASE("a graph written in a newer layout is refused, not misread") {
                 })
                 .ok());
   };
-  const std::string v1("\0\0\0\1", 4), v2("\0\0\0\2", 4), v3("\0\0\0\3", 4);
+  const std::string v1("\0\0\0\1", 4), v3("\0\0\0\3", 4), v4("\0\0\0\4", 4);
   auto recorded = [&] {
     return std::string(Must(Must(g.store->BeginRead()).Get(stats, "format")));
   };
-  CHECK(recorded() == v2);
-  set_format(v3);
+  CHECK(recorded() == v3);
+  set_format(v4);
   CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
              StatusCode::kFailedPrecondition,
-             "has format 3; this build of ctxkit reads format 2");
+             "has format 4; this build of ctxkit reads format 3");
   set_format("x");
   CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
              StatusCode::kDataLoss, "format version");
-  // A version-1 graph is read as it is; the first write records version
-  // 2, so that a version-1 build no longer writes to it.
+  // An older graph is read as it is; the first write records this build's
+  // version, so that an older build no longer writes to it.
   set_format(v1);
   CHECK(Must(CheckStore(*g.store)).contexts == 1);
   CHECK(ContextGraph::Open(*g.store, *g.convs).ok());
   CHECK(recorded() == v1);
   g.Add("a", "more");
-  CHECK(recorded() == v2);
+  CHECK(recorded() == v3);
   CHECK(Must(g.graph->Verify()).ok);
 }
 

@@ -266,7 +266,7 @@ TEST_CASE("HostConfigToJson is a valid --config giving the same values") {
       R"("fallbackToKeywordMatch":true,"model":"","contextWindowTokens":0,)"
       R"("maxSummaryTokens":512,"summaryWindow":200,"summaryHistory":10,)"
       R"("autoLinkLimit":5,"cleanupEvery":10,"cleanupMode":"archive",)"
-      R"("rrfK":60,"embeddingDims":0,"hnswThreshold":0}})");
+      R"("embeddingDims":0}})");
   auto again = Load({{"--config", json}});
   REQUIRE(again.ok());
   CHECK(HostConfigToJson(*again) == json);
@@ -404,7 +404,7 @@ TEST_CASE("graph options: the seed's camelCase keys in --config") {
                     R"({"graph":{"model":"gpt-4o","contextWindowTokens":4096,
             "maxSummaryTokens":256,"summaryWindow":50,"summaryHistory":3,
             "autoLinkLimit":0,"cleanupEvery":20,"cleanupMode":"delete",
-            "rrfK":30,"embeddingDims":384,"hnswThreshold":50000}})"}});
+            "embeddingDims":384}})"}});
   REQUIRE(own.ok());
   CHECK(own->graph.model == "gpt-4o");
   CHECK(own->graph.context_window_tokens == 4096);
@@ -414,9 +414,7 @@ TEST_CASE("graph options: the seed's camelCase keys in --config") {
   CHECK(own->graph.auto_link_limit == 0);
   CHECK(own->graph.cleanup_every == 20);
   CHECK(own->graph.cleanup_mode == "delete");
-  CHECK(own->graph.rrf_k == 30);
   CHECK(own->graph.embedding_dims == 384);
-  CHECK(own->graph.hnsw_threshold == 50000);
 }
 
 TEST_CASE("graph options: UPPER_SNAKE environment variables") {
@@ -440,9 +438,7 @@ TEST_CASE("graph options: UPPER_SNAKE environment variables") {
                           {"AUTO_LINK_LIMIT", "3"},
                           {"CLEANUP_EVERY", "5"},
                           {"CLEANUP_MODE", "delete"},
-                          {"RRF_K", "10"},
                           {"EMBEDDING_DIMS", "16"},
-                          {"HNSW_THRESHOLD", "7"},
                           {"CONTEXT_DIR", "/ctx"},
                           {"PORT", "8080"}});
   REQUIRE(config.ok());
@@ -468,9 +464,7 @@ TEST_CASE("graph options: UPPER_SNAKE environment variables") {
   CHECK(g.auto_link_limit == 3);
   CHECK(g.cleanup_every == 5);
   CHECK(g.cleanup_mode == "delete");
-  CHECK(g.rrf_k == 10);
   CHECK(g.embedding_dims == 16);
-  CHECK(g.hnsw_threshold == 7);
   CHECK(config->db_path == "/ctx");
   CHECK(config->listen == "127.0.0.1:8080");
 

@@ -639,6 +639,30 @@ describe('start-up refusals and configuration', () => {
       page_size: 50,
       default_model: 'claude-3-5-sonnet',
       log_level: 'warning',
+      // Seed 003's options and ctxkit's own for the graph (CG-13).
+      graph: {
+        messageLimitThreshold: 10,
+        tokenLimitPercentage: 80,
+        ignorePatterns: [],
+        autoSummarize: true,
+        hierarchicalContext: true,
+        metaSummaryThreshold: 5,
+        maxHierarchyDepth: 3,
+        similarityThreshold: 0.6,
+        autoCleanupContexts: true,
+        trackApiCalls: true,
+        apiAnalyticsRetention: 30,
+        fallbackToKeywordMatch: true,
+        model: '',
+        contextWindowTokens: 0,
+        maxSummaryTokens: 512,
+        summaryWindow: 200,
+        summaryHistory: 10,
+        autoLinkLimit: 5,
+        cleanupEvery: 10,
+        cleanupMode: 'archive',
+        embeddingDims: 0,
+      },
     });
 
     r = await run(['serve', '--print-config', '--config', config], {});

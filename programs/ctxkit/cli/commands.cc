@@ -403,6 +403,20 @@ const Program& CtxkitProgram() {
           .handler = RunCtxMeta,
       },
       {
+          .name = "ctx metrics",
+          .summary = "the graph's calls and counts over a day, week or month",
+          .flags = {&kPeriodFlag, &kDbFlag},
+          .description =
+              "get_context_metrics' document: totalCalls, byType,\n"
+              "averageDuration (ms), averageScore (the share of calls that\n"
+              "succeeded), historyTrend by day, and the graph's contexts,\n"
+              "messages, edgesByType, summaries, hierarchies and\n"
+              "metaSummaries. Calls are those every surface recorded (ctx\n"
+              "commands, ctxkit mcp, ctxkit serve) in the store's analytics.\n"
+              "\n" CTXKIT_RECORD_OUTPUT,
+          .handler = RunCtxMetrics,
+      },
+      {
           .name = "ctx path",
           .summary = "the path between two contexts",
           .args_usage = "SOURCE TARGET",

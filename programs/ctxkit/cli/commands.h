@@ -125,6 +125,7 @@ Status RunCtxRestore(const Args& args, std::ostream& out);
 Status RunCtxViz(const Args& args, std::ostream& out);
 Status RunCtxList(const Args& args, std::ostream& out);
 Status RunCtxDelete(const Args& args, std::ostream& out);
+Status RunCtxMetrics(const Args& args, std::ostream& out);
 Status RunCtxVerify(const Args& args, std::ostream& out);
 
 // reference_commands.cc

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctxkit/analytics.h"
 #include "ctxkit/context_graph.h"
 #include "ctxkit/context_graph_json.h"
 #include "ctxkit/conversations.h"
@@ -115,9 +116,11 @@ const Flag kPeriodFlag{.name = "--period",
 
 namespace {
 
+// Destroyed in reverse order: the graph before the Analytics it records in.
 struct OpenedGraph {
   std::unique_ptr<Store> store;
   std::unique_ptr<ConversationStore> conversations;
+  std::unique_ptr<Analytics> analytics;
   std::unique_ptr<ContextGraph> graph;
 };
 
@@ -131,7 +134,15 @@ StatusOr<OpenedGraph> OpenGraph(const Args& args, StoreCreation creation) {
   auto conversations = ConversationStore::Open(*opened.store);
   if (!conversations.ok()) return conversations.status();
   opened.conversations = *std::move(conversations);
-  auto graph = ContextGraph::Open(*opened.store, *opened.conversations);
+  // The calls are recorded as `ctxkit serve` and `ctxkit mcp` record them,
+  // so that `ctx metrics` counts every surface's.
+  auto analytics = Analytics::Open(*opened.store);
+  if (!analytics.ok()) return analytics.status();
+  opened.analytics = *std::move(analytics);
+  ContextGraphOptions options;
+  options.analytics = opened.analytics.get();
+  auto graph = ContextGraph::Open(*opened.store, *opened.conversations,
+                                  std::move(options));
   if (!graph.ok()) return graph.status();
   opened.graph = *std::move(graph);
   return opened;
@@ -464,6 +475,15 @@ Status RunCtxDelete(const Args& args, std::ostream& out) {
   if (!deleted.ok()) return deleted;
   out << SuccessJson("deleted", Positional(args, 0)) << '\n';
   return Status();
+}
+
+Status RunCtxMetrics(const Args& args, std::ostream& out) {
+  const std::string* period = args.Value(kPeriodFlag.name);
+  auto opened = OpenGraph(args, StoreCreation::kNever);
+  if (!opened.ok()) return opened.status();
+  auto metrics = opened->graph->Metrics(period == nullptr ? "week" : *period);
+  if (!metrics.ok()) return metrics.status();
+  return PrintDocument(GraphMetricsToJson(*metrics), out);
 }
 
 Status RunCtxVerify(const Args& args, std::ostream& out) {

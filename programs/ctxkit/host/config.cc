@@ -271,11 +271,8 @@ constexpr GraphSetting kGraphSettings[] = {
     {"cleanupEvery", "CLEANUP_EVERY", GraphKind::kNumber, 1, 1000000,
      &GraphConfig::cleanup_every},
     {"cleanupMode", "CLEANUP_MODE", GraphKind::kCleanupMode},
-    {"rrfK", "RRF_K", GraphKind::kNumber, 1, 1000, &GraphConfig::rrf_k},
     {"embeddingDims", "EMBEDDING_DIMS", GraphKind::kNumber, 0, 4096,
      &GraphConfig::embedding_dims},
-    {"hnswThreshold", "HNSW_THRESHOLD", GraphKind::kNumber, 0, 100000000,
-     &GraphConfig::hnsw_threshold},
 };
 
 using GraphValue =
@@ -801,12 +798,8 @@ std::string HostConfigToJson(const HostConfig& config) {
       .Uint(g.cleanup_every)
       .Key("cleanupMode")
       .String(g.cleanup_mode)
-      .Key("rrfK")
-      .Uint(g.rrf_k)
       .Key("embeddingDims")
       .Uint(g.embedding_dims)
-      .Key("hnswThreshold")
-      .Uint(g.hnsw_threshold)
       .EndObject()
       .EndObject();
   return json.str();

@@ -78,13 +78,11 @@ struct GraphConfig {
   uint64_t auto_link_limit = 5;          // autoLinkLimit, 0..100
   uint64_t cleanup_every = 10;           // cleanupEvery, 1..1e6
   std::string cleanup_mode = "archive";  // cleanupMode: archive or delete
-  // Vector search (rrfK 1..1000, embeddingDims 0..4096 with 0 = the
-  // embedder's, hnswThreshold 0..1e8 contexts with 0 = never): checked and
-  // printed, but not yet passed on by GraphOptions, because this build's
-  // ContextGraphOptions has no vector options.
-  uint64_t rrf_k = 60;
+  // embeddingDims, 0..4096: with N > 0 the host embeds each summary with
+  // ctxkit's hashed embedder (MakeHashedEmbedder(N)), so get_similar_contexts
+  // ranks by hybrid keyword and vector search; 0 (the default): keyword
+  // search only. (The seed's vectorDb used a model; the host has none.)
   uint64_t embedding_dims = 0;
-  uint64_t hnsw_threshold = 0;
 };
 
 struct HostConfig {

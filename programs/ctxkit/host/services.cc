@@ -45,7 +45,9 @@ StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
   if (!cache.ok()) return Prefixed(cache.status(), "cache");
   services->cache = *std::move(cache);
 
-  auto analytics = Analytics::Open(s);
+  // The graph's apiAnalyticsRetention is the host's analytics retention:
+  // one Analytics serves the compactor and the graph.
+  auto analytics = Analytics::Open(s, GraphAnalyticsOptions(config));
   if (!analytics.ok()) return Prefixed(analytics.status(), "analytics");
   services->analytics = *std::move(analytics);
 
@@ -58,7 +60,17 @@ StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
   compactor_services.analytics = services->analytics.get();
   services->compactor = std::make_unique<Compactor>(compactor_services);
 
-  auto graph = ContextGraph::Open(s, *services->conversations);
+  ContextGraphOptions graph_options = GraphOptions(config);
+  // Destroyed after the graph: Services' members go in reverse order.
+  graph_options.analytics = services->analytics.get();
+  if (config.graph.embedding_dims > 0) {
+    auto embedder =
+        MakeHashedEmbedder(static_cast<uint32_t>(config.graph.embedding_dims));
+    if (!embedder.ok()) return Prefixed(embedder.status(), "embedder");
+    graph_options.embedder = *std::move(embedder);
+  }
+  auto graph =
+      ContextGraph::Open(s, *services->conversations, std::move(graph_options));
   if (!graph.ok()) return Prefixed(graph.status(), "context graph");
   services->graph = *std::move(graph);
   return services;

@@ -32,7 +32,8 @@ struct Services {
   std::unique_ptr<Analytics> analytics;
   std::unique_ptr<QueryOptimizer> optimizer;
   std::unique_ptr<Compactor> compactor;  // uses cache and analytics
-  // Seed 003's context memory graph, over `conversations`.
+  // Seed 003's context memory graph, over `conversations`, with the
+  // configuration's graph options, recording its calls in `analytics`.
   std::unique_ptr<ContextGraph> graph;
 
   // Flushes the cache's and analytics' pending statistics; errors dropped.

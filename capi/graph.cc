@@ -11,6 +11,11 @@
 // fails without one, which makes the graph write the extractive text); a
 // summary copies the callback's shared_ptr under the mutex and calls it
 // without the lock, so the host's destroy runs once no summary uses it.
+//
+// The embedder needs no switch: ContextGraph::SetEmbedder replaces it at any
+// time, and the graph holds it by shared_ptr for the calls that started with
+// it, so a CallbackEmbedder's destructor (the host's destroy) runs once it
+// is replaced, or the graph closed, and no call uses it.
 
 #include <array>
 #include <cstdint>
@@ -18,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +31,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 #include "capi/c_internal.h"
 #include "capi/request_json.h"
 #include "capi/summarizer_callback.h"
@@ -32,7 +39,9 @@
 #include "ctxkit/context_graph.h"
 #include "ctxkit/context_graph_seed.h"
 #include "lib/graph/graph_json.h"
+#include "lib/graph/metrics_json.h"
 #include "lib/json/json_reader.h"
+#include "lib/json/json_writer.h"
 #include "lib/status/status_internal.h"
 #include "simdjson.h"
 
@@ -72,6 +81,56 @@ class SwitchSummarizer final : public ctxkit::Summarizer {
   std::shared_ptr<CallbackSummarizer> current_;
 };
 
+// The host's ctxkit_embed_fn as an Embedder. It owns the host's user data:
+// once armed, its destructor calls the host's destroy callback.
+class CallbackEmbedder final : public ctxkit::Embedder {
+ public:
+  CallbackEmbedder(ctxkit_embed_fn fn, uint32_t dims, std::string model,
+                   void* user_data)
+      : fn_(fn), dims_(dims), model_(std::move(model)), user_data_(user_data) {}
+  ~CallbackEmbedder() override {
+    if (destroy_ != nullptr) destroy_(user_data_);
+  }
+  CallbackEmbedder(const CallbackEmbedder&) = delete;
+  CallbackEmbedder& operator=(const CallbackEmbedder&) = delete;
+
+  // Set only once the embedder is installed, so that a failed installation
+  // does not release data the caller still owns.
+  void Arm(ctxkit_destroy_fn destroy) { destroy_ = destroy; }
+
+  uint32_t dims() const override { return dims_; }
+  std::string_view model() const override { return model_; }
+
+  Status Embed(std::span<const std::string_view> texts,
+               std::span<float> out) override {
+    // Copies, so that each text the host reads is NUL-terminated as c.h
+    // promises.
+    std::vector<std::string> copies(texts.begin(), texts.end());
+    std::vector<const char*> data;
+    std::vector<size_t> lens;
+    data.reserve(copies.size());
+    lens.reserve(copies.size());
+    for (const std::string& t : copies) {
+      data.push_back(t.c_str());
+      lens.push_back(t.size());
+    }
+    const int rc = fn_(user_data_, data.data(), lens.data(), copies.size(),
+                       dims_, out.data());
+    if (rc != 0) {
+      return Status(StatusCode::kUnknown,
+                    absl::StrFormat("embedder callback returned %d", rc));
+    }
+    return Status();
+  }
+
+ private:
+  const ctxkit_embed_fn fn_;
+  const uint32_t dims_;
+  const std::string model_;
+  void* const user_data_;
+  ctxkit_destroy_fn destroy_ = nullptr;
+};
+
 }  // namespace
 
 struct ctxkit_graph {
@@ -79,6 +138,8 @@ struct ctxkit_graph {
   // destroyed in reverse order).
   std::shared_ptr<ctxkit::Store> store;
   std::shared_ptr<ctxkit::ConversationStore> conversations;
+  // ContextGraphOptions::analytics borrows it; null without one.
+  std::shared_ptr<ctxkit::Analytics> analytics;
   std::shared_ptr<SwitchSummarizer> summarizer;
   std::unique_ptr<ctxkit::ContextGraph> graph;
 };
@@ -94,6 +155,35 @@ absl::StatusOr<std::string> Versioned(absl::StatusOr<std::string> doc) {
   }
   doc->insert(1, "\"schema_version\":1,");
   return doc;
+}
+
+// `doc` with the string member `key` added last when `value` is not empty:
+// the graph's writers (graph_json.h) leave out embedding_error and
+// fallback_reason, which a C caller has no other way to see.
+absl::StatusOr<std::string> WithReason(absl::StatusOr<std::string> doc,
+                                       std::string_view key,
+                                       std::string_view value) {
+  if (!doc.ok() || value.empty()) return doc;
+  ctxkit::internal::JsonWriter w;
+  w.String(value);
+  absl::StatusOr<std::string> quoted = std::move(w).Finish();
+  if (!quoted.ok()) return quoted.status();
+  if (doc->size() < 2 || doc->back() != '}') {
+    return absl::InternalError("graph document is not an object");
+  }
+  doc->insert(doc->size() - 1, absl::StrFormat(",\"%s\":%s", key, *quoted));
+  return doc;
+}
+
+// An embedding size from C: INVALID_ARGUMENT naming `name` outside
+// 1..kMaxEmbeddingDims (checked here, before it narrows to uint32_t).
+absl::Status CheckDims(std::string_view name, size_t dims) {
+  if (dims < 1 || dims > ctxkit::kMaxEmbeddingDims) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s is %d; it must be between 1 and %d", name, dims,
+                        ctxkit::kMaxEmbeddingDims));
+  }
+  return absl::OkStatus();
 }
 
 // A uint32 option or argument: INVALID_ARGUMENT naming `key` outside
@@ -171,7 +261,7 @@ int RunPlain(ctxkit_graph* graph, std::initializer_list<Arg> args,
   return Guard(out_error, [&] { return Report(call(), out_error); });
 }
 
-constexpr std::array<std::string_view, 17> kOpenKeys = {
+constexpr std::array<std::string_view, 19> kOpenKeys = {
     "model",
     "autoSummarize",
     "messageLimitThreshold",
@@ -188,12 +278,14 @@ constexpr std::array<std::string_view, 17> kOpenKeys = {
     "autoLinkLimit",
     "autoCleanupContexts",
     "cleanupEvery",
-    "cleanupMode"};
+    "cleanupMode",
+    "trackApiCalls",
+    "ignorePatterns"};
 
 // Open names an option it refuses by its C++ name ("cleanup_every is 0;
 // ..."); the caller wrote the camelCase one.
 std::string CamelCaseOption(std::string message) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10>
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 11>
       kNames = {{{"message_limit_threshold", "messageLimitThreshold"},
                  {"token_limit_percentage", "tokenLimitPercentage"},
                  {"max_summary_tokens", "maxSummaryTokens"},
@@ -203,7 +295,8 @@ std::string CamelCaseOption(std::string message) {
                  {"meta_summary_threshold", "metaSummaryThreshold"},
                  {"cleanup_every", "cleanupEvery"},
                  {"auto_link_limit", "autoLinkLimit"},
-                 {"similarity_threshold", "similarityThreshold"}}};
+                 {"similarity_threshold", "similarityThreshold"},
+                 {"ignore_patterns", "ignorePatterns"}}};
   for (const auto& [snake, camel] : kNames) {
     if (std::string_view(message).substr(0, snake.size()) == snake) {
       message.replace(0, snake.size(), camel);
@@ -256,6 +349,8 @@ absl::Status ReadOptions(Request& r, ctxkit::ContextGraphOptions& o) {
       status = m.status();
     }
   }
+  flag("trackApiCalls", o.track_api_calls);
+  if (auto v = r.Strings("ignorePatterns")) o.ignore_patterns = std::move(*v);
   if (!r.status().ok()) return r.status();
   return status;
 }
@@ -310,8 +405,9 @@ int ReturnSeed(const ctxkit::graph::SeedAnswer& a, char** out_json,
 }  // namespace
 
 int ctxkit_graph_open(ctxkit_store* store, ctxkit_conversations* convs,
-                      const char* options_json, size_t options_json_len,
-                      ctxkit_graph** out, char** out_error) {
+                      ctxkit_analytics* analytics, const char* options_json,
+                      size_t options_json_len, ctxkit_graph** out,
+                      char** out_error) {
   if (out != nullptr) *out = nullptr;
   if (store == nullptr || convs == nullptr || out == nullptr) {
     return Fail(out_error, CTXKIT_INVALID_ARGUMENT,
@@ -334,6 +430,10 @@ int ctxkit_graph_open(ctxkit_store* store, ctxkit_conversations* convs,
     auto handle = std::make_unique<ctxkit_graph>();
     handle->store = store->store;
     handle->conversations = convs->conversations;
+    if (analytics != nullptr) {
+      handle->analytics = analytics->analytics;
+      options.analytics = handle->analytics.get();
+    }
     handle->summarizer = std::make_shared<SwitchSummarizer>();
     options.summarizer = handle->summarizer;
     StatusOr<std::unique_ptr<ctxkit::ContextGraph>> graph =
@@ -372,8 +472,9 @@ int ctxkit_graph_add_message(ctxkit_graph* graph, const char* id, size_t id_len,
     StatusOr<ctxkit::AddGraphMessagesResult> r =
         graph->graph->AddMessage(View(id, id_len), *m);
     if (!r.ok()) return Report(r.status(), out_error);
-    return ReturnResult(Versioned(ctxkit::graph::AddResultJson(*r)), out_json,
-                        out_json_len, out_error);
+    return ReturnResult(WithReason(Versioned(ctxkit::graph::AddResultJson(*r)),
+                                   "embeddingError", r->embedding_error),
+                        out_json, out_json_len, out_error);
   });
 }
 
@@ -411,8 +512,9 @@ int ctxkit_graph_add_messages(ctxkit_graph* graph, const char* id,
     StatusOr<ctxkit::AddGraphMessagesResult> r =
         graph->graph->AddMessages(View(id, id_len), messages);
     if (!r.ok()) return Report(r.status(), out_error);
-    return ReturnResult(Versioned(ctxkit::graph::AddResultJson(*r)), out_json,
-                        out_json_len, out_error);
+    return ReturnResult(WithReason(Versioned(ctxkit::graph::AddResultJson(*r)),
+                                   "embeddingError", r->embedding_error),
+                        out_json, out_json_len, out_error);
   });
 }
 
@@ -462,7 +564,8 @@ int ctxkit_graph_summarize(ctxkit_graph* graph, const char* id, size_t id_len,
         StatusOr<ctxkit::ContextSummary> s =
             graph->graph->Summarize(View(id, id_len), {.force = force != 0});
         if (!s.ok()) return ToAbsl(s.status());
-        return Versioned(ctxkit::graph::SummaryJson(*s));
+        return WithReason(Versioned(ctxkit::graph::SummaryJson(*s)),
+                          "embeddingError", s->embedding_error);
       });
 }
 
@@ -583,46 +686,49 @@ int ctxkit_graph_similar(ctxkit_graph* graph, const char* text, size_t text_len,
                          const char* options_json, size_t options_json_len,
                          char** out_json, size_t* out_json_len,
                          char** out_error) {
-  static constexpr std::array<std::string_view, 6> kKeys = {
-      "limit", "minSimilarity", "method", "exclude", "tags", "includeArchived"};
-  return RunGraph(graph, {{"text", text, text_len}}, options_json,
-                  options_json_len, kKeys, out_json, out_json_len, out_error,
-                  [&](Request& r) -> absl::StatusOr<std::string> {
-                    absl::Status s;
-                    ctxkit::SimilarOptions o;
-                    if (std::optional<uint32_t> v = U32(r, "limit", s))
-                      o.limit = *v;
-                    if (std::optional<double> v = r.Double("minSimilarity")) {
-                      o.min_similarity = *v;
-                    }
-                    if (StringArg m = r.String("method"); m.data != nullptr) {
-                      std::string_view method = Str(m);
-                      if (method == "auto") {
-                        o.method = ctxkit::SimilarityMethod::kAuto;
-                      } else if (method == "keyword") {
-                        o.method = ctxkit::SimilarityMethod::kKeyword;
-                      } else if (method == "vector") {
-                        o.method = ctxkit::SimilarityMethod::kVector;
-                      } else if (method == "hybrid") {
-                        o.method = ctxkit::SimilarityMethod::kHybrid;
-                      } else {
-                        return absl::InvalidArgumentError(
-                            "method is \"" + std::string(method) +
-                            "\"; it must be auto, keyword, vector or hybrid");
-                      }
-                    }
-                    if (auto v = r.Strings("exclude"))
-                      o.exclude = std::move(*v);
-                    if (auto v = r.Strings("tags")) o.tags = std::move(*v);
-                    o.include_archived =
-                        r.Bool("includeArchived").value_or(false);
-                    if (!r.status().ok()) return r.status();
-                    if (!s.ok()) return s;
-                    StatusOr<ctxkit::SimilarResult> sim =
-                        graph->graph->FindSimilar(View(text, text_len), o);
-                    if (!sim.ok()) return ToAbsl(sim.status());
-                    return Versioned(ctxkit::graph::SimilarJson(*sim));
-                  });
+  static constexpr std::array<std::string_view, 7> kKeys = {
+      "limit", "minSimilarity",   "method", "exclude",
+      "tags",  "includeArchived", "rrfK"};
+  return RunGraph(
+      graph, {{"text", text, text_len}}, options_json, options_json_len, kKeys,
+      out_json, out_json_len, out_error,
+      [&](Request& r) -> absl::StatusOr<std::string> {
+        absl::Status s;
+        ctxkit::SimilarOptions o;
+        if (std::optional<uint32_t> v = U32(r, "limit", s)) o.limit = *v;
+        if (std::optional<double> v = r.Double("minSimilarity")) {
+          o.min_similarity = *v;
+        }
+        if (StringArg m = r.String("method"); m.data != nullptr) {
+          std::string_view method = Str(m);
+          if (method == "auto") {
+            o.method = ctxkit::SimilarityMethod::kAuto;
+          } else if (method == "keyword") {
+            o.method = ctxkit::SimilarityMethod::kKeyword;
+          } else if (method == "vector") {
+            o.method = ctxkit::SimilarityMethod::kVector;
+          } else if (method == "hybrid") {
+            o.method = ctxkit::SimilarityMethod::kHybrid;
+          } else {
+            return absl::InvalidArgumentError(
+                "method is \"" + std::string(method) +
+                "\"; it must be auto, keyword, vector or hybrid");
+          }
+        }
+        if (auto v = r.Strings("exclude")) o.exclude = std::move(*v);
+        if (auto v = r.Strings("tags")) o.tags = std::move(*v);
+        o.include_archived = r.Bool("includeArchived").value_or(false);
+        if (std::optional<uint32_t> v = U32(r, "rrfK", s)) {
+          o.rrf_k = *v;
+        }
+        if (!r.status().ok()) return r.status();
+        if (!s.ok()) return s;
+        StatusOr<ctxkit::SimilarResult> sim =
+            graph->graph->FindSimilar(View(text, text_len), o);
+        if (!sim.ok()) return ToAbsl(sim.status());
+        return WithReason(Versioned(ctxkit::graph::SimilarJson(*sim)),
+                          "fallbackReason", sim->fallback_reason);
+      });
 }
 
 int ctxkit_graph_path(ctxkit_graph* graph, const char* source,
@@ -783,6 +889,85 @@ int ctxkit_graph_set_summarizer(ctxkit_graph* graph, ctxkit_summarize_fn fn,
     old.reset();
     return Ok(out_error);
   });
+}
+
+int ctxkit_graph_metrics(ctxkit_graph* graph, const char* period,
+                         size_t period_len, char** out_json,
+                         size_t* out_json_len, char** out_error) {
+  return RunGraph(
+      graph, {{"period", period, period_len}}, nullptr, 0, {}, out_json,
+      out_json_len, out_error, [&](Request&) -> absl::StatusOr<std::string> {
+        StatusOr<ctxkit::GraphMetrics> m =
+            graph->graph->Metrics(period == nullptr ? std::string_view("week")
+                                                    : View(period, period_len));
+        if (!m.ok()) return ToAbsl(m.status());
+        return Versioned(ctxkit::graph::GraphMetricsToJson(*m));
+      });
+}
+
+int ctxkit_graph_set_embedder(ctxkit_graph* graph, ctxkit_embed_fn fn,
+                              size_t dims, const char* model, size_t model_len,
+                              void* user_data, ctxkit_destroy_fn destroy,
+                              char** out_error) {
+  if (graph == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "graph must not be NULL");
+  }
+  if (fn == nullptr) {
+    return Guard(out_error, [&] {
+      return Report(graph->graph->SetEmbedder(nullptr), out_error);
+    });
+  }
+  if (int rc = CheckArgs({{"model", model, model_len}}, out_error); rc >= 0) {
+    return rc;
+  }
+  if (absl::Status s = CheckDims("dims", dims); !s.ok()) {
+    return Report(s, out_error);
+  }
+  return Guard(out_error, [&] {
+    auto callback = std::make_shared<CallbackEmbedder>(
+        fn, static_cast<uint32_t>(dims), std::string(View(model, model_len)),
+        user_data);
+    Status s = graph->graph->SetEmbedder(callback);
+    if (!s.ok()) return Report(s, out_error);
+    // Installed: from here the graph's release of it releases user_data.
+    callback->Arm(destroy);
+    return Ok(out_error);
+  });
+}
+
+int ctxkit_graph_set_hashed_embedder(ctxkit_graph* graph, size_t dims,
+                                     char** out_error) {
+  if (graph == nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "graph must not be NULL");
+  }
+  if (absl::Status s = CheckDims("dims", dims); !s.ok()) {
+    return Report(s, out_error);
+  }
+  return Guard(out_error, [&] {
+    StatusOr<std::shared_ptr<ctxkit::Embedder>> e =
+        ctxkit::MakeHashedEmbedder(static_cast<uint32_t>(dims));
+    if (!e.ok()) return Report(e.status(), out_error);
+    return Report(graph->graph->SetEmbedder(*std::move(e)), out_error);
+  });
+}
+
+int ctxkit_graph_set_embedding(ctxkit_graph* graph, const char* id,
+                               size_t id_len, const float* vector, size_t dims,
+                               char** out_error) {
+  if (vector == nullptr && dims > 0 && graph != nullptr) {
+    return Fail(out_error, CTXKIT_INVALID_ARGUMENT, "vector must not be NULL");
+  }
+  return RunPlain(graph, {{"id", id, id_len}}, out_error, [&] {
+    return graph->graph->SetEmbedding(
+        View(id, id_len), vector == nullptr
+                              ? std::span<const float>()
+                              : std::span<const float>(vector, dims));
+  });
+}
+
+int ctxkit_graph_reset_embeddings(ctxkit_graph* graph, char** out_error) {
+  return RunPlain(graph, {}, out_error,
+                  [&] { return graph->graph->ResetEmbeddings(); });
 }
 
 int ctxkit_graph_context_memory(ctxkit_graph* graph, const char* request_json,

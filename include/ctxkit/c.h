@@ -1326,24 +1326,31 @@ typedef struct ctxkit_graph ctxkit_graph;
 
 /* Opens the graph over `store` and `convs` (opened on that store). The
  * graph keeps both open until it is closed: their handles may be closed
- * first. `options_json` (NULL: defaults) holds ContextGraphOptions in
+ * first. `analytics` (opened on the same store; NULL: no call records)
+ * receives the seed's call records (ctxkit_graph_metrics) while
+ * "trackApiCalls" is true; the graph keeps it open too and is destroyed
+ * before it. `options_json` (NULL: defaults) holds ContextGraphOptions in
  * camelCase: "model", "autoSummarize", "messageLimitThreshold",
  * "tokenLimitPercentage", "contextWindowTokens", "maxSummaryTokens",
  * "summaryWindow", "summaryHistory", "hierarchicalContext",
  * "maxHierarchyDepth", "metaSummaryThreshold", "similarityThreshold",
  * "fallbackToKeywordMatch", "autoLinkLimit", "autoCleanupContexts",
- * "cleanupEvery", "cleanupMode" ("archive" | "delete"). Errors:
+ * "cleanupEvery", "cleanupMode" ("archive" | "delete"), "trackApiCalls"
+ * (default true), "ignorePatterns" (an array of gitignore-style globs of
+ * context ids that adding refuses, see ContextGraphOptions). Errors:
  * INVALID_ARGUMENT (NULL store, convs or out; an unknown member, naming
- * it; a value out of its range, naming it; an unknown model);
- * FAILED_PRECONDITION (a graph written by a newer ctxkit); the store's. */
+ * it; a value out of its range, naming it, as "ignorePatterns[i]" for a
+ * bad pattern; an unknown model); FAILED_PRECONDITION (a graph written by
+ * a newer ctxkit); the store's. */
 CTXKIT_EXPORT int ctxkit_graph_open(ctxkit_store* store,
                                     ctxkit_conversations* convs,
+                                    ctxkit_analytics* analytics,
                                     const char* options_json,
                                     size_t options_json_len, ctxkit_graph** out,
                                     char** out_error);
 
-/* Closes the graph. NULL is a no-op. Calls the summarizer's destroy
- * callback, if one is installed. */
+/* Closes the graph. NULL is a no-op. Calls the summarizer's and the
+ * embedder's destroy callbacks, if they are installed. */
 CTXKIT_EXPORT void ctxkit_graph_close(ctxkit_graph* graph);
 
 /* Appends one message to context `id` (created when missing).
@@ -1375,7 +1382,10 @@ CTXKIT_EXPORT int ctxkit_graph_retrieve(ctxkit_graph* graph, const char* id,
                                         char** out_error);
 
 /* Summarizes context `id` (a new version, or with force == 0 the current
- * one when nothing arrived since). Document: the summary's members.
+ * one when nothing arrived since). Document: the summary's members, and
+ * "embeddingError" when the installed embedder failed on it (the summary
+ * is written all the same; the context has no vector until the next one;
+ * ctxkit_graph_add_message(s)' documents say so the same way).
  * NOT_FOUND; FAILED_PRECONDITION for a context without messages. */
 CTXKIT_EXPORT int ctxkit_graph_summarize(ctxkit_graph* graph, const char* id,
                                          size_t id_len, int force,
@@ -1416,8 +1426,12 @@ CTXKIT_EXPORT int ctxkit_graph_related(ctxkit_graph* graph, const char* id,
 
 /* The contexts most similar to `text`. `options_json`: {"limit",
  * "minSimilarity", "method" (auto|keyword|vector|hybrid), "exclude",
- * "tags", "includeArchived"}. Document: method, contexts:[{contextId,
- * similarity, score, method, signals}]. */
+ * "tags", "includeArchived", "rrfK" (hybrid's rank fusion constant,
+ * 1..1000; 60)}. Document: method, contexts:[{contextId, similarity,
+ * score, method, signals}], and "fallbackReason" when the vector or hybrid
+ * method asked for fell back to keyword (no embedder, or its error).
+ * UNAVAILABLE for vector or hybrid without an embedder, or with a failing
+ * one, when "fallbackToKeywordMatch" is false. */
 CTXKIT_EXPORT int ctxkit_graph_similar(ctxkit_graph* graph, const char* text,
                                        size_t text_len,
                                        const char* options_json,
@@ -1492,6 +1506,87 @@ CTXKIT_EXPORT int ctxkit_graph_set_summarizer(ctxkit_graph* graph,
                                               ctxkit_destroy_fn destroy,
                                               char** out_error);
 
+/* The seed's get_context_metrics for `period` ("day", "week" or "month";
+ * NULL: "week"): the calls the graph recorded in the analytics handle given
+ * to ctxkit_graph_open over the last 1, 7 or 30 UTC days, and the graph's
+ * own counters. Document: {"schema_version":1,"success":true,"period",
+ * "metrics":{"totalCalls","byType","averageDuration","averageScore",
+ * "historyTrend","errorsByType","summarizers","tracked","from","to",
+ * "contexts","messages","edgesByType","summaries","hierarchies",
+ * "metaSummaries"}} (lib/graph/metrics_json.h); without an analytics
+ * handle, or with "trackApiCalls" false, "tracked" is false and every call
+ * figure 0. Errors: INVALID_ARGUMENT (NULL graph or out_json; another
+ * period, naming period); the analytics' and the store's. */
+CTXKIT_EXPORT int ctxkit_graph_metrics(ctxkit_graph* graph, const char* period,
+                                       size_t period_len, char** out_json,
+                                       size_t* out_json_len, char** out_error);
+
+/* A host's embedder: writes the vectors of `texts` (n of them; texts[i] is
+ * lens[i] bytes of UTF-8, NUL-terminated, valid only during the call) to
+ * `out`, n * dims floats, row i for texts[i]. Vectors need not be
+ * normalized (similarity is the cosine) but must be finite and not all
+ * zero. Returns 0 on success; any other value is an error, which is not
+ * the caller's: a summary is written without a vector ("embeddingError"
+ * says why) and a query falls back to the keyword method
+ * ("fallbackReason"). It runs inside the graph's write transaction when a
+ * summary is written, possibly on several threads at once: it must be
+ * thread-safe, must not call this graph or write to its store, and should
+ * be quick. */
+typedef int (*ctxkit_embed_fn)(void* user_data, const char* const* texts,
+                               const size_t* lens, size_t n, size_t dims,
+                               float* out);
+
+/* Installs `fn` as the graph's embedder (vectors of `dims` floats, 1..4096,
+ * in the vector space named `model`, 1..256 bytes of UTF-8: two embedders
+ * with the same model and dims must give comparable vectors), replacing any
+ * earlier one, for the writes and queries that start after this call; NULL
+ * fn removes it (vectors stay; vector and hybrid queries fall back, and
+ * dims, model and destroy are ignored). Summaries then embed their text and
+ * key insights, and ctxkit_graph_similar's vector and hybrid methods embed
+ * its text. `destroy` (may be NULL) is called with user_data once the
+ * embedder is no longer in use (replaced, or the graph closed, and every
+ * call using it done). On failure `destroy` is not called and nothing
+ * changes. Errors: INVALID_ARGUMENT (NULL graph; dims or model out of
+ * range, naming them); FAILED_PRECONDITION (the graph's vectors are of
+ * another model or dims, naming both: ctxkit_graph_reset_embeddings
+ * first); RESOURCE_EXHAUSTED; the store's. */
+CTXKIT_EXPORT int ctxkit_graph_set_embedder(ctxkit_graph* graph,
+                                            ctxkit_embed_fn fn, size_t dims,
+                                            const char* model, size_t model_len,
+                                            void* user_data,
+                                            ctxkit_destroy_fn destroy,
+                                            char** out_error);
+
+/* Installs ctxkit's own embedder (feature hashing of words, word pairs and
+ * character trigrams into `dims` buckets, 1..4096; model
+ * "ctxkit-hashed-v1"): deterministic, needs no model, finds shared
+ * vocabulary but no synonyms. Replaces any earlier embedder as
+ * ctxkit_graph_set_embedder does (a host embedder's destroy then runs).
+ * Errors: those of ctxkit_graph_set_embedder, naming dims. */
+CTXKIT_EXPORT int ctxkit_graph_set_hashed_embedder(ctxkit_graph* graph,
+                                                   size_t dims,
+                                                   char** out_error);
+
+/* Stores the host's vector (`dims` floats) for context `id`, replacing the
+ * one it had, in the graph's vector space (the installed embedder's; with
+ * none and no vector yet, the space "host" of these dims). The context's
+ * next summary replaces it when an embedder is installed. Errors:
+ * INVALID_ARGUMENT (NULL graph; NULL vector with dims > 0; dims other than
+ * the space's or outside 1..4096, NaN, infinity or an all-zero vector,
+ * naming vector); NOT_FOUND naming the context; the store's. */
+CTXKIT_EXPORT int ctxkit_graph_set_embedding(ctxkit_graph* graph,
+                                             const char* id, size_t id_len,
+                                             const float* vector, size_t dims,
+                                             char** out_error);
+
+/* Deletes every context's vector and the recorded vector space, in one
+ * write, so that an embedder of another model or dims can be installed.
+ * Contexts get vectors again as they are summarized, or through
+ * ctxkit_graph_set_embedding. Errors: INVALID_ARGUMENT (NULL graph); the
+ * store's. */
+CTXKIT_EXPORT int ctxkit_graph_reset_embeddings(ctxkit_graph* graph,
+                                                char** out_error);
+
 /* Runs one request of seed 003's (0.1.1's) `context_memory` action
  * protocol: {"action": add|retrieve|summarize|get_related|get_hierarchy|
  * get_meta|find_similar|add_relationship|find_path|cleanup, "contextId",
@@ -1511,7 +1606,8 @@ CTXKIT_EXPORT int ctxkit_graph_context_memory(
  * with the tool's document as MCP's text content shows it (a JSON object,
  * a JSON array for the two list tools, the text pong for ping). Its
  * failures are the codes of ctxkit_graph_context_memory; an unknown tool is
- * NOT_FOUND. get_context_metrics is INTERNAL in this build (no metrics). */
+ * NOT_FOUND. get_context_metrics answers as ctxkit_graph_metrics does,
+ * without schema_version. */
 CTXKIT_EXPORT int ctxkit_graph_call(ctxkit_graph* graph, const char* tool,
                                     size_t tool_len, const char* args_json,
                                     size_t args_json_len, char** out_json,

@@ -157,24 +157,6 @@ absl::StatusOr<std::string> Versioned(absl::StatusOr<std::string> doc) {
   return doc;
 }
 
-// `doc` with the string member `key` added last when `value` is not empty:
-// the graph's writers (graph_json.h) leave out embedding_error and
-// fallback_reason, which a C caller has no other way to see.
-absl::StatusOr<std::string> WithReason(absl::StatusOr<std::string> doc,
-                                       std::string_view key,
-                                       std::string_view value) {
-  if (!doc.ok() || value.empty()) return doc;
-  ctxkit::internal::JsonWriter w;
-  w.String(value);
-  absl::StatusOr<std::string> quoted = std::move(w).Finish();
-  if (!quoted.ok()) return quoted.status();
-  if (doc->size() < 2 || doc->back() != '}') {
-    return absl::InternalError("graph document is not an object");
-  }
-  doc->insert(doc->size() - 1, absl::StrFormat(",\"%s\":%s", key, *quoted));
-  return doc;
-}
-
 // An embedding size from C: INVALID_ARGUMENT naming `name` outside
 // 1..kMaxEmbeddingDims (checked here, before it narrows to uint32_t).
 absl::Status CheckDims(std::string_view name, size_t dims) {
@@ -472,9 +454,8 @@ int ctxkit_graph_add_message(ctxkit_graph* graph, const char* id, size_t id_len,
     StatusOr<ctxkit::AddGraphMessagesResult> r =
         graph->graph->AddMessage(View(id, id_len), *m);
     if (!r.ok()) return Report(r.status(), out_error);
-    return ReturnResult(WithReason(Versioned(ctxkit::graph::AddResultJson(*r)),
-                                   "embeddingError", r->embedding_error),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(Versioned(ctxkit::graph::AddResultJson(*r)), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -512,9 +493,8 @@ int ctxkit_graph_add_messages(ctxkit_graph* graph, const char* id,
     StatusOr<ctxkit::AddGraphMessagesResult> r =
         graph->graph->AddMessages(View(id, id_len), messages);
     if (!r.ok()) return Report(r.status(), out_error);
-    return ReturnResult(WithReason(Versioned(ctxkit::graph::AddResultJson(*r)),
-                                   "embeddingError", r->embedding_error),
-                        out_json, out_json_len, out_error);
+    return ReturnResult(Versioned(ctxkit::graph::AddResultJson(*r)), out_json,
+                        out_json_len, out_error);
   });
 }
 
@@ -564,8 +544,7 @@ int ctxkit_graph_summarize(ctxkit_graph* graph, const char* id, size_t id_len,
         StatusOr<ctxkit::ContextSummary> s =
             graph->graph->Summarize(View(id, id_len), {.force = force != 0});
         if (!s.ok()) return ToAbsl(s.status());
-        return WithReason(Versioned(ctxkit::graph::SummaryJson(*s)),
-                          "embeddingError", s->embedding_error);
+        return Versioned(ctxkit::graph::SummaryJson(*s));
       });
 }
 
@@ -689,46 +668,47 @@ int ctxkit_graph_similar(ctxkit_graph* graph, const char* text, size_t text_len,
   static constexpr std::array<std::string_view, 7> kKeys = {
       "limit", "minSimilarity",   "method", "exclude",
       "tags",  "includeArchived", "rrfK"};
-  return RunGraph(
-      graph, {{"text", text, text_len}}, options_json, options_json_len, kKeys,
-      out_json, out_json_len, out_error,
-      [&](Request& r) -> absl::StatusOr<std::string> {
-        absl::Status s;
-        ctxkit::SimilarOptions o;
-        if (std::optional<uint32_t> v = U32(r, "limit", s)) o.limit = *v;
-        if (std::optional<double> v = r.Double("minSimilarity")) {
-          o.min_similarity = *v;
-        }
-        if (StringArg m = r.String("method"); m.data != nullptr) {
-          std::string_view method = Str(m);
-          if (method == "auto") {
-            o.method = ctxkit::SimilarityMethod::kAuto;
-          } else if (method == "keyword") {
-            o.method = ctxkit::SimilarityMethod::kKeyword;
-          } else if (method == "vector") {
-            o.method = ctxkit::SimilarityMethod::kVector;
-          } else if (method == "hybrid") {
-            o.method = ctxkit::SimilarityMethod::kHybrid;
-          } else {
-            return absl::InvalidArgumentError(
-                "method is \"" + std::string(method) +
-                "\"; it must be auto, keyword, vector or hybrid");
-          }
-        }
-        if (auto v = r.Strings("exclude")) o.exclude = std::move(*v);
-        if (auto v = r.Strings("tags")) o.tags = std::move(*v);
-        o.include_archived = r.Bool("includeArchived").value_or(false);
-        if (std::optional<uint32_t> v = U32(r, "rrfK", s)) {
-          o.rrf_k = *v;
-        }
-        if (!r.status().ok()) return r.status();
-        if (!s.ok()) return s;
-        StatusOr<ctxkit::SimilarResult> sim =
-            graph->graph->FindSimilar(View(text, text_len), o);
-        if (!sim.ok()) return ToAbsl(sim.status());
-        return WithReason(Versioned(ctxkit::graph::SimilarJson(*sim)),
-                          "fallbackReason", sim->fallback_reason);
-      });
+  return RunGraph(graph, {{"text", text, text_len}}, options_json,
+                  options_json_len, kKeys, out_json, out_json_len, out_error,
+                  [&](Request& r) -> absl::StatusOr<std::string> {
+                    absl::Status s;
+                    ctxkit::SimilarOptions o;
+                    if (std::optional<uint32_t> v = U32(r, "limit", s))
+                      o.limit = *v;
+                    if (std::optional<double> v = r.Double("minSimilarity")) {
+                      o.min_similarity = *v;
+                    }
+                    if (StringArg m = r.String("method"); m.data != nullptr) {
+                      std::string_view method = Str(m);
+                      if (method == "auto") {
+                        o.method = ctxkit::SimilarityMethod::kAuto;
+                      } else if (method == "keyword") {
+                        o.method = ctxkit::SimilarityMethod::kKeyword;
+                      } else if (method == "vector") {
+                        o.method = ctxkit::SimilarityMethod::kVector;
+                      } else if (method == "hybrid") {
+                        o.method = ctxkit::SimilarityMethod::kHybrid;
+                      } else {
+                        return absl::InvalidArgumentError(
+                            "method is \"" + std::string(method) +
+                            "\"; it must be auto, keyword, vector or hybrid");
+                      }
+                    }
+                    if (auto v = r.Strings("exclude"))
+                      o.exclude = std::move(*v);
+                    if (auto v = r.Strings("tags")) o.tags = std::move(*v);
+                    o.include_archived =
+                        r.Bool("includeArchived").value_or(false);
+                    if (std::optional<uint32_t> v = U32(r, "rrfK", s)) {
+                      o.rrf_k = *v;
+                    }
+                    if (!r.status().ok()) return r.status();
+                    if (!s.ok()) return s;
+                    StatusOr<ctxkit::SimilarResult> sim =
+                        graph->graph->FindSimilar(View(text, text_len), o);
+                    if (!sim.ok()) return ToAbsl(sim.status());
+                    return Versioned(ctxkit::graph::SimilarJson(*sim));
+                  });
 }
 
 int ctxkit_graph_path(ctxkit_graph* graph, const char* source,

@@ -96,6 +96,11 @@ void WriteAddResultFields(JsonWriter& w, const AddGraphMessagesResult& r) {
   Strings(w, r.linked);
   w.Key("archived");
   Strings(w, r.cleaned);
+  // Why the automatic summary has no vector (the embedder failed); only
+  // when it failed.
+  if (!r.embedding_error.empty()) {
+    w.Key("embeddingError").String(r.embedding_error);
+  }
 }
 
 absl::StatusOr<std::string> AddResultJson(const AddGraphMessagesResult& r) {
@@ -132,6 +137,9 @@ void WriteSummaryFields(JsonWriter& w, const ContextSummary& s) {
       .String(s.summarizer)
       .Key("relatedContexts");
   Strings(w, s.related_contexts);
+  if (!s.embedding_error.empty()) {
+    w.Key("embeddingError").String(s.embedding_error);
+  }
 }
 
 void WriteSummary(JsonWriter& w, const ContextSummary& s) {
@@ -354,7 +362,12 @@ void WriteSimilarContexts(JsonWriter& w,
 }
 
 void WriteSimilarFields(JsonWriter& w, const SimilarResult& r) {
-  w.Key("method").String(r.method).Key("contexts");
+  w.Key("method").String(r.method);
+  // Why the vector or hybrid method asked for fell back to keyword.
+  if (!r.fallback_reason.empty()) {
+    w.Key("fallbackReason").String(r.fallback_reason);
+  }
+  w.Key("contexts");
   WriteSimilarContexts(w, r.contexts);
 }
 

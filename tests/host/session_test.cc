@@ -504,59 +504,5 @@ TEST_CASE("library errors become seed 000 tool errors") {
         R"([{"path":["action"],"message":"Required"}]})");
 }
 
-// Seed 003's clients: d6c45ab's test client calls tools/call with no
-// initialize (SDK 1.8.0 allowed it), and 0.1.1's speak {"id","tool",
-// "inputs"} lines without jsonrpc.
-TEST_CASE("seed 003: tools/call before initialize, and 0.1.1's stdin lines") {
-  TempServices services;
-  Session session(services.get());
-  auto added = Call(session, R"({"jsonrpc":"2.0","id":1,"method":"tools/call",
-      "params":{"name":"add_message","arguments":{"contextId":"a/b",
-      "message":"Rotate the keys","role":"user","importance":"HIGH"}}})");
-  CHECK_FALSE(session.initialized());
-  bool is_error = true;
-  REQUIRE(added->root["result"]["isError"].get(is_error) == simdjson::SUCCESS);
-  CHECK_FALSE(is_error);
-  CHECK(Str(added->root["result"]["structuredContent"]["importanceLevel"]) ==
-        "high");
-
-  // Answers that are not objects go as text only.
-  auto pong = Call(session, R"({"jsonrpc":"2.0","id":2,"method":"tools/call",
-      "params":{"name":"ping"}})");
-  CHECK(Str(pong->root["result"]["content"].at(0)["text"]) == "pong");
-  CHECK(pong->root["result"]["structuredContent"].error() ==
-        simdjson::NO_SUCH_FIELD);
-
-  auto line = Call(session, R"({"id":"r1","tool":"context_memory",
-      "inputs":{"action":"retrieve","contextId":"a/b"}})");
-  CHECK(Str(line->root["id"]) == "r1");
-  CHECK(Str(line->root["outputs"]["message"]) == "Retrieved context for 'a/b'");
-  CHECK(line->root["jsonrpc"].error() == simdjson::NO_SUCH_FIELD);
-
-  auto other = Call(session, R"({"id":3,"tool":"track_references",
-      "inputs":{}})");
-  int64_t code = 0;
-  REQUIRE(other->root["error"]["code"].get(code) == simdjson::SUCCESS);
-  CHECK(code == 404);
-  CHECK(Str(other->root["error"]["message"]) ==
-        "Unknown tool: track_references");
-
-  // A message with neither jsonrpc nor tool is still JSON-RPC's error.
-  auto neither = Call(session, R"({"id":4,"method":"ping"})");
-  CHECK(ErrorCode(*neither) == -32600);
-}
-
-TEST_CASE("tools/list has seed 003's ten tools, in the library's order") {
-  std::vector<std::string_view> listed;
-  for (const ToolSpec& tool : Tools()) listed.push_back(tool.name);
-  std::vector<std::string_view> seed;
-  for (const graph::SeedToolInfo& tool : graph::SeedTools()) {
-    seed.push_back(tool.name);
-  }
-  REQUIRE(seed.size() == 10);
-  REQUIRE(listed.size() >= seed.size());
-  CHECK(std::vector<std::string_view>(listed.end() - 10, listed.end()) == seed);
-}
-
 }  // namespace
 }  // namespace ctxkit::mcp

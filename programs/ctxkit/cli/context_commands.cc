@@ -206,6 +206,19 @@ std::string SuccessJson(std::string_view field, std::string_view id) {
   return json.str();
 }
 
+// Runs `op` on the context the first positional argument names and prints
+// {"success":true,"<field>":id}.
+Status RunOnContext(const Args& args, std::ostream& out,
+                    Status (ContextGraph::*op)(std::string_view),
+                    std::string_view field) {
+  auto opened = OpenGraph(args, StoreCreation::kNever);
+  if (!opened.ok()) return opened.status();
+  Status done = ((*opened->graph).*op)(Positional(args, 0));
+  if (!done.ok()) return done;
+  out << SuccessJson(field, Positional(args, 0)) << '\n';
+  return Status();
+}
+
 }  // namespace
 
 Status RunCtxAdd(const Args& args, std::ostream& out) {
@@ -426,12 +439,7 @@ Status RunCtxCleanup(const Args& args, std::ostream& out) {
 }
 
 Status RunCtxRestore(const Args& args, std::ostream& out) {
-  auto opened = OpenGraph(args, StoreCreation::kNever);
-  if (!opened.ok()) return opened.status();
-  Status restored = opened->graph->Restore(Positional(args, 0));
-  if (!restored.ok()) return restored;
-  out << SuccessJson("restored", Positional(args, 0)) << '\n';
-  return Status();
+  return RunOnContext(args, out, &ContextGraph::Restore, "restored");
 }
 
 Status RunCtxViz(const Args& args, std::ostream& out) {
@@ -469,12 +477,7 @@ Status RunCtxList(const Args& args, std::ostream& out) {
 }
 
 Status RunCtxDelete(const Args& args, std::ostream& out) {
-  auto opened = OpenGraph(args, StoreCreation::kNever);
-  if (!opened.ok()) return opened.status();
-  Status deleted = opened->graph->DeleteContext(Positional(args, 0));
-  if (!deleted.ok()) return deleted;
-  out << SuccessJson("deleted", Positional(args, 0)) << '\n';
-  return Status();
+  return RunOnContext(args, out, &ContextGraph::DeleteContext, "deleted");
 }
 
 Status RunCtxMetrics(const Args& args, std::ostream& out) {

@@ -308,10 +308,10 @@ int main(int argc, char** argv) {
                                R"(","message":"context )" + std::to_string(c) +
                                R"( notes","role":"user"})");
     }
-    for (int t = 1; t <= 10; ++t) {
+    for (int e = 1; e <= 10; ++e) {
       setup("add_relationship",
             R"({"sourceContextId":"c0","targetContextId":"c)" +
-                std::to_string(t * 7) +
+                std::to_string(e * 7) +
                 R"(","relationshipType":"references"})");
     }
     const std::string related_args =

@@ -67,7 +67,7 @@ std::string ContextName(int i) {
 }
 
 // The graph's clock: fixed, so the built graph is the same on every run;
-// Cleanup moves it 30 days on, past keep_recent_days.
+// Cleanup moves it 30 days past the contexts' last activity.
 std::atomic<int64_t> g_now{1700000000000};
 
 std::string BenchDir() {
@@ -276,7 +276,12 @@ BENCHMARK(BM_Path)
 void BM_Cleanup(benchmark::State& state) {
   ctxkit::ContextGraph& graph = Graph::Get().graph();
   const std::vector<std::string> from = Picks(64, 4);
-  g_now = 1700000000000 + int64_t{30} * 24 * 3600 * 1000;
+  // A context's activity is its last message's time, which the
+  // conversations' (wall) clock gave when the graph was built.
+  g_now = std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count() +
+          int64_t{30} * 24 * 3600 * 1000;
   size_t chosen = 0;  // contexts the last call would archive
   Timed(state, [&](uint64_t i) {
     ctxkit::CleanupOptions options;

@@ -20,6 +20,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "ctxkit/model_registry.h"
 #include "lib/base/absl_string_view.h"
 #include "lib/base/clock.h"
 #include "lib/base/field_check.h"
@@ -280,6 +281,14 @@ ContextGraph::~ContextGraph() = default;
 Status CheckContextGraphOptions(const ContextGraphOptions& options) {
   absl::Status s = internal::CheckText("model", options.model,
                                        ConversationLimits::kMaxModelBytes);
+  // The graph's contexts count exact tokens: a model without a tokenizer
+  // entry would be estimated (ConversationStore allows that), so it is
+  // refused here, as the header says.
+  if (s.ok() && ModelRegistry::Default().Resolve(options.model).match ==
+                    ModelMatch::kUnknown) {
+    s = absl::InvalidArgumentError(absl::StrFormat(
+        "model '%s' is not a model ModelRegistry knows", options.model));
+  }
   if (s.ok()) s = internal::ModelCounter::For(options.model).status();
   if (s.ok()) s = ContextGraph::Impl::CheckOptionRanges(options);
   if (s.ok()) s = internal::CheckIgnorePatterns(options.ignore_patterns);

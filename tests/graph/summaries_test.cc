@@ -261,6 +261,10 @@ TEST_CASE("summary errors name the field") {
       {"summary_window", [](ContextGraphOptions& o) { o.summary_window = 0; }},
       {"summary_history",
        [](ContextGraphOptions& o) { o.summary_history = 1001; }},
+      // Counted by an estimate, not exactly: refused (ConversationStore
+      // alone allows it).
+      {"model 'no-such-model'",
+       [](ContextGraphOptions& o) { o.model = "no-such-model"; }},
   };
   for (const Bad& b : bad) {
     ContextGraphOptions o;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "ctxkit/conversations.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 #include "programs/ctxkit/cli/cli.h"
@@ -71,6 +72,9 @@ extern const Flag kCompressedFlag;
 extern const Flag kNoMessagesFlag;
 extern const Flag kListLimitFlag;
 extern const Flag kCursorFlag;
+// --role's message role: INVALID_ARGUMENT naming role when it is missing
+// or unknown.
+StatusOr<MessageRole> RoleOf(const Args& args);
 Status RunConvCreate(const Args& args, std::ostream& out);
 Status RunConvAdd(const Args& args, std::ostream& out);
 Status RunConvGet(const Args& args, std::ostream& out);

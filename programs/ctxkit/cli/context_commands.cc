@@ -4,6 +4,7 @@
 // document for its result (ctxkit/context_graph_json.h: the bytes the C ABI
 // returns and the MCP tools embed) on one line; `viz` prints the diagram.
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <memory>
@@ -206,6 +207,32 @@ std::string SuccessJson(std::string_view field, std::string_view id) {
   return json.str();
 }
 
+// A number flag as the library's int: a value out of int's range is out of
+// the library's too, so it is clamped into one the library rejects with its
+// own message naming the field.
+int ClampToInt(int64_t value) {
+  return static_cast<int>(
+      std::max<int64_t>(-1, std::min<int64_t>(value, 1 << 20)));
+}
+
+// --cursor, or "" for the first page.
+std::string_view CursorOf(const Args& args) {
+  const std::string* cursor = args.Value(kCursorFlag.name);
+  return cursor == nullptr ? std::string_view() : std::string_view(*cursor);
+}
+
+// Prints the page of ids `list` returns (ListHierarchies, ListMetaSummaries)
+// at --cursor.
+Status PrintIdPage(const ContextGraph& graph,
+                   StatusOr<IdPage> (ContextGraph::*list)(uint32_t,
+                                                          std::string_view)
+                       const,
+                   const Args& args, std::ostream& out) {
+  auto page = (graph.*list)(ContextGraphLimits::kMaxListLimit, CursorOf(args));
+  if (!page.ok()) return page.status();
+  return PrintDocument(IdPageToJson(*page), out);
+}
+
 // Runs `op` on the context the first positional argument names and prints
 // {"success":true,"<field>":id}.
 Status RunOnContext(const Args& args, std::ostream& out,
@@ -223,14 +250,9 @@ Status RunOnContext(const Args& args, std::ostream& out,
 
 Status RunCtxAdd(const Args& args, std::ostream& out) {
   GraphMessage message;
-  const std::string* role = args.Value(kRoleFlag.name);
-  if (role == nullptr) {
-    return Status(StatusCode::kInvalidArgument,
-                  "role: missing; give --role user|assistant|system|tool");
-  }
-  auto parsed_role = ParseMessageRole(*role);
-  if (!parsed_role.ok()) return parsed_role.status();
-  message.role = *parsed_role;
+  auto role = RoleOf(args);
+  if (!role.ok()) return role.status();
+  message.role = *role;
   if (const std::string* importance = args.Value(kImportanceFlag.name)) {
     message.importance = *importance;
   }
@@ -367,10 +389,7 @@ Status RunCtxPath(const Args& args, std::ostream& out) {
   auto hops = NumberFlag(args, kMaxHopsFlag, "maxHops");
   if (!hops.ok()) return hops.status();
   if (*hops) {
-    // Out of int's range is out of the library's too; clamp into a value
-    // it rejects with its own message.
-    options.max_hops = static_cast<int>(
-        std::max<int64_t>(-1, std::min<int64_t>(**hops, 1 << 20)));
+    options.max_hops = ClampToInt(**hops);
   }
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
@@ -384,11 +403,8 @@ Status RunCtxHierarchy(const Args& args, std::ostream& out) {
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   if (args.positional().empty()) {
-    auto page = opened->graph->ListHierarchies(
-        ContextGraphLimits::kMaxListLimit,
-        args.Value(kCursorFlag.name) ? *args.Value(kCursorFlag.name) : "");
-    if (!page.ok()) return page.status();
-    return PrintDocument(IdPageToJson(*page), out);
+    return PrintIdPage(*opened->graph, &ContextGraph::ListHierarchies, args,
+                       out);
   }
   auto hierarchy = opened->graph->Hierarchy(Positional(args, 0));
   if (!hierarchy.ok()) return hierarchy.status();
@@ -399,11 +415,8 @@ Status RunCtxMeta(const Args& args, std::ostream& out) {
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   if (args.positional().empty()) {
-    auto page = opened->graph->ListMetaSummaries(
-        ContextGraphLimits::kMaxListLimit,
-        args.Value(kCursorFlag.name) ? *args.Value(kCursorFlag.name) : "");
-    if (!page.ok()) return page.status();
-    return PrintDocument(IdPageToJson(*page), out);
+    return PrintIdPage(*opened->graph, &ContextGraph::ListMetaSummaries, args,
+                       out);
   }
   if (args.Has(kContextsFlag.name)) {
     auto written = opened->graph->CreateMetaSummary(
@@ -450,8 +463,7 @@ Status RunCtxViz(const Args& args, std::ostream& out) {
   auto depth = NumberFlag(args, kDepthFlag, "depth");
   if (!depth.ok()) return depth.status();
   if (*depth) {
-    options.depth = static_cast<int>(
-        std::max<int64_t>(-1, std::min<int64_t>(**depth, 1 << 20)));
+    options.depth = ClampToInt(**depth);
   }
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
@@ -468,9 +480,7 @@ Status RunCtxList(const Args& args, std::ostream& out) {
   if (!limit.ok()) return limit.status();
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
-  const std::string* cursor = args.Value(kCursorFlag.name);
-  auto page = opened->graph->ListContexts(limit->value_or(100),
-                                          cursor == nullptr ? "" : *cursor,
+  auto page = opened->graph->ListContexts(limit->value_or(100), CursorOf(args),
                                           args.Has(kArchivedFlag.name));
   if (!page.ok()) return page.status();
   return PrintDocument(ContextPageToJson(*page), out);

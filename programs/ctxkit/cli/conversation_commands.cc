@@ -91,16 +91,20 @@ Status RunConvCreate(const Args& args, std::ostream& out) {
   return PrintDocument(ConversationToJson(*created), out);
 }
 
-Status RunConvAdd(const Args& args, std::ostream& out) {
-  NewMessage message;
+StatusOr<MessageRole> RoleOf(const Args& args) {
   const std::string* role = args.Value(kRoleFlag.name);
   if (role == nullptr) {
     return Status(StatusCode::kInvalidArgument,
                   "role: missing; give --role user|assistant|system|tool");
   }
-  auto parsed_role = ParseMessageRole(*role);
-  if (!parsed_role.ok()) return parsed_role.status();
-  message.role = *parsed_role;
+  return ParseMessageRole(*role);
+}
+
+Status RunConvAdd(const Args& args, std::ostream& out) {
+  NewMessage message;
+  auto role = RoleOf(args);
+  if (!role.ok()) return role.status();
+  message.role = *role;
   if (const std::string* name = args.Value(kNameFlag.name)) {
     message.name = *name;
   }

@@ -627,10 +627,17 @@ int ctxkit_graph_related(ctxkit_graph* graph, const char* id, size_t id_len,
                          const char* options_json, size_t options_json_len,
                          char** out_json, size_t* out_json_len,
                          char** out_error) {
-  static constexpr std::array<std::string_view, 9> kKeys = {
-      "relationshipType", "direction", "minWeight",      "limit",
-      "offset",           "asOf",      "includeExpired", "includeArchived",
-      "withEdges"};
+  static constexpr std::array<std::string_view, 11> kKeys = {"relationshipType",
+                                                             "direction",
+                                                             "minWeight",
+                                                             "limit",
+                                                             "offset",
+                                                             "asOf",
+                                                             "includeExpired",
+                                                             "includeArchived",
+                                                             "withEdges",
+                                                             "metadata",
+                                                             "tags"};
   return RunGraph(
       graph, {{"id", id, id_len}}, options_json, options_json_len, kKeys,
       out_json, out_json_len, out_error,
@@ -652,6 +659,10 @@ int ctxkit_graph_related(ctxkit_graph* graph, const char* id, size_t id_len,
         o.include_expired = r.Bool("includeExpired").value_or(false);
         o.include_archived = r.Bool("includeArchived").value_or(false);
         const bool with_edges = r.Bool("withEdges").value_or(false);
+        if (StringArg m = r.Json("metadata", false); m.data != nullptr) {
+          o.metadata = std::string(Str(m));
+        }
+        if (auto v = r.Strings("tags")) o.tags = std::move(*v);
         if (!r.status().ok()) return r.status();
         if (!s.ok()) return s;
         StatusOr<ctxkit::RelatedResult> rel =
@@ -715,9 +726,9 @@ int ctxkit_graph_path(ctxkit_graph* graph, const char* source,
                       size_t source_len, const char* target, size_t target_len,
                       const char* options_json, size_t options_json_len,
                       char** out_json, size_t* out_json_len, char** out_error) {
-  static constexpr std::array<std::string_view, 6> kKeys = {
-      "direction", "types",          "maxHops",
-      "weighted",  "includeExpired", "includeArchived"};
+  static constexpr std::array<std::string_view, 7> kKeys = {
+      "direction",      "types",           "maxHops", "weighted",
+      "includeExpired", "includeArchived", "metadata"};
   return RunGraph(
       graph, {{"source", source, source_len}, {"target", target, target_len}},
       options_json, options_json_len, kKeys, out_json, out_json_len, out_error,
@@ -741,6 +752,9 @@ int ctxkit_graph_path(ctxkit_graph* graph, const char* source,
         o.weighted = r.Bool("weighted").value_or(false);
         o.include_expired = r.Bool("includeExpired").value_or(false);
         o.include_archived = r.Bool("includeArchived").value_or(false);
+        if (StringArg m = r.Json("metadata", false); m.data != nullptr) {
+          o.metadata = std::string(Str(m));
+        }
         if (!r.status().ok()) return r.status();
         StatusOr<ctxkit::PathResult> p = graph->graph->FindPath(
             View(source, source_len), View(target, target_len), o);

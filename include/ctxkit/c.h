@@ -1417,8 +1417,10 @@ CTXKIT_EXPORT int ctxkit_graph_invalidate_relationship(
 
 /* The contexts related to `id`. `options_json`: {"relationshipType",
  * "direction" (incoming|outgoing|both), "minWeight", "limit", "offset",
- * "asOf", "includeExpired", "includeArchived", "withEdges"}. Document:
- * contextIds (or, withEdges, edges) and total. */
+ * "asOf", "includeExpired", "includeArchived", "withEdges", "metadata" (an
+ * object the edges' metadata must contain, by RelatedOptions::metadata's
+ * rules in context_graph.h), "tags" (the other end has a message carrying
+ * each)}. Document: contextIds (or, withEdges, edges) and total. */
 CTXKIT_EXPORT int ctxkit_graph_related(ctxkit_graph* graph, const char* id,
                                        size_t id_len, const char* options_json,
                                        size_t options_json_len, char** out_json,
@@ -1440,7 +1442,8 @@ CTXKIT_EXPORT int ctxkit_graph_similar(ctxkit_graph* graph, const char* text,
 
 /* The path from `source` to `target`. `options_json`: {"direction" (both|
  * outgoing), "types", "maxHops", "weighted", "includeExpired",
- * "includeArchived"}. Document: found, path, edges, totalWeight,
+ * "includeArchived", "metadata" (crossed edges' metadata must contain it,
+ * as for ctxkit_graph_related)}. Document: found, path, edges, totalWeight,
  * reason|null (an unknown id is found:false, not an error). */
 CTXKIT_EXPORT int ctxkit_graph_path(ctxkit_graph* graph, const char* source,
                                     size_t source_len, const char* target,

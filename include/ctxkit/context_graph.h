@@ -557,6 +557,19 @@ struct RelatedOptions {
   bool include_expired = false;
   // Also edges to contexts Cleanup archived.
   bool include_archived = false;
+  // Only edges whose metadata matches this JSON object; empty: no filter.
+  // Matching is containment, as PostgreSQL's jsonb @> does it: each member
+  // of the filter must be in the edge's metadata with a matching value:
+  // null matches an absent or null member (so {"auto":null} keeps the edges
+  // a host added and {"auto":true} the auto-links); an object matches an
+  // object by these same rules; an array matches an array holding a match
+  // for each of its elements; a number an equal number (1 equals 1.0); a
+  // string or boolean the same one. Anything but a JSON object (at most
+  // kMaxMetadataBytes) is INVALID_ARGUMENT naming `metadata`.
+  std::string metadata = {};
+  // Only edges whose other end has a message carrying every one of these
+  // tags (as SimilarOptions::tags; at most kMaxTags).
+  std::vector<std::string> tags = {};
 };
 
 struct RelatedEdge {
@@ -587,6 +600,9 @@ struct PathOptions {
   // not found, and an archived source or target gives reason "source is
   // archived" / "target is archived").
   bool include_archived = false;
+  // Only cross edges whose metadata matches this JSON object, by the rules
+  // of RelatedOptions::metadata; empty: every edge.
+  std::string metadata = {};
 };
 
 struct PathResult {
@@ -769,12 +785,15 @@ class CTXKIT_EXPORT ContextGraph {
       std::optional<int64_t> at = std::nullopt);
 
   // The contexts related to `id`. NOT_FOUND naming it; INVALID_ARGUMENT for
-  // an unknown type or a bad limit.
+  // an unknown type, a bad limit, metadata that is not a JSON object or a
+  // bad tag (naming the field).
   StatusOr<RelatedResult> Related(std::string_view id,
                                   const RelatedOptions& options = {}) const;
 
   // The path from `source` to `target` (see PathOptions). An unknown id is
-  // not an error: found is false and reason says which.
+  // not an error: found is false and reason says which. INVALID_ARGUMENT
+  // naming the field for a bad option (max_hops, direction, types,
+  // metadata).
   StatusOr<PathResult> FindPath(std::string_view source,
                                 std::string_view target,
                                 const PathOptions& options = {}) const;

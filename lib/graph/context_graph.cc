@@ -64,25 +64,6 @@ absl::StatusOr<Importance> ParseImportance(std::string_view field,
       "%s is '%s'; it must be low, medium, high or critical", field, text));
 }
 
-// The tags as stored: checked, de-duplicated, first occurrences in order.
-absl::StatusOr<std::vector<std::string>> CheckTags(
-    std::string_view prefix, const std::vector<std::string>& tags) {
-  if (tags.size() > ContextGraphLimits::kMaxTags) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%stags holds %d tags; the limit is %d", prefix,
-                        tags.size(), ContextGraphLimits::kMaxTags));
-  }
-  std::vector<std::string> out;
-  absl::flat_hash_set<std::string_view> seen;
-  for (size_t i = 0; i < tags.size(); ++i) {
-    CTXKIT_RETURN_IF_ERROR(
-        internal::CheckText(absl::StrFormat("%stags[%d]", prefix, i), tags[i],
-                            ContextGraphLimits::kMaxTagBytes));
-    if (seen.insert(tags[i]).second) out.push_back(tags[i]);
-  }
-  return out;
-}
-
 ContextInfo Info(const ContextRecord& ctx, const Conversation& c,
                  bool archived) {
   ContextInfo info;
@@ -109,6 +90,24 @@ TermCounts MessageTerms(std::string_view content,
   TermCounts terms = CountTerms(content, 1);
   for (const std::string& tag : tags) AddCounts(&terms, CountTerms(tag, 1));
   return terms;
+}
+
+absl::StatusOr<std::vector<std::string>> CheckTags(
+    std::string_view prefix, const std::vector<std::string>& tags) {
+  if (tags.size() > ContextGraphLimits::kMaxTags) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%stags holds %d tags; the limit is %d", prefix,
+                        tags.size(), ContextGraphLimits::kMaxTags));
+  }
+  std::vector<std::string> out;
+  absl::flat_hash_set<std::string_view> seen;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    CTXKIT_RETURN_IF_ERROR(CheckText(absl::StrFormat("%stags[%d]", prefix, i),
+                                     tags[i],
+                                     ContextGraphLimits::kMaxTagBytes));
+    if (seen.insert(tags[i]).second) out.push_back(tags[i]);
+  }
+  return out;
 }
 
 absl::Status CheckContextId(std::string_view field, std::string_view id) {
@@ -368,7 +367,7 @@ StatusOr<AddGraphMessagesResult> ContextGraph::Add(
       break;
     }
     absl::StatusOr<std::vector<std::string>> tags =
-        CheckTags(prefix, messages[i].tags);
+        internal::CheckTags(prefix, messages[i].tags);
     if (!tags.ok()) {
       s = tags.status();
       break;

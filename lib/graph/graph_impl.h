@@ -193,6 +193,13 @@ class ArchivedLookup {
 // naming `field` (the id is not echoed: it may be 1 KiB of anything).
 absl::Status CheckContextId(std::string_view field, std::string_view id);
 
+// Tags as a message stores them or a query filters by them: at most
+// kMaxTags, each UTF-8 of 1..kMaxTagBytes; the result is de-duplicated
+// (first occurrences, in order). INVALID_ARGUMENT naming "<prefix>tags[i]"
+// or "<prefix>tags".
+absl::StatusOr<std::vector<std::string>> CheckTags(
+    std::string_view prefix, const std::vector<std::string>& tags);
+
 // A context's lexical document (what FindSimilar searches): each message's
 // text and tags, and its newest summary counted kSummaryTermWeight times
 // (a summary says what matters in fewer words).

@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "ctxkit/context_graph.h"
 #include "lib/base/field_check.h"
+#include "lib/graph/edge_filter.h"
 #include "lib/graph/edge_scanner.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
@@ -506,8 +507,11 @@ absl::StatusOr<std::vector<uint64_t>> ContextGraph::Impl::CurrentNeighbours(
 StatusOr<RelatedResult> ContextGraph::Related(
     std::string_view id, const RelatedOptions& options) const {
   internal::GraphCall call(*impl_, "graph_db_search");
+  absl::StatusOr<internal::EdgeFilter> filter =
+      internal::EdgeFilter::Make(options.metadata, options.tags);
   auto checked = [&]() -> absl::StatusOr<uint8_t> {
     CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("contextId", id));
+    CTXKIT_RETURN_IF_ERROR(filter.status());
     CTXKIT_RETURN_IF_ERROR(internal::CheckRange(
         "limit", options.limit, 1, ContextGraphLimits::kMaxListLimit));
     if (!(options.min_weight >= 0 && options.min_weight <= 1)) {
@@ -548,6 +552,19 @@ StatusOr<RelatedResult> ContextGraph::Related(
         internal::ArchivedLookup::Begin(*txn, dbs, !options.include_archived));
     internal::EdgeScanner scanner(*txn, dbs);
     std::vector<Found> all;
+    absl::Status filter_status;
+    // Whether the edge passes the metadata and tag filters (their first
+    // error stops keeping edges and is returned after the scan).
+    auto keeps = [&](const internal::EdgeKeyParts& k, bool out,
+                     std::string_view record) {
+      if (filter->empty()) return true;
+      if (!filter_status.ok()) return false;
+      absl::StatusOr<bool> kept =
+          filter->Keeps(*txn, dbs, scanner, out ? seq : k.second, k.type,
+                        out ? k.second : seq, k.second, record);
+      if (!kept.ok()) filter_status = kept.status();
+      return kept.ok() && *kept;
+    };
     // One index's edges of `seq`, appended in insertion order.
     auto scan = [&](bool out) -> absl::Status {
       const size_t first = all.size();
@@ -557,10 +574,11 @@ StatusOr<RelatedResult> ContextGraph::Related(
               std::string_view record) {
             if (internal::SummaryIsCurrent(r, as_of, options.include_expired) &&
                 r.weight >= options.min_weight &&
-                !archived.Contains(k.second)) {
+                !archived.Contains(k.second) && keeps(k, out, record)) {
               all.push_back({r.serial, k.second, k.type, out, record});
             }
           }));
+      CTXKIT_RETURN_IF_ERROR(filter_status);
       // Keys order a context's edges by (type, other end); serials are
       // unique, so an unstable sort gives the one insertion order.
       std::sort(
@@ -615,9 +633,12 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
                                             std::string_view target,
                                             const PathOptions& options) const {
   internal::GraphCall call(*impl_, "graph_db_search");
+  absl::StatusOr<internal::EdgeFilter> filter =
+      internal::EdgeFilter::Make(options.metadata, {});
   auto checked = [&]() -> absl::StatusOr<std::vector<uint8_t>> {
     CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("source", source));
     CTXKIT_RETURN_IF_ERROR(internal::CheckContextId("target", target));
+    CTXKIT_RETURN_IF_ERROR(filter.status());
     CTXKIT_RETURN_IF_ERROR(internal::CheckRange("maxHops", options.max_hops, 1,
                                                 ContextGraphLimits::kMaxHops));
     if (options.direction != EdgeDirection::kBoth &&
@@ -664,15 +685,16 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
              std::find(types->begin(), types->end(), type) != types->end();
     };
     internal::EdgeScanner scanner(*txn, dbs);
+    absl::Status filter_status;
     auto edges_of = [&](uint64_t node, bool out,
                         internal::PathEmit emit) -> absl::Status {
-      return scanner.ForEach(
+      CTXKIT_RETURN_IF_ERROR(scanner.ForEach(
           node, out, /*type=*/0,
           [&](const internal::EdgeKeyParts& k, const internal::EdgeSummary& r,
-              std::string_view) {
+              std::string_view record) {
             if (!allowed(k.type) ||
                 !internal::SummaryIsCurrent(r, now, options.include_expired) ||
-                archived.Contains(k.second)) {
+                archived.Contains(k.second) || !filter_status.ok()) {
               return;
             }
             internal::PathEdge e;
@@ -680,8 +702,16 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
             e.target = out ? k.second : node;
             e.type = k.type;
             e.weight = static_cast<float>(r.weight);
+            if (!filter->empty()) {
+              absl::StatusOr<bool> kept =
+                  filter->Keeps(*txn, dbs, scanner, e.source, e.type, e.target,
+                                k.second, record);
+              if (!kept.ok()) filter_status = kept.status();
+              if (!kept.ok() || !*kept) return;
+            }
             emit(e);
-          });
+          }));
+      return filter_status;
     };
     const bool both = options.direction == EdgeDirection::kBoth;
     auto adjacency = [&](uint64_t node, bool backward,

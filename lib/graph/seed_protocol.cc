@@ -618,9 +618,13 @@ Answer RelatedTool(ContextGraph& graph, Fields& f) {
   std::string_view id = Required(f, "contextId");
   std::optional<std::string_view> type = f.Str("relationshipType");
   std::optional<std::string_view> direction = f.Str("direction");
+  std::optional<std::string> metadata = f.Object("metadata");
+  std::vector<std::string> tags = f.Strings("tags");
   if (!f.status().ok()) return ToolError(400, Msg(f.status()));
   RelatedOptions options;
   if (type.has_value()) options.type = std::string(*type);
+  if (metadata.has_value()) options.metadata = std::move(*metadata);
+  options.tags = std::move(tags);
   if (direction.has_value()) {
     absl::StatusOr<EdgeDirection> d = ParseDirection("direction", *direction);
     if (!d.ok()) return ToolError(400, Msg(d.status()));
@@ -736,7 +740,7 @@ constexpr char kAddRelationshipSchema[] =
         "sourceContextId") "," CTXKIT_ID_SCHEMA("targetContextId") R"(,"relationshipType":{"type":"string","enum":["similar","continues","references","parent","child"]},"weight":{"type":"number","minimum":0,"maximum":1,"default":0.8},"metadata":{"type":"object"}},"required":["sourceContextId","targetContextId","relationshipType"]})";
 constexpr char kRelatedSchema[] =
     R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
-        "contextId") R"(,"relationshipType":{"type":"string","enum":["similar","continues","references","parent","child"]},"direction":{"type":"string","enum":["incoming","outgoing","both"],"default":"both"}},"required":["contextId"]})";
+        "contextId") R"(,"relationshipType":{"type":"string","enum":["similar","continues","references","parent","child"]},"direction":{"type":"string","enum":["incoming","outgoing","both"],"default":"both"},"metadata":{"type":"object"},"tags":{"type":"array","items":{"type":"string"}}},"required":["contextId"]})";
 constexpr char kSummarizeSchema[] =
     R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"force":{"type":"boolean","default":false}},"required":["contextId"]})";
@@ -773,7 +777,9 @@ constexpr std::array<SeedToolInfo, 10> kTools = {{
      kAddRelationshipSchema, false},
     {"get_related_contexts",
      "Lists the ids of the contexts related to one: outgoing edges first, "
-     "then incoming, in insertion order.",
+     "then incoming, in insertion order. metadata keeps the edges whose "
+     "metadata contains its members; tags the contexts with a message "
+     "carrying every tag.",
      kRelatedSchema, true},
     {"summarize_context",
      "Summarizes a context (a new version when messages arrived since the "

@@ -19,6 +19,7 @@
 #include "ctxkit/context_graph.h"
 #include "lib/base/field_check.h"
 #include "lib/conversations/conversation_store_internal.h"
+#include "lib/graph/edge_filter.h"
 #include "lib/graph/graph_impl.h"
 #include "lib/graph/graph_records.h"
 #include "lib/graph/lexical.h"
@@ -34,24 +35,6 @@ namespace {
 // A context without a summary is compared by its newest messages, so
 // its query costs what a summary's would.
 constexpr size_t kSimilarMessages = 20;
-
-// Whether a message of context `seq` carries each of `tags`.
-absl::StatusOr<bool> HasTags(const Transaction& txn,
-                             const internal::GraphDbs& dbs, uint64_t seq,
-                             const std::vector<std::string>& tags) {
-  absl::flat_hash_set<std::string> missing(tags.begin(), tags.end());
-  const std::string prefix = internal::SeqKey(seq);
-  CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, internal::TxnNewCursor(txn, dbs.msg));
-  for (cursor.Seek(prefix);
-       !missing.empty() && cursor.Valid() && cursor.key().starts_with(prefix);
-       cursor.Next()) {
-    CTXKIT_ASSIGN_OR_RETURN(internal::MessageRecord r,
-                            internal::DecodeMessageRecord(cursor.value()));
-    for (const std::string& tag : r.tags) missing.erase(tag);
-  }
-  CTXKIT_RETURN_IF_ERROR(internal::CursorStatus(cursor));
-  return missing.empty();
-}
 
 }  // namespace
 
@@ -103,15 +86,7 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
         absl::StrFormat("minSimilarity is %g; it must be between 0 and 1",
                         options.min_similarity));
   }
-  for (size_t i = 0; s.ok() && i < options.tags.size(); ++i) {
-    s = internal::CheckText(absl::StrFormat("tags[%d]", i), options.tags[i],
-                            ContextGraphLimits::kMaxTagBytes);
-  }
-  if (s.ok() && options.tags.size() > ContextGraphLimits::kMaxTags) {
-    s = absl::InvalidArgumentError(
-        absl::StrFormat("tags holds %d tags; the limit is %d",
-                        options.tags.size(), ContextGraphLimits::kMaxTags));
-  }
+  if (s.ok()) s = internal::CheckTags("", options.tags).status();
   if (s.ok() && options.method != SimilarityMethod::kAuto &&
       options.method != SimilarityMethod::kKeyword &&
       options.method != SimilarityMethod::kVector &&
@@ -180,7 +155,8 @@ StatusOr<SimilarResult> ContextGraph::FindSimilar(
         return false;
       }
       if (options.tags.empty()) return true;
-      absl::StatusOr<bool> has = HasTags(*txn, dbs, seq, options.tags);
+      absl::StatusOr<bool> has =
+          internal::ContextHasTags(*txn, dbs, seq, options.tags);
       if (!has.ok()) {
         filter_error = has.status();
         return false;

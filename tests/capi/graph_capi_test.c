@@ -155,6 +155,30 @@ static void test_typed(void) {
       ctxkit_graph_related(graph, L("auth"), L("{\"direction\":\"up\"}"), &json,
                            &len, ERR),
       CTXKIT_INVALID_ARGUMENT, error, "direction");
+  /* The filters: the edge's metadata holds why:tokens, and session's
+   * messages carry no tag. */
+  EXPECT_DOC(ctxkit_graph_related(graph, L("auth"),
+                                  L("{\"metadata\":{\"why\":\"tokens\"}}"),
+                                  &json, &len, ERR),
+             "\"contextIds\":[\"session\"],\"total\":1");
+  EXPECT_DOC(ctxkit_graph_related(graph, L("auth"),
+                                  L("{\"metadata\":{\"why\":null}}"), &json,
+                                  &len, ERR),
+             "\"contextIds\":[],\"total\":0");
+  EXPECT_DOC(ctxkit_graph_related(graph, L("auth"), L("{\"tags\":[\"auth\"]}"),
+                                  &json, &len, ERR),
+             "\"contextIds\":[],\"total\":0");
+  EXPECT_DOC(ctxkit_graph_related(graph, L("session"),
+                                  L("{\"tags\":[\"auth\"]}"), &json, &len,
+                                  ERR),
+             "\"contextIds\":[\"auth\"],\"total\":1");
+  EXPECT_ERROR(ctxkit_graph_related(graph, L("auth"), L("{\"metadata\":[1]}"),
+                                    &json, &len, ERR),
+               CTXKIT_INVALID_ARGUMENT, error, "metadata");
+  EXPECT_DOC(ctxkit_graph_path(graph, L("auth"), L("session"),
+                               L("{\"metadata\":{\"why\":\"other\"}}"),
+                               &json, &len, ERR),
+             "\"found\":false");
   EXPECT_DOC(ctxkit_graph_path(graph, L("auth"), L("session"), NULL, 0, &json,
                                &len, ERR),
              "\"found\":true,\"path\":[\"auth\",\"session\"]");

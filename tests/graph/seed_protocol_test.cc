@@ -150,6 +150,19 @@ TEST_CASE_FIXTURE(Proto, "relationships, related, similar, visualize") {
   CheckAnswer(
       Tool("get_related_contexts", R"({"contextId":"a","direction":"up"})"),
       400, true, R"(direction is \"up\")");
+  // The filters ctxkit adds to the seed's tool.
+  CHECK(Tool("get_related_contexts",
+             R"({"contextId":"a","metadata":{"why":"shared"}})")
+            .json == "[\"b\"]");
+  CHECK(Tool("get_related_contexts",
+             R"({"contextId":"a","metadata":{"why":"other"}})")
+            .json == "[]");
+  CHECK(Tool("get_related_contexts", R"({"contextId":"a","tags":["none"]})")
+            .json == "[]");
+  CheckAnswer(Tool("get_related_contexts", R"({"contextId":"a","metadata":1})"),
+              400, true, "metadata");
+  CheckAnswer(Tool("get_related_contexts", R"({"contextId":"a","tags":[""]})"),
+              400, true, "tags[0]");
 
   SeedAnswer sim =
       Tool("get_similar_contexts", R"({"query":"oauth login","limit":1})");

@@ -423,11 +423,13 @@ const Program& CtxkitProgram() {
           .min_args = 2,
           .max_args = 2,
           .flags = {&kDirectionFlag, &kEdgeTypeFlag, &kMaxHopsFlag,
-                    &kWeightedFlag, &kExpiredFlag, &kArchivedFlag, &kDbFlag},
+                    &kWeightedFlag, &kExpiredFlag, &kArchivedFlag,
+                    &kEdgeFilterFlag, &kDbFlag},
           .description =
               "The fewest hops (or with --weighted the largest product of\n"
               "weights) over current edges, either way unless --direction\n"
-              "outgoing; --type takes a comma-separated list. Prints {path,\n"
+              "outgoing; --type takes a comma-separated list, --metadata an\n"
+              "object each crossed edge's metadata must hold. Prints {path,\n"
               "hops, edges, totalWeight, found}; no path is found:false.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunCtxPath,
@@ -455,11 +457,14 @@ const Program& CtxkitProgram() {
           .min_args = 1,
           .max_args = 1,
           .flags = {&kEdgeTypeFlag, &kDirectionFlag, &kEdgesFlag,
-                    &kCtxLimitFlag, &kExpiredFlag, &kArchivedFlag, &kDbFlag},
+                    &kCtxLimitFlag, &kExpiredFlag, &kArchivedFlag,
+                    &kEdgeFilterFlag, &kTagsFlag, &kDbFlag},
           .description =
               "Outgoing edges first, then incoming, in the order they were\n"
               "added; --edges prints each edge with its weight, times and\n"
-              "metadata.\n"
+              "metadata. --metadata '{\"auto\":true}' keeps the edges whose\n"
+              "metadata holds those members (null: absent); --tags the\n"
+              "contexts with a message carrying every tag.\n"
               "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunCtxRelated,
       },

@@ -93,6 +93,7 @@ extern const Flag kTagsFlag;
 extern const Flag kEdgeTypeFlag;
 extern const Flag kWeightFlag;
 extern const Flag kEdgeMetadataFlag;
+extern const Flag kEdgeFilterFlag;
 extern const Flag kCreateMissingFlag;
 extern const Flag kReplaceParentFlag;
 extern const Flag kInvalidateFlag;

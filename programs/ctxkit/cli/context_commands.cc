@@ -47,6 +47,8 @@ const Flag kWeightFlag{"--weight", "W",
                        "the edge's weight, 0..1 (default 0.8)"};
 const Flag kEdgeMetadataFlag{"--metadata", "JSON",
                              "a JSON object merged into the edge's metadata"};
+const Flag kEdgeFilterFlag{"--metadata", "JSON",
+                           "only edges whose metadata contains this object"};
 const Flag kCreateMissingFlag{"--create-missing", "",
                               "create a missing source or target context"};
 const Flag kReplaceParentFlag{"--replace-parent", "",
@@ -345,6 +347,10 @@ Status RunCtxRelated(const Args& args, std::ostream& out) {
                                 ContextGraphLimits::kMaxListLimit);
   if (!limit.ok()) return limit.status();
   if (*limit) options.limit = **limit;
+  if (const std::string* m = args.Value(kEdgeFilterFlag.name)) {
+    options.metadata = *m;
+  }
+  options.tags = ListFlag(args, kTagsFlag);
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();
   auto related = opened->graph->Related(Positional(args, 0), options);
@@ -390,6 +396,9 @@ Status RunCtxPath(const Args& args, std::ostream& out) {
   if (!hops.ok()) return hops.status();
   if (*hops) {
     options.max_hops = ClampToInt(**hops);
+  }
+  if (const std::string* m = args.Value(kEdgeFilterFlag.name)) {
+    options.metadata = *m;
   }
   auto opened = OpenGraph(args, StoreCreation::kNever);
   if (!opened.ok()) return opened.status();

@@ -768,6 +768,32 @@ case_contexts() {
   run ctx path 'auth:login' 'auth/login' --direction outgoing
   expect_ok
   expect_q .found false
+  # The filters: the edge's metadata is {}, auth/login carries tag auth.
+  run ctx related 'auth/login' --metadata '{"auto":true}'
+  expect_ok
+  expect_q .total 0
+  run ctx related 'auth/login' --metadata '{"auto":null}'
+  expect_q '.contextIds | join(",")' 'auth:login'
+  run ctx related 'auth:login' --tags auth
+  expect_q '.contextIds | join(",")' 'auth/login'
+  run ctx related 'auth/login' --tags auth
+  expect_q .total 0
+  run ctx related 'auth/login' --metadata '[1]'
+  expect_error INVALID_ARGUMENT "metadata"
+  run ctx path 'auth:login' 'auth/login' --metadata '{"auto":true}'
+  expect_q .found false
+  # The configuration `ctxkit mcp` reads applies to ctx too: --config and
+  # the environment (seed 003's names).
+  run ctx add 'scratch-1' --role user --content x --config '{"ignorePatterns":["scratch-*"]}'
+  expect_error INVALID_ARGUMENT "ignore pattern scratch-*"
+  passthrough+=('IGNORE_PATTERNS=["scratch-*"]')
+  run ctx add 'scratch-2' --role user --content x
+  expect_error INVALID_ARGUMENT "ignore pattern scratch-*"
+  unset 'passthrough[${#passthrough[@]}-1]'
+  run ctx add 'scratch-3' --role user --content x --config '{"ignorePatterns":'
+  expect_error INVALID_ARGUMENT "--config"
+  run ctx get 'scratch-3'
+  expect_error NOT_FOUND "scratch-3"
   run ctx summarize 'auth/login'
   expect_ok
   expect_q .version 1

@@ -317,7 +317,7 @@ const Program& CtxkitProgram() {
           .min_args = 1,
           .max_args = 2,
           .flags = {&kRoleFlag, &kContentFlag, &kFileFlag, &kImportanceFlag,
-                    &kTagsFlag, &kDbFlag},
+                    &kTagsFlag, &kDbFlag, &kConfigFlag},
           .description =
               "Creates the context when it is new. The content comes from\n"
               "--content, --file or - (standard input); --importance is\n"
@@ -335,7 +335,7 @@ const Program& CtxkitProgram() {
           .min_args = 1,
           .max_args = 1,
           .flags = {&kDryRunFlag, &kModeFlag, &kMinContextsFlag, &kKeepDaysFlag,
-                    &kDbFlag},
+                    &kDbFlag, &kConfigFlag},
           .description =
               "Seed 003's keep-set from context ID: it, the contexts similar\n"
               "or related to it, its parent, siblings and children, the\n"
@@ -350,7 +350,7 @@ const Program& CtxkitProgram() {
           .args_usage = "ID",
           .min_args = 1,
           .max_args = 1,
-          .flags = {&kDbFlag},
+          .flags = {&kDbFlag, &kConfigFlag},
           .description = "Everything goes in one transaction.\n"
                          "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunCtxDelete,
@@ -361,7 +361,7 @@ const Program& CtxkitProgram() {
           .args_usage = "ID",
           .min_args = 1,
           .max_args = 1,
-          .flags = {&kCtxLimitFlag, &kDbFlag},
+          .flags = {&kCtxLimitFlag, &kDbFlag, &kConfigFlag},
           .description =
               "Prints retrieve_context's document: the newest --limit\n"
               "messages (default 100) oldest first, the summary, the\n"
@@ -374,7 +374,7 @@ const Program& CtxkitProgram() {
           .summary = "where a context sits in the hierarchy, or the parents",
           .args_usage = "[ID]",
           .max_args = 1,
-          .flags = {&kCursorFlag, &kDbFlag},
+          .flags = {&kCursorFlag, &kDbFlag, &kConfigFlag},
           .description =
               "With ID: its parent, children, ancestors and hierarchical\n"
               "summary. Without: the ids of the contexts that have children.\n"
@@ -384,7 +384,8 @@ const Program& CtxkitProgram() {
       {
           .name = "ctx list",
           .summary = "list contexts, the most recently active first",
-          .flags = {&kCtxLimitFlag, &kCursorFlag, &kArchivedFlag, &kDbFlag},
+          .flags = {&kCtxLimitFlag, &kCursorFlag, &kArchivedFlag, &kDbFlag,
+                    &kConfigFlag},
           .description = "Pass next_cursor to --cursor for the next page.\n"
                          "\n" CTXKIT_RECORD_OUTPUT,
           .handler = RunCtxList,
@@ -394,7 +395,7 @@ const Program& CtxkitProgram() {
           .summary = "list, print or write meta summaries",
           .args_usage = "[META_ID]",
           .max_args = 1,
-          .flags = {&kContextsFlag, &kCursorFlag, &kDbFlag},
+          .flags = {&kContextsFlag, &kCursorFlag, &kDbFlag, &kConfigFlag},
           .description =
               "Without META_ID: the meta summaries' ids. With it: that meta\n"
               "summary, or with --contexts A,B,... it written (created, or\n"
@@ -405,7 +406,7 @@ const Program& CtxkitProgram() {
       {
           .name = "ctx metrics",
           .summary = "the graph's calls and counts over a day, week or month",
-          .flags = {&kPeriodFlag, &kDbFlag},
+          .flags = {&kPeriodFlag, &kDbFlag, &kConfigFlag},
           .description =
               "get_context_metrics' document: totalCalls, byType,\n"
               "averageDuration (ms), averageScore (the share of calls that\n"
@@ -424,7 +425,7 @@ const Program& CtxkitProgram() {
           .max_args = 2,
           .flags = {&kDirectionFlag, &kEdgeTypeFlag, &kMaxHopsFlag,
                     &kWeightedFlag, &kExpiredFlag, &kArchivedFlag,
-                    &kEdgeFilterFlag, &kDbFlag},
+                    &kEdgeFilterFlag, &kDbFlag, &kConfigFlag},
           .description =
               "The fewest hops (or with --weighted the largest product of\n"
               "weights) over current edges, either way unless --direction\n"
@@ -441,7 +442,8 @@ const Program& CtxkitProgram() {
           .min_args = 2,
           .max_args = 2,
           .flags = {&kEdgeTypeFlag, &kWeightFlag, &kEdgeMetadataFlag,
-                    &kCreateMissingFlag, &kReplaceParentFlag, &kDbFlag},
+                    &kCreateMissingFlag, &kReplaceParentFlag, &kDbFlag,
+                    &kConfigFlag},
           .description =
               "An edge (SOURCE, --type, TARGET) that exists is updated: its\n"
               "weight, and --metadata merged into its metadata (RFC 7386).\n"
@@ -458,7 +460,7 @@ const Program& CtxkitProgram() {
           .max_args = 1,
           .flags = {&kEdgeTypeFlag, &kDirectionFlag, &kEdgesFlag,
                     &kCtxLimitFlag, &kExpiredFlag, &kArchivedFlag,
-                    &kEdgeFilterFlag, &kTagsFlag, &kDbFlag},
+                    &kEdgeFilterFlag, &kTagsFlag, &kDbFlag, &kConfigFlag},
           .description =
               "Outgoing edges first, then incoming, in the order they were\n"
               "added; --edges prints each edge with its weight, times and\n"
@@ -474,7 +476,7 @@ const Program& CtxkitProgram() {
           .args_usage = "ID",
           .min_args = 1,
           .max_args = 1,
-          .flags = {&kDbFlag},
+          .flags = {&kDbFlag, &kConfigFlag},
           .description = CTXKIT_RECORD_OUTPUT,
           .handler = RunCtxRestore,
       },
@@ -485,7 +487,7 @@ const Program& CtxkitProgram() {
           .min_args = 1,
           .max_args = 1,
           .flags = {&kCtxLimitFlag, &kMinSimilarityFlag, &kMethodFlag,
-                    &kTagsFlag, &kArchivedFlag, &kDbFlag},
+                    &kTagsFlag, &kArchivedFlag, &kDbFlag, &kConfigFlag},
           .description =
               "BM25 over each context's messages, tags and summary, ranked\n"
               "by TF-IDF cosine (similarity, 0..1); a context needs no\n"
@@ -499,7 +501,7 @@ const Program& CtxkitProgram() {
           .args_usage = "ID",
           .min_args = 1,
           .max_args = 1,
-          .flags = {&kForceFlag, &kDbFlag},
+          .flags = {&kForceFlag, &kDbFlag, &kConfigFlag},
           .description =
               "Extractive and deterministic. Without --force a context with\n"
               "no message since its last summary keeps (and prints) it.\n"
@@ -512,7 +514,7 @@ const Program& CtxkitProgram() {
           .args_usage = "SOURCE TARGET",
           .min_args = 2,
           .max_args = 2,
-          .flags = {&kEdgeTypeFlag, &kInvalidateFlag, &kDbFlag},
+          .flags = {&kEdgeTypeFlag, &kInvalidateFlag, &kDbFlag, &kConfigFlag},
           .description =
               "--invalidate keeps the edge as history (invalidAt and\n"
               "expiredAt set now): queries stop seeing it unless asked for\n"
@@ -524,7 +526,7 @@ const Program& CtxkitProgram() {
       {
           .name = "ctx verify",
           .summary = "check the graph's indexes and counters",
-          .flags = {&kDbFlag},
+          .flags = {&kDbFlag, &kConfigFlag},
           .description =
               "Reads the whole graph in one snapshot: edge indexes mirror\n"
               "each other, counters equal a recount, the lexical index a\n"
@@ -539,7 +541,7 @@ const Program& CtxkitProgram() {
           .args_usage = "ID",
           .min_args = 1,
           .max_args = 1,
-          .flags = {&kFormatFlag, &kDepthFlag, &kDbFlag},
+          .flags = {&kFormatFlag, &kDepthFlag, &kDbFlag, &kConfigFlag},
           .description =
               "json (the seed's document), mermaid, text or Graphviz dot, up\n"
               "to --depth hops; ids are escaped so no id breaks a diagram.\n",

@@ -20,9 +20,11 @@
 #include "ctxkit/context_graph_json.h"
 #include "ctxkit/conversations.h"
 #include "programs/ctxkit/cli/commands.h"
+#include "programs/ctxkit/cli/host_command.h"
 #include "programs/ctxkit/cli/record_flags.h"
 #include "programs/ctxkit/cli/store_location.h"
 #include "programs/ctxkit/host/json_out.h"
+#include "programs/ctxkit/host/services.h"
 
 namespace ctxkit::program {
 
@@ -127,8 +129,12 @@ struct OpenedGraph {
   std::unique_ptr<ContextGraph> graph;
 };
 
+// The graph as `ctxkit mcp` would open it: the same configuration (--config,
+// the environment), store location and embedder.
 StatusOr<OpenedGraph> OpenGraph(const Args& args, StoreCreation creation) {
-  auto location = ResolveStoreLocation(args);
+  auto config = LoadCommandConfig(args);
+  if (!config.ok()) return config.status();
+  auto location = StoreLocationFor(*config, args);
   if (!location.ok()) return location.status();
   auto store = OpenStoreForWriting(*location, creation);
   if (!store.ok()) return store.status();
@@ -139,13 +145,12 @@ StatusOr<OpenedGraph> OpenGraph(const Args& args, StoreCreation creation) {
   opened.conversations = *std::move(conversations);
   // The calls are recorded as `ctxkit serve` and `ctxkit mcp` record them,
   // so that `ctx metrics` counts every surface's.
-  auto analytics = Analytics::Open(*opened.store);
+  auto analytics =
+      Analytics::Open(*opened.store, host::GraphAnalyticsOptions(*config));
   if (!analytics.ok()) return analytics.status();
   opened.analytics = *std::move(analytics);
-  ContextGraphOptions options;
-  options.analytics = opened.analytics.get();
-  auto graph = ContextGraph::Open(*opened.store, *opened.conversations,
-                                  std::move(options));
+  auto graph = host::OpenHostGraph(
+      *config, *opened.store, *opened.conversations, opened.analytics.get());
   if (!graph.ok()) return graph.status();
   opened.graph = *std::move(graph);
   return opened;

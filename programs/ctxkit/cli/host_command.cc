@@ -41,8 +41,7 @@ StatusOr<StoreLocation> StoreLocationFor(const host::HostConfig& config,
   return location;
 }
 
-StatusOr<std::optional<host::HostConfig>> CommandConfig(const Args& args,
-                                                        std::ostream& out) {
+StatusOr<host::HostConfig> LoadCommandConfig(const Args& args) {
   auto config = host::LoadHostConfig(
       HostConfigFlagsOf(args),
       [](const char* name) -> const char* { return std::getenv(name); });
@@ -51,6 +50,13 @@ StatusOr<std::optional<host::HostConfig>> CommandConfig(const Args& args,
   for (const std::string& warning : config->warnings) {
     std::cerr << "ctxkit: warning: " << warning << "\n";
   }
+  return config;
+}
+
+StatusOr<std::optional<host::HostConfig>> CommandConfig(const Args& args,
+                                                        std::ostream& out) {
+  auto config = LoadCommandConfig(args);
+  if (!config.ok()) return config.status();
   if (!args.Has(kPrintConfigFlag.name)) {
     return std::optional(*std::move(config));
   }

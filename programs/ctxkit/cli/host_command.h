@@ -32,8 +32,14 @@ host::HostConfigFlags HostConfigFlagsOf(const Args& args);
 StatusOr<StoreLocation> StoreLocationFor(const host::HostConfig& config,
                                          const Args& args);
 
-// The configuration of `ctxkit mcp` and `ctxkit serve`: LoadHostConfig over
-// the process's environment. With --print-config it is printed to `out`
+// LoadHostConfig over the process's environment and the --config and --db
+// flags among `args`, its warnings (settings accepted but ignored) printed
+// to stderr: the configuration of every command that opens the context
+// graph. Errors: LoadHostConfig's.
+StatusOr<host::HostConfig> LoadCommandConfig(const Args& args);
+
+// The configuration of `ctxkit mcp` and `ctxkit serve`: LoadCommandConfig.
+// With --print-config it is printed to `out`
 // (the store location resolved, so the output is a usable --config) and
 // the result is nullopt: the command has nothing left to do. Errors: those
 // of LoadHostConfig and StoreLocationFor.

@@ -60,20 +60,27 @@ StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,
   compactor_services.analytics = services->analytics.get();
   services->compactor = std::make_unique<Compactor>(compactor_services);
 
-  ContextGraphOptions graph_options = GraphOptions(config);
-  // Destroyed after the graph: Services' members go in reverse order.
-  graph_options.analytics = services->analytics.get();
+  // The analytics are destroyed after the graph: Services' members go in
+  // reverse order.
+  auto graph = OpenHostGraph(config, s, *services->conversations,
+                             services->analytics.get());
+  if (!graph.ok()) return Prefixed(graph.status(), "context graph");
+  services->graph = *std::move(graph);
+  return services;
+}
+
+StatusOr<std::unique_ptr<ContextGraph>> OpenHostGraph(
+    const HostConfig& config, Store& store, ConversationStore& conversations,
+    Analytics* analytics) {
+  ContextGraphOptions options = GraphOptions(config);
+  options.analytics = analytics;
   if (config.graph.embedding_dims > 0) {
     auto embedder =
         MakeHashedEmbedder(static_cast<uint32_t>(config.graph.embedding_dims));
     if (!embedder.ok()) return Prefixed(embedder.status(), "embedder");
-    graph_options.embedder = *std::move(embedder);
+    options.embedder = *std::move(embedder);
   }
-  auto graph =
-      ContextGraph::Open(s, *services->conversations, std::move(graph_options));
-  if (!graph.ok()) return Prefixed(graph.status(), "context graph");
-  services->graph = *std::move(graph);
-  return services;
+  return ContextGraph::Open(store, conversations, std::move(options));
 }
 
 }  // namespace ctxkit::host

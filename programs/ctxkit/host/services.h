@@ -40,6 +40,16 @@ struct Services {
   ~Services();
 };
 
+// The host's ContextGraph over `store` and `conversations`:
+// GraphOptions(config), recording its calls in `analytics` (which must
+// outlive the graph), with the built-in hashed embedder when embeddingDims
+// > 0. What OpenServices and the `ctx` commands both open, so that the
+// command line and the servers honour one configuration alike. Errors:
+// MakeHashedEmbedder's, ContextGraph::Open's.
+StatusOr<std::unique_ptr<ContextGraph>> OpenHostGraph(
+    const HostConfig& config, Store& store, ConversationStore& conversations,
+    Analytics* analytics);
+
 // Opens every part over `store`. Errors: those of each part's Open,
 // prefixed with the part's name.
 StatusOr<std::unique_ptr<Services>> OpenServices(const HostConfig& config,

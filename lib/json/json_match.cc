@@ -55,16 +55,19 @@ JsonContainsFilter::Node JsonContainsFilter::Build(const element& e) {
       n.kind = Node::Kind::kString;
       n.text = std::string(e.get_string().value_unsafe());
       break;
-    case element_type::ARRAY:
+    case element_type::ARRAY: {
       n.kind = Node::Kind::kArray;
-      for (element item : e.get_array().value_unsafe()) {
-        n.items.push_back(Build(item));
-      }
+      // Held in a local: a range-for over value_unsafe() of the temporary
+      // simdjson_result would outlive it.
+      const simdjson::dom::array a = e.get_array().value_unsafe();
+      for (element item : a) n.items.push_back(Build(item));
       break;
+    }
     case element_type::OBJECT: {
       n.kind = Node::Kind::kObject;
       // A repeated key keeps its last value, as Satisfies reads documents.
-      for (auto field : e.get_object().value_unsafe()) {
+      const simdjson::dom::object o = e.get_object().value_unsafe();
+      for (auto field : o) {
         Node value = Build(field.value);
         bool replaced = false;
         for (auto& [key, old] : n.members) {

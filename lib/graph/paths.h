@@ -45,7 +45,10 @@ struct PathEdge {
 // target's side. For a directed search ("outgoing") forward means the
 // node's out-edges and backward its in-edges; for "both", each side gets
 // both. The adjacency applies the type, expiry and archive filters. It may
-// emit edges in any order and the same edge more than once. An error stops
+// emit edges in any order and the same edge more than once, but the two
+// sides must agree: u's forward edges include an edge to v exactly when v's
+// backward edges include it (the searches read a joining edge from either
+// end, whichever is cheaper). An error stops
 // the search and is returned by FindPath.
 using PathEmit = absl::FunctionRef<void(const PathEdge&)>;
 using PathAdjacency =

@@ -233,6 +233,42 @@ TEST_CASE("among shortest paths the smallest node sequence wins") {
   }
 }
 
+TEST_CASE("fewest hops: the last layer is read only as far as the answer") {
+  // Backward meeting: the backward layer {7, 5} (in the order 100's edges
+  // come) meets the forward layer first at 3 (through 7), but the answer
+  // goes through 2, ranked first, and from 2 to 5, the smaller of its two
+  // backward neighbours.
+  for (bool both : {false, true}) {
+    CAPTURE(both);
+    TestGraph graph(both);
+    graph.Add(1, 2).Add(1, 3).Add(1, 4);
+    graph.Add(7, 100).Add(5, 100);
+    graph.Add(3, 7).Add(2, 7).Add(2, 5);
+    CHECK(graph.Path(1, 100).nodes == Nodes{1, 2, 5, 100});
+  }
+  // Parallel edges between the meeting node and the next: the preferred
+  // one, whichever the forward read meets first.
+  TestGraph parallel;
+  parallel.Add(1, 2).Add(1, 3).Add(1, 4);
+  parallel.Add(7, 100).Add(5, 100);
+  parallel.Add(3, 7).Add(2, 5, 0.5f, 2).Add(2, 5, 0.5f, 1).Add(2, 5, 0.25f, 0);
+  PathResult path = parallel.Path(1, 100);
+  REQUIRE(path.edges.size() == 3);
+  CHECK(SameEdge(path.edges[1], E(2, 5, 0.5f, 1)));
+
+  // Forward meeting: the source's twenty neighbours each lead to the
+  // target's side, so the search stops after the first of them (rank 0,
+  // node 10) instead of reading all twenty: 1 + 1 + 20 reads would be the
+  // whole layer.
+  TestGraph wide;
+  for (uint64_t n = 10; n < 30; ++n) wide.Add(1, n).Add(n, 200 + n);
+  for (uint64_t n = 10; n < 30; ++n) wide.Add(200 + n, 500);
+  for (uint64_t n = 0; n < 40; ++n) wide.Add(600 + n, 500);  // a wide fan-in
+  path = wide.Path(1, 500);
+  CHECK(path.nodes == Nodes{1, 10, 210, 500});
+  CHECK(wide.calls() < 10);
+}
+
 TEST_CASE("a directed adjacency follows edge direction, 'both' does not") {
   std::vector<PathEdge> edges = {E(1, 2, 0.5f), E(3, 2, 0.5f), E(3, 4, 0.5f)};
   TestGraph directed(false);

@@ -11,7 +11,6 @@
 // the 100k.
 
 #include <benchmark/benchmark.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/graph_bench_timing.h"
 #include "ctxkit/store.h"
 #include "lib/graph/vectors.h"
 #include "lib/status/status_internal.h"
@@ -134,25 +134,8 @@ std::vector<uint64_t> ExactTop5(const Bench& b, const std::vector<float>& q) {
   return top;
 }
 
-double ThreadCpuMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e6 +
-         static_cast<double>(ts.tv_nsec) / 1e3;
-}
-
-void SetPercentiles(benchmark::State& state, std::vector<double> us,
-                    const std::string& prefix = "") {
-  if (us.empty()) return;
-  std::sort(us.begin(), us.end());
-  auto at = [&](double p) {
-    return us[std::min(us.size() - 1, static_cast<size_t>(
-                                          p * static_cast<double>(us.size())))];
-  };
-  state.counters[prefix + "p50_us"] = at(0.50);
-  state.counters[prefix + "p99_us"] = at(0.99);
-  state.counters[prefix + "max_us"] = us.back();
-}
+using graph_bench::SetPercentiles;
+using graph_bench::ThreadCpuMicros;
 
 // Building the scan copy from the store, as Open does.
 void BM_VectorLoad(benchmark::State& state) {

@@ -19,6 +19,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -95,39 +98,59 @@ double Norm(std::span<const float> v) {
   return std::sqrt(sum);
 }
 
-// The int8 dot product of query `q` with each of `n` rows of `dims`, times
-// the row's scale, into `out`: the scan's whole cost, so it has an AVX2
-// form (vpmaddwd, twice the portable loop's speed, which the compiler
-// vectorizes only to SSE2) chosen once at run time.
-void ScanRowsPortable(const int8_t* q, const int8_t* rows, const float* scales,
-                      size_t n, size_t dims, float* out) {
-  for (size_t r = 0; r < n; ++r) {
-    const int8_t* b = rows + r * dims;
-    int32_t sum = 0;
-    for (size_t i = 0; i < dims; ++i) {
-      sum += static_cast<int16_t>(q[i]) * static_cast<int16_t>(b[i]);
-    }
-    out[r] = static_cast<float>(sum) * scales[r];
-  }
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CTXKIT_VECTORS_AVX2 1
+// About 3 KiB ahead at 384 dims: far enough to hide a memory access, near
+// enough to stay in L1.
+constexpr size_t kScanPrefetchRows = 8;
+// ScanRowsPortable's AVX2 form. vpmaddubsw multiplies unsigned by signed
+// bytes, so each row byte b and query byte q go in as |b| and q * sign(b):
+// the same product, and exact for every b (|-128| is 128 as an unsigned
+// byte) and every q of -127..127 (the query's QuantizeRow); a pair's sum is
+// at most 2 * 128 * 127 = 32512, so the 16-bit step never saturates. 32
+// bytes take five instructions, where widening both sides to 16 bits first
+// (the compiler's vectorization of the portable loop) takes twice as many
+// on the one shuffle port. It also prefetches the row kScanPrefetchRows
+// ahead: the rows are read once per query, 38 MB at 100k x 384, and the
+// hardware prefetcher stops at each 4 KiB page, so without it every page
+// starts with a wait on memory (a quarter of the scan's time measured).
+__attribute__((target("avx2"))) inline __m256i DotChunkAvx2(const int8_t* q,
+                                                            const int8_t* b,
+                                                            __m256i ones) {
+  const __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+  const __m256i vq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+  return _mm256_madd_epi16(
+      _mm256_maddubs_epi16(_mm256_abs_epi8(vb), _mm256_sign_epi8(vq, vb)),
+      ones);
+}
+
 __attribute__((target("avx2"))) void ScanRowsAvx2(const int8_t* q,
                                                   const int8_t* rows,
                                                   const float* scales, size_t n,
                                                   size_t dims, float* out) {
+  const __m256i ones = _mm256_set1_epi16(1);
   for (size_t r = 0; r < n; ++r) {
     const int8_t* b = rows + r * dims;
-    __m256i acc = _mm256_setzero_si256();
-    size_t i = 0;
-    for (; i + 16 <= dims; i += 16) {
-      const __m256i va = _mm256_cvtepi8_epi16(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i)));
-      const __m256i vb = _mm256_cvtepi8_epi16(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
-      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
+    if (r + kScanPrefetchRows < n) {
+      const char* ahead =
+          reinterpret_cast<const char*>(b + kScanPrefetchRows * dims);
+      for (size_t at = 0; at < dims; at += 64) {
+        _mm_prefetch(ahead + at, _MM_HINT_T0);
+      }
     }
+    // Two accumulators, so that consecutive chunks do not wait on each
+    // other's add.
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 64 <= dims; i += 64) {
+      acc0 = _mm256_add_epi32(acc0, DotChunkAvx2(q + i, b + i, ones));
+      acc1 = _mm256_add_epi32(acc1, DotChunkAvx2(q + i + 32, b + i + 32, ones));
+    }
+    if (i + 32 <= dims) {
+      acc0 = _mm256_add_epi32(acc0, DotChunkAvx2(q + i, b + i, ones));
+      i += 32;
+    }
+    const __m256i acc = _mm256_add_epi32(acc0, acc1);
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc),
                               _mm256_extracti128_si256(acc, 1));
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
@@ -141,16 +164,59 @@ __attribute__((target("avx2"))) void ScanRowsAvx2(const int8_t* q,
 }
 #endif
 
-void ScanRows(const int8_t* q, const int8_t* rows, const float* scales,
-              size_t n, size_t dims, float* out) {
-#ifdef CTXKIT_VECTORS_AVX2
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return ScanRowsAvx2(q, rows, scales, n, dims, out);
+// Asks Linux to back [data, data + bytes) with 2 MiB pages where it can
+// (transparent huge pages in "madvise" mode, Debian's default, give them
+// only to memory so marked). The scan reads its rows end to end on every
+// query: with 4 KiB pages that is a TLB miss every 4 KiB, about 9,400 at
+// 100k x 384, and the scan measured a fifth faster with huge pages. Only
+// advice: the memory may stay in small pages, which changes nothing but
+// speed. Called before the memory is first written, so that the page
+// faults already take huge pages.
+void AdviseHugePages(void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t begin =
+      (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) {
+    // Its failure (a kernel without THP) leaves small pages: ignored.
+    (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+#else
+  (void)data;
+  (void)bytes;
 #endif
-  ScanRowsPortable(q, rows, scales, n, dims, out);
+}
+
+// The kernel Search uses: the fastest of ScanKernels, chosen once.
+ScanKernel ChosenScanKernel() {
+  static const ScanKernel chosen = ScanKernels().back().scan;
+  return chosen;
 }
 
 }  // namespace
+
+void ScanRowsPortable(const int8_t* q, const int8_t* rows, const float* scales,
+                      size_t n, size_t dims, float* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const int8_t* b = rows + r * dims;
+    int32_t sum = 0;
+    for (size_t i = 0; i < dims; ++i) {
+      sum += static_cast<int16_t>(q[i]) * static_cast<int16_t>(b[i]);
+    }
+    out[r] = static_cast<float>(sum) * scales[r];
+  }
+}
+
+std::vector<NamedScanKernel> ScanKernels() {
+  std::vector<NamedScanKernel> kernels = {{"portable", &ScanRowsPortable}};
+#ifdef CTXKIT_VECTORS_AVX2
+  if (__builtin_cpu_supports("avx2"))
+    kernels.push_back({"avx2", &ScanRowsAvx2});
+#endif
+  return kernels;
+}
 
 absl::StatusOr<VectorDbs> OpenVectorDbs(Store& store) {
   VectorDbs dbs;
@@ -345,6 +411,7 @@ absl::Status VectorIndex::Rebuild(const Transaction& txn, const VectorDbs& dbs,
     seqs_.reserve(n);
     scales_.reserve(n);
     rows_.reserve(n * dims_);
+    AdviseHugePages(rows_.data(), rows_.capacity());
     CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, TxnNewCursor(txn, dbs.vec));
     for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) {
       const std::string_view k = cursor.key();
@@ -486,7 +553,8 @@ absl::StatusOr<std::vector<VectorHit>> VectorIndex::Search(
   // costs page faults on every query.
   thread_local std::vector<float> scores;
   scores.resize(n);
-  ScanRows(qrow, rows_.data(), scales_.data(), n, dims_, scores.data());
+  ChosenScanKernel()(qrow, rows_.data(), scales_.data(), n, dims_,
+                     scores.data());
   // The best `take` rows by int8 score (ties: lower seq), by a heap over
   // one pass; then those accept takes, until 4 * limit are, taking more
   // rows while it refuses some.

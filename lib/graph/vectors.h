@@ -100,6 +100,28 @@ double Cosine(std::span<const float> a, std::span<const float> b);
 // largest magnitude / 127, so no component clips).
 std::string QuantizeRow(std::span<const float> v);
 
+// The int8 scan's kernels: for each of `n` rows of `dims` int8 components
+// (row r at rows + r * dims), the dot product with query `q`, exact in
+// 32 bits, times scales[r], into out[r]. `q`'s components must be in
+// -127..127 (QuantizeRow's); rows may hold any int8. Every kernel gives
+// the same floats bit for bit (the sum is an exact integer before the one
+// multiplication), so which one runs never changes a result. The scan is
+// the whole cost of a vector query over many rows. Pure; thread-safe.
+using ScanKernel = void (*)(const int8_t* q, const int8_t* rows,
+                            const float* scales, size_t n, size_t dims,
+                            float* out);
+// The plain loop, for any CPU.
+void ScanRowsPortable(const int8_t* q, const int8_t* rows, const float* scales,
+                      size_t n, size_t dims, float* out);
+struct NamedScanKernel {
+  std::string_view name;
+  ScanKernel scan = nullptr;
+};
+// The kernels this CPU runs, checked at run time (the build targets
+// generic x86-64): "portable" first, the faster ones after it; Search uses
+// the last. Tests compare each with the portable one.
+std::vector<NamedScanKernel> ScanKernels();
+
 struct VectorHit {
   uint64_t seq = 0;
   double cosine = 0;
@@ -138,7 +160,8 @@ class VectorIndex {
   uint32_t dims_ = 0;
   std::vector<uint64_t> seqs_;
   std::vector<float> scales_;
-  std::vector<int8_t> rows_;  // seqs_.size() * dims_
+  // seqs_.size() * dims_; Rebuild asks for huge pages (AdviseHugePages).
+  std::vector<int8_t> rows_;
   absl::flat_hash_map<uint64_t, size_t> row_of_;
 };
 

@@ -3,10 +3,14 @@
 // rank fusion, the fallback to keyword, deletes and cleanup, Verify against
 // damaged vectors, and a second graph on the store seeing the first's.
 
+#include "lib/graph/vectors.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -152,6 +156,56 @@ TEST_CASE("SetEmbedding checks the vector and the recorded space") {
   CheckError(g.graph->SetEmbedder(std::make_shared<FakeEmbedder>(0)),
              StatusCode::kInvalidArgument, "embedder dims");
   g.CheckVerified();
+}
+
+TEST_CASE("every int8 scan kernel gives the portable loop's floats") {
+  // Search uses the last kernel this CPU runs; the portable one is what
+  // any other CPU runs, so they must agree bit for bit. Rows take every
+  // int8 (-128 only a damaged row holds), the query -127..127 (what
+  // QuantizeRow gives); the dims cover each vector width's remainders.
+  const std::vector<internal::NamedScanKernel> kernels =
+      internal::ScanKernels();
+  REQUIRE(!kernels.empty());
+  CHECK(kernels.front().name == "portable");
+  MESSAGE("scan kernels: " << kernels.size() << ", Search uses "
+                           << kernels.back().name);
+  std::mt19937 rng(8);
+  for (size_t dims : {1, 15, 16, 31, 32, 33, 63, 64, 65, 100, 384, 4096}) {
+    CAPTURE(dims);
+    constexpr size_t kRows = 37;
+    std::vector<int8_t> q(dims), rows(kRows * dims);
+    std::vector<float> scales(kRows);
+    for (int8_t& x : q) x = static_cast<int8_t>(int(rng() % 255) - 127);
+    for (int8_t& x : rows) x = static_cast<int8_t>(int(rng() % 256) - 128);
+    for (float& s : scales) s = std::ldexp(float(rng() % 1000 + 1), -17);
+    // The extremes: rows of -128 and 127 against a query of -127 and 127,
+    // where a 16-bit pair sum would saturate if it could.
+    std::fill_n(q.begin(), dims / 2, int8_t{-127});
+    std::fill(q.begin() + static_cast<std::ptrdiff_t>(dims / 2), q.end(),
+              int8_t{127});
+    std::fill_n(rows.begin(), dims, int8_t{-128});
+    std::fill_n(rows.begin() + static_cast<std::ptrdiff_t>(dims), dims,
+                int8_t{127});
+    std::vector<float> want(kRows);
+    internal::ScanRowsPortable(q.data(), rows.data(), scales.data(), kRows,
+                               dims, want.data());
+    // The portable loop's row 0 by hand: -128 * -127 over the first half,
+    // -128 * 127 over the rest.
+    const int64_t half = static_cast<int64_t>(dims / 2);
+    const int64_t row0 =
+        128 * 127 * half - 128 * 127 * (static_cast<int64_t>(dims) - half);
+    CHECK(want[0] == static_cast<float>(row0) * scales[0]);
+    for (const internal::NamedScanKernel& k : kernels) {
+      CAPTURE(k.name);
+      std::vector<float> got(kRows, -1.0f);
+      k.scan(q.data(), rows.data(), scales.data(), kRows, dims, got.data());
+      CHECK(std::memcmp(got.data(), want.data(), kRows * sizeof(float)) == 0);
+      // And a scan of no rows writes nothing.
+      float untouched = 3.0f;
+      k.scan(q.data(), rows.data(), scales.data(), 0, dims, &untouched);
+      CHECK(untouched == 3.0f);
+    }
+  }
 }
 
 TEST_CASE("the int8 scan with float rescoring finds what exact search does") {

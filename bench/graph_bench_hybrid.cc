@@ -41,13 +41,14 @@
 #include <vector>
 
 #include "bench/bench_inputs.h"
-#include "bench/graph_bench_timing.h"
+#include "bench/graph_bench_shared.h"
 #include "ctxkit/context_graph.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/store.h"
 
 namespace {
 
+using ctxkit::graph_bench::Contexts;
 using ctxkit::graph_bench::SetPercentiles;
 using ctxkit::graph_bench::ThreadCpuMicros;
 
@@ -55,15 +56,6 @@ constexpr const char* kCorpusVersion = "v1";
 constexpr uint32_t kDims = 384;
 constexpr size_t kVocabulary = 20'000;
 constexpr size_t kMessagesPerContext = 3;
-
-uint64_t Contexts() {
-  static const uint64_t n = [] {
-    const char* v = std::getenv("CTXKIT_BENCH_CONTEXTS");
-    const uint64_t parsed = v != nullptr ? std::strtoull(v, nullptr, 10) : 0;
-    return parsed > 0 ? parsed : uint64_t{100'000};
-  }();
-  return n;
-}
 
 [[noreturn]] void Fail(const char* what, const ctxkit::Status& status) {
   std::fprintf(stderr, "graph_bench: %s: %s\n", what,
@@ -129,10 +121,8 @@ struct Bench {
 Bench& TheBench() {
   static Bench* bench = [] {
     auto* b = new Bench();
-    const char* base = std::getenv("CTXKIT_BENCH_DIR");
-    const std::string dir = std::string(base && *base ? base : "/dev/shm") +
-                            "/ctxkit_graph_bench_hybrid_" + kCorpusVersion +
-                            "_" + std::to_string(Contexts());
+    const std::string dir =
+        ctxkit::graph_bench::StoreDir(std::string("hybrid_") + kCorpusVersion);
     const bool exists = std::filesystem::exists(dir + "/complete");
     if (!exists) std::filesystem::remove_all(dir);
     ctxkit::StoreOptions store_options;

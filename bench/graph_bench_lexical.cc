@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/graph_bench_shared.h"
 #include "ctxkit/store.h"
 #include "lib/graph/lexical.h"
 #include "lib/status/status_macros.h"
@@ -37,16 +38,11 @@
 namespace ctxkit::internal {
 namespace {
 
+using graph_bench::Contexts;
+using graph_bench::SetPercentiles;
+using graph_bench::ThreadCpuMicros;
+
 constexpr const char* kCorpusVersion = "v1";
-// $CTXKIT_BENCH_CONTEXTS overrides it for a quick run (its own store).
-uint64_t Contexts() {
-  static const uint64_t n = [] {
-    const char* v = std::getenv("CTXKIT_BENCH_CONTEXTS");
-    const uint64_t parsed = v != nullptr ? std::strtoull(v, nullptr, 10) : 0;
-    return parsed > 0 ? parsed : uint64_t{100'000};
-  }();
-  return n;
-}
 constexpr size_t kVocabulary = 50'000;
 constexpr size_t kMessagesPerContext = 20;
 constexpr size_t kWordsPerMessage = 60;
@@ -126,10 +122,8 @@ void Fail(const absl::Status& s, const char* what) {
 Bench& TheBench() {
   static Bench* bench = [] {
     auto* b = new Bench();
-    const char* base = std::getenv("CTXKIT_BENCH_DIR");
-    const std::string dir = std::string(base && *base ? base : "/dev/shm") +
-                            "/ctxkit_graph_bench_lexical_" + kCorpusVersion +
-                            "_" + std::to_string(Contexts());
+    const std::string dir =
+        graph_bench::StoreDir(std::string("lexical_") + kCorpusVersion);
     const bool exists = std::filesystem::exists(dir + "/complete");
     if (!exists) std::filesystem::remove_all(dir);
     StoreOptions options;
@@ -194,28 +188,6 @@ std::vector<std::string> Queries() {
   for (int i = 0; i < 200; ++i)
     queries.push_back(corpus.Text(rng, 3 + rng() % 10));
   return queries;
-}
-
-// This thread's CPU time in microseconds: on a shared machine, wall-clock
-// percentiles include other processes' turns, so both are reported.
-double ThreadCpuMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e6 +
-         static_cast<double>(ts.tv_nsec) / 1e3;
-}
-
-void SetPercentiles(benchmark::State& state, std::vector<double> us,
-                    const std::string& prefix = "") {
-  if (us.empty()) return;
-  std::sort(us.begin(), us.end());
-  auto at = [&](double p) {
-    return us[std::min(us.size() - 1, static_cast<size_t>(
-                                          p * static_cast<double>(us.size())))];
-  };
-  state.counters[prefix + "p50_us"] = at(0.50);
-  state.counters[prefix + "p99_us"] = at(0.99);
-  state.counters[prefix + "max_us"] = us.back();
 }
 
 // One query per iteration, cycling over the fixed set.

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/graph_bench_timing.h"
+#include "bench/graph_bench_shared.h"
 #include "ctxkit/store.h"
 #include "lib/graph/vectors.h"
 #include "lib/status/status_internal.h"
@@ -34,16 +34,10 @@
 namespace ctxkit::internal {
 namespace {
 
+using graph_bench::Contexts;
+
 constexpr const char* kVersion = "v1";
 constexpr uint32_t kDims = 384;
-uint64_t Contexts() {
-  static const uint64_t n = [] {
-    const char* v = std::getenv("CTXKIT_BENCH_CONTEXTS");
-    const uint64_t parsed = v != nullptr ? std::strtoull(v, nullptr, 10) : 0;
-    return parsed > 0 ? parsed : uint64_t{100'000};
-  }();
-  return n;
-}
 
 void Fail(const absl::Status& s, const char* what) {
   if (s.ok()) return;
@@ -67,11 +61,9 @@ struct Bench {
 Bench& TheBench() {
   static Bench* bench = [] {
     auto* b = new Bench();
-    const char* base = std::getenv("CTXKIT_BENCH_DIR");
-    const std::string dir = std::string(base && *base ? base : "/dev/shm") +
-                            "/ctxkit_graph_bench_vectors_" + kVersion + "_" +
-                            std::to_string(Contexts()) + "_" +
-                            std::to_string(kDims);
+    const std::string dir =
+        graph_bench::StoreDir(std::string("vectors_") + kVersion) + "_" +
+        std::to_string(kDims);
     const bool exists = std::filesystem::exists(dir + "/complete");
     if (!exists) std::filesystem::remove_all(dir);
     StoreOptions options;

@@ -161,23 +161,22 @@ static void test_typed(void) {
                                   L("{\"metadata\":{\"why\":\"tokens\"}}"),
                                   &json, &len, ERR),
              "\"contextIds\":[\"session\"],\"total\":1");
-  EXPECT_DOC(ctxkit_graph_related(graph, L("auth"),
-                                  L("{\"metadata\":{\"why\":null}}"), &json,
-                                  &len, ERR),
-             "\"contextIds\":[],\"total\":0");
+  EXPECT_DOC(
+      ctxkit_graph_related(graph, L("auth"), L("{\"metadata\":{\"why\":null}}"),
+                           &json, &len, ERR),
+      "\"contextIds\":[],\"total\":0");
   EXPECT_DOC(ctxkit_graph_related(graph, L("auth"), L("{\"tags\":[\"auth\"]}"),
                                   &json, &len, ERR),
              "\"contextIds\":[],\"total\":0");
   EXPECT_DOC(ctxkit_graph_related(graph, L("session"),
-                                  L("{\"tags\":[\"auth\"]}"), &json, &len,
-                                  ERR),
+                                  L("{\"tags\":[\"auth\"]}"), &json, &len, ERR),
              "\"contextIds\":[\"auth\"],\"total\":1");
   EXPECT_ERROR(ctxkit_graph_related(graph, L("auth"), L("{\"metadata\":[1]}"),
                                     &json, &len, ERR),
                CTXKIT_INVALID_ARGUMENT, error, "metadata");
   EXPECT_DOC(ctxkit_graph_path(graph, L("auth"), L("session"),
-                               L("{\"metadata\":{\"why\":\"other\"}}"),
-                               &json, &len, ERR),
+                               L("{\"metadata\":{\"why\":\"other\"}}"), &json,
+                               &len, ERR),
              "\"found\":false");
   EXPECT_DOC(ctxkit_graph_path(graph, L("auth"), L("session"), NULL, 0, &json,
                                &len, ERR),

@@ -896,6 +896,14 @@ struct Query {
     }
     return std::nullopt;
   }
+  // Every value of `key`, decoded, in order (a repeated key: ?tag=a&tag=b).
+  std::vector<std::string> All(std::string_view key) const {
+    std::vector<std::string> values;
+    for (const auto& p : params) {
+      if (p.first == key) values.push_back(p.second);
+    }
+    return values;
+  }
 };
 
 absl::StatusOr<Query> ParseQuery(std::string_view text) {
@@ -1032,7 +1040,8 @@ Answer Rest(ContextGraph& graph, std::string_view method,
       }
       limit = static_cast<uint32_t>(n);
     }
-    StatusOr<SimilarResult> r = graph.FindSimilar(*text, {.limit = limit});
+    StatusOr<SimilarResult> r =
+        graph.FindSimilar(*text, {.limit = limit, .tags = query->All("tag")});
     if (!r.ok()) return MemoryStatus(r.status());
     return MemoryDoc(Cat("Found ", r->contexts.size(), " similar contexts"),
                      [&](JsonWriter& w) {
@@ -1056,6 +1065,12 @@ Answer Rest(ContextGraph& graph, std::string_view method,
     if (!dir.ok()) return MemoryError(400, Msg(dir.status()));
     options.direction = *dir;
   }
+  // ctxkit's filters, as get_related_contexts takes them: metadata as JSON
+  // text (percent-encoded), each tag as its own `tag` parameter.
+  if (std::optional<std::string> m = query->Get("metadata"); m.has_value()) {
+    options.metadata = *m;
+  }
+  options.tags = query->All("tag");
   StatusOr<RelatedResult> r = graph.Related(*id, options);
   if (!r.ok()) return MemoryStatus(r.status());
   return MemoryDoc(Cat("Found ", r->context_ids.size(),

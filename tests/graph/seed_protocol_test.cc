@@ -310,6 +310,28 @@ TEST_CASE_FIXTURE(Proto, "REST routes, percent-decoded ids") {
               false, R"("relatedContexts":["a/b"])");
   CheckAnswer(SeedRest(*graph, "GET", "/related/a_b?type=nope", ""), 400, true,
               "Invalid relationship type: nope");
+  // The filters: metadata as percent-encoded JSON, tags one per `tag`.
+  Must(graph->AddMessage("a/b", {.role = MessageRole::kUser,
+                                 .content = "tagged",
+                                 .tags = {"t1", "t 2"}}));
+  CheckAnswer(SeedRest(*graph, "GET",
+                       "/related/a_b?metadata=%7B%22auto%22%3Anull%7D", ""),
+              200, false, R"("relatedContexts":["a/b"])");
+  CheckAnswer(SeedRest(*graph, "GET",
+                       "/related/a_b?metadata=%7B%22auto%22%3Atrue%7D", ""),
+              200, false, R"("relatedContexts":[])");
+  CheckAnswer(SeedRest(*graph, "GET", "/related/a_b?metadata=%5B%5D", ""), 400,
+              true, "metadata must be a JSON object");
+  CheckAnswer(SeedRest(*graph, "GET", "/related/a_b?tag=t1&tag=t%202", ""), 200,
+              false, R"("relatedContexts":["a/b"])");
+  CheckAnswer(SeedRest(*graph, "GET", "/related/a_b?tag=t1&tag=t3", ""), 200,
+              false, R"("relatedContexts":[])");
+  CheckAnswer(SeedRest(*graph, "GET", "/related/a_b?tag=", ""), 400, true,
+              "tags[0]");
+  CheckAnswer(SeedRest(*graph, "GET", "/similar?text=slash&tag=t3", ""), 200,
+              false, R"("similarContexts":[])");
+  CheckAnswer(SeedRest(*graph, "GET", "/similar?text=slash&tag=t1", ""), 200,
+              false, R"("similarContexts":[{"contextId":"a/b")");
   CheckAnswer(SeedRest(*graph, "GET", "/related/a%3Ab", ""), 404, true, "a:b");
   CheckAnswer(SeedRest(*graph, "GET", "/related/a/b", ""), 404, true,
               "Not found");

@@ -20,10 +20,11 @@ const Flag kJsonFlag{"--json", "",
 namespace {
 
 // Said by the help of every record command (conv, ref, cache, stats).
-#define CTXKIT_RECORD_OUTPUT                                               \
-  "Prints one JSON document on one line. Opens the store read-write,\n"    \
-  "creating it if missing. Bad field values are INVALID_ARGUMENT errors\n" \
-  "naming the field, unknown ids NOT_FOUND (exit status 1).\n"
+#define CTXKIT_RECORD_OUTPUT                                              \
+  "Prints one JSON document on one line. Opens the store read-write; a\n" \
+  "command that adds records creates it if missing, any other answers\n"  \
+  "NOT_FOUND when there is none. Bad field values are INVALID_ARGUMENT\n" \
+  "errors naming the field, unknown ids NOT_FOUND (exit status 1).\n"
 
 std::string VersionLine() {
   // The library actually loaded, which is what --version is asked about

@@ -48,29 +48,40 @@ absl::StatusOr<EdgeFilter> EdgeFilter::Make(
   return f;
 }
 
-absl::StatusOr<bool> EdgeFilter::Keeps(const Transaction& txn,
-                                       const GraphDbs& dbs,
-                                       const EdgeScanner& scanner,
-                                       uint64_t source, uint8_t type,
-                                       uint64_t target, uint64_t other,
-                                       std::string_view out_record) {
+bool EdgeFilter::Keeps(const Transaction& txn, const GraphDbs& dbs,
+                       const EdgeScanner& scanner, uint64_t source,
+                       uint8_t type, uint64_t target, uint64_t other,
+                       std::string_view out_record) {
+  if (empty()) return true;
+  if (!status_.ok()) return false;
   if (metadata_.has_value()) {
     if (out_record.empty()) {
-      CTXKIT_ASSIGN_OR_RETURN(out_record,
-                              scanner.OutRecord(source, type, target));
+      absl::StatusOr<std::string_view> read =
+          scanner.OutRecord(source, type, target);
+      if (!read.ok()) {
+        status_ = read.status();
+        return false;
+      }
+      out_record = *read;
     }
-    CTXKIT_ASSIGN_OR_RETURN(EdgeRecord r, DecodeEdge(out_record));
-    if (!metadata_->Matches(r.metadata)) return false;
-  }
-  if (!tags_.empty()) {
-    auto [it, inserted] = tagged_.try_emplace(other, false);
-    if (inserted) {
-      CTXKIT_ASSIGN_OR_RETURN(it->second,
-                              ContextHasTags(txn, dbs, other, tags_));
+    absl::StatusOr<EdgeRecord> r = DecodeEdge(out_record);
+    if (!r.ok()) {
+      status_ = r.status();
+      return false;
     }
-    return it->second;
+    if (!metadata_->Matches(r->metadata)) return false;
   }
-  return true;
+  if (tags_.empty()) return true;
+  auto [it, inserted] = tagged_.try_emplace(other, false);
+  if (inserted) {
+    absl::StatusOr<bool> has = ContextHasTags(txn, dbs, other, tags_);
+    if (!has.ok()) {
+      status_ = has.status();
+      return false;
+    }
+    it->second = *has;
+  }
+  return it->second;
 }
 
 }  // namespace ctxkit::internal

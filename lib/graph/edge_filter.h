@@ -45,16 +45,21 @@ class EdgeFilter {
   // Whether the edge (source, type, target) passes, `other` being the end
   // the query did not start from. `out_record` is its graph.out record when
   // the caller holds it, else empty (it is then read through `scanner`).
-  // Errors: the store's, DATA_LOSS for a damaged record.
-  absl::StatusOr<bool> Keeps(const Transaction& txn, const GraphDbs& dbs,
-                             const EdgeScanner& scanner, uint64_t source,
-                             uint8_t type, uint64_t target, uint64_t other,
-                             std::string_view out_record);
+  // A read error (the store's, DATA_LOSS for a damaged record) keeps no
+  // edge from then on and is kept for status(), so that a scan callback
+  // needs no error path of its own.
+  bool Keeps(const Transaction& txn, const GraphDbs& dbs,
+             const EdgeScanner& scanner, uint64_t source, uint8_t type,
+             uint64_t target, uint64_t other, std::string_view out_record);
+
+  // The first error Keeps met, or OK; the query returns it after its scan.
+  const absl::Status& status() const { return status_; }
 
  private:
   std::optional<JsonContainsFilter> metadata_;
   std::vector<std::string> tags_;
   absl::flat_hash_map<uint64_t, bool> tagged_;  // other end -> has the tags
+  absl::Status status_;
 };
 
 }  // namespace ctxkit::internal

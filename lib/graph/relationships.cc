@@ -552,19 +552,6 @@ StatusOr<RelatedResult> ContextGraph::Related(
         internal::ArchivedLookup::Begin(*txn, dbs, !options.include_archived));
     internal::EdgeScanner scanner(*txn, dbs);
     std::vector<Found> all;
-    absl::Status filter_status;
-    // Whether the edge passes the metadata and tag filters (their first
-    // error stops keeping edges and is returned after the scan).
-    auto keeps = [&](const internal::EdgeKeyParts& k, bool out,
-                     std::string_view record) {
-      if (filter->empty()) return true;
-      if (!filter_status.ok()) return false;
-      absl::StatusOr<bool> kept =
-          filter->Keeps(*txn, dbs, scanner, out ? seq : k.second, k.type,
-                        out ? k.second : seq, k.second, record);
-      if (!kept.ok()) filter_status = kept.status();
-      return kept.ok() && *kept;
-    };
     // One index's edges of `seq`, appended in insertion order.
     auto scan = [&](bool out) -> absl::Status {
       const size_t first = all.size();
@@ -574,11 +561,13 @@ StatusOr<RelatedResult> ContextGraph::Related(
               std::string_view record) {
             if (internal::SummaryIsCurrent(r, as_of, options.include_expired) &&
                 r.weight >= options.min_weight &&
-                !archived.Contains(k.second) && keeps(k, out, record)) {
+                !archived.Contains(k.second) &&
+                filter->Keeps(*txn, dbs, scanner, out ? seq : k.second, k.type,
+                              out ? k.second : seq, k.second, record)) {
               all.push_back({r.serial, k.second, k.type, out, record});
             }
           }));
-      CTXKIT_RETURN_IF_ERROR(filter_status);
+      CTXKIT_RETURN_IF_ERROR(filter->status());
       // Keys order a context's edges by (type, other end); serials are
       // unique, so an unstable sort gives the one insertion order.
       std::sort(
@@ -685,7 +674,6 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
              std::find(types->begin(), types->end(), type) != types->end();
     };
     internal::EdgeScanner scanner(*txn, dbs);
-    absl::Status filter_status;
     auto edges_of = [&](uint64_t node, bool out,
                         internal::PathEmit emit) -> absl::Status {
       CTXKIT_RETURN_IF_ERROR(scanner.ForEach(
@@ -694,7 +682,7 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
               std::string_view record) {
             if (!allowed(k.type) ||
                 !internal::SummaryIsCurrent(r, now, options.include_expired) ||
-                archived.Contains(k.second) || !filter_status.ok()) {
+                archived.Contains(k.second)) {
               return;
             }
             internal::PathEdge e;
@@ -702,16 +690,12 @@ StatusOr<PathResult> ContextGraph::FindPath(std::string_view source,
             e.target = out ? k.second : node;
             e.type = k.type;
             e.weight = static_cast<float>(r.weight);
-            if (!filter->empty()) {
-              absl::StatusOr<bool> kept =
-                  filter->Keeps(*txn, dbs, scanner, e.source, e.type, e.target,
-                                k.second, record);
-              if (!kept.ok()) filter_status = kept.status();
-              if (!kept.ok() || !*kept) return;
+            if (filter->Keeps(*txn, dbs, scanner, e.source, e.type, e.target,
+                              k.second, record)) {
+              emit(e);
             }
-            emit(e);
           }));
-      return filter_status;
+      return filter->status();
     };
     const bool both = options.direction == EdgeDirection::kBoth;
     auto adjacency = [&](uint64_t node, bool backward,

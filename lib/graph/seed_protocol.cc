@@ -726,31 +726,35 @@ Answer MetricsTool(ContextGraph& graph, Fields& f) {
 #define CTXKIT_ID_SCHEMA(name) \
   "\"" name "\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024}"
 
-constexpr char kNoArgs[] = R"({"type":"object","properties":{}})";
+// Every schema refuses keys it does not list, as ctxkit's other tools do:
+// the seed's zod schemas dropped them, so a misspelled "limt" quietly ran
+// with the default limit.
+constexpr char kNoArgs[] =
+    R"({"type":"object","additionalProperties":false,"properties":{}})";
 constexpr char kAddMessageSchema[] =
-    R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"message":{"type":"string","minLength":1},"role":{"type":"string","enum":["user","assistant","system","tool"]},"importance":{"type":"string","enum":["low","medium","high","critical","LOW","MEDIUM","HIGH","CRITICAL"],"default":"medium"},"tags":{"type":"array","items":{"type":"string","minLength":1,"maxLength":128},"maxItems":64,"default":[]}},"required":["contextId","message","role"]})";
 constexpr char kRetrieveSchema[] =
-    R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100},"beforeSeq":{"type":"integer","minimum":0},"summaryHistory":{"type":"boolean","default":false}},"required":["contextId"]})";
 constexpr char kSimilarSchema[] =
-    R"({"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":100,"default":5},"minSimilarity":{"type":"number","minimum":0,"maximum":1,"default":0},"tags":{"type":"array","items":{"type":"string"}},"exclude":{"type":"array","items":{"type":"string"}}},"required":["query"]})";
+    R"({"type":"object","additionalProperties":false,"properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":100,"default":5},"minSimilarity":{"type":"number","minimum":0,"maximum":1,"default":0},"tags":{"type":"array","items":{"type":"string"}},"exclude":{"type":"array","items":{"type":"string"}}},"required":["query"]})";
 constexpr char kAddRelationshipSchema[] =
-    R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{)" CTXKIT_ID_SCHEMA(
         "sourceContextId") "," CTXKIT_ID_SCHEMA("targetContextId") R"(,"relationshipType":{"type":"string","enum":["similar","continues","references","parent","child"]},"weight":{"type":"number","minimum":0,"maximum":1,"default":0.8},"metadata":{"type":"object"}},"required":["sourceContextId","targetContextId","relationshipType"]})";
 constexpr char kRelatedSchema[] =
-    R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"relationshipType":{"type":"string","enum":["similar","continues","references","parent","child"]},"direction":{"type":"string","enum":["incoming","outgoing","both"],"default":"both"},"metadata":{"type":"object"},"tags":{"type":"array","items":{"type":"string"}}},"required":["contextId"]})";
 constexpr char kSummarizeSchema[] =
-    R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"force":{"type":"boolean","default":false}},"required":["contextId"]})";
 constexpr char kVisualizeSchema[] =
-    R"({"type":"object","properties":{)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"includeRelated":{"type":"boolean","default":true},"depth":{"type":"integer","minimum":1,"maximum":3,"default":1},"format":{"type":"string","enum":["json","mermaid","text","dot"],"default":"json"},"maxNodes":{"type":"integer","minimum":1,"maximum":1000,"default":200}}})";
 constexpr char kMetricsSchema[] =
-    R"({"type":"object","properties":{"period":{"type":"string","enum":["day","week","month"],"default":"week"}}})";
+    R"({"type":"object","additionalProperties":false,"properties":{"period":{"type":"string","enum":["day","week","month"],"default":"week"}}})";
 constexpr char kContextMemorySchema[] =
-    R"({"type":"object","properties":{"action":{"type":"string","enum":["add","retrieve","summarize","get_related","get_hierarchy","get_meta","find_similar","add_relationship","find_path","cleanup"]},)" CTXKIT_ID_SCHEMA(
+    R"({"type":"object","additionalProperties":false,"properties":{"action":{"type":"string","enum":["add","retrieve","summarize","get_related","get_hierarchy","get_meta","find_similar","add_relationship","find_path","cleanup"]},)" CTXKIT_ID_SCHEMA(
         "contextId") R"(,"role":{"type":"string","enum":["user","assistant","system","tool"]},"content":{"type":"string"},"importance":{"type":"string","enum":["low","medium","high","critical","LOW","MEDIUM","HIGH","CRITICAL"]},"tags":{"type":"array","items":{"type":"string"}},"metaId":{"type":"string"},"searchText":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":5},"targetId":{"type":"string"},"relationshipType":{"type":"string","enum":["similar","continues","references","parent","child"]},"strength":{"type":"number","default":0.8}},"required":["action","contextId"]})";
 
 #undef CTXKIT_ID_SCHEMA

@@ -651,6 +651,10 @@ export function defineCommonSuite(connect) {
       assert.equal(edge.relationshipType, 'references');
       assert.deepEqual(JSON.parse(await text('get_related_contexts', { contextId: 'sdk/auth' })), ['sdk:auth']);
       assert.deepEqual(JSON.parse(await text('get_related_contexts', { contextId: 'sdk:auth', direction: 'outgoing' })), []);
+      // A misspelled key is refused, not run with the default it misses.
+      const typo = await client.callTool({ name: 'get_similar_contexts', arguments: { query: 'oauth login', limt: 3 } });
+      assert.equal(typo.isError, true);
+      assert.match(typo.content[0].text, /Unrecognized key: 'limt'; did you mean 'limit'\?/);
       const similar = JSON.parse(await text('get_similar_contexts', { query: 'oauth login', limit: 3 }));
       assert.equal(similar[0].contextId, 'sdk/auth');
       assert.ok(similar[0].similarity > 0 && similar[0].similarity <= 1);

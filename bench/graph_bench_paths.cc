@@ -5,8 +5,8 @@
 //   build/rel/bench/graph_bench --benchmark_filter='Related|Path'
 //
 // The graph is built once (seeded: the same graph on every machine) in
-// $CTXKIT_GRAPH_BENCH_DIR, else /dev/shm/ctxkit-graph-bench-L3, and reused by
-// later runs; "L3" names the layout the store is written in (graph format 3;
+// $CTXKIT_GRAPH_BENCH_DIR, else /dev/shm/ctxkit-graph-bench-L4, and reused by
+// later runs; "L4" names the layout the store is written in (graph format 4;
 // no parent or child edges), so a layout change must change the name.
 // Building it takes about 35 s (325 MB); a store left incomplete by an
 // interrupted build is rebuilt. Every run checks the store with Verify
@@ -73,7 +73,7 @@ std::atomic<int64_t> g_now{1700000000000};
 std::string BenchDir() {
   const char* v = getenv("CTXKIT_GRAPH_BENCH_DIR");
   if (v != nullptr && *v != '\0') return v;
-  return "/dev/shm/ctxkit-graph-bench-L3";
+  return "/dev/shm/ctxkit-graph-bench-L4";
 }
 
 class Graph {

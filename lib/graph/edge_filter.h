@@ -43,8 +43,9 @@ class EdgeFilter {
   bool empty() const { return !metadata_.has_value() && tags_.empty(); }
 
   // Whether the edge (source, type, target) passes, `other` being the end
-  // the query did not start from. `out_record` is its graph.out record when
-  // the caller holds it, else empty (it is then read through `scanner`).
+  // the query did not start from. `out_record` is its graph.out record (or
+  // graph.in's copy of it) when the caller holds it, else empty (it is then
+  // read through `scanner`).
   // A read error (the store's, DATA_LOSS for a damaged record) keeps no
   // edge from then on and is kept for status(), so that a scan callback
   // needs no error path of its own.

@@ -1,6 +1,6 @@
 // Reading a context's edges the way the queries do: one cursor per index
-// for a whole query, and an in-edge's filter fields from its graph.in value
-// (the graph.out record only for a value an older build left empty).
+// for a whole query, and an in-edge's record from its graph.in copy (the
+// graph.out record only for a value an older build wrote without one).
 
 #ifndef CTXKIT_LIB_GRAPH_EDGE_SCANNER_H_
 #define CTXKIT_LIB_GRAPH_EDGE_SCANNER_H_
@@ -32,9 +32,10 @@ inline bool SummaryIsCurrent(const EdgeSummary& edge, int64_t as_of,
 // Scans the edges of one context at a time, in one read snapshot. Each
 // index gets one cursor for the scanner's life, re-seeked per node, because
 // a search scans thousands of nodes and opening a cursor per node costs
-// more than the scan of ten edges. An in-edge's filter fields come from its
-// graph.in value; only a value written before the summary existed (empty)
-// costs a graph.out lookup.
+// more than the scan of ten edges. An in-edge comes from its graph.in copy
+// of the record; only a value written before the copy existed costs a
+// graph.out lookup, and then only for an empty value (one holding the
+// filter fields gives them without it).
 class EdgeScanner {
  public:
   EdgeScanner(const Transaction& txn, const GraphDbs& dbs)
@@ -42,10 +43,11 @@ class EdgeScanner {
 
   // Calls fn(key parts, summary, value) for each edge of `node` in one
   // index: out (node is the source) or in (node is the target), whose key
-  // starts with node's seq and, if not 0, `type`. `value` is the graph.out
-  // record for an out-edge (valid for the transaction) and empty for an
-  // in-edge. DATA_LOSS for a malformed key or record, or an in-edge
-  // without its out-edge.
+  // starts with node's seq and, if not 0, `type`. `value` is the edge's
+  // graph.out record or its graph.in copy (valid for the transaction), or
+  // empty for an in-edge that an older build wrote with its filter fields
+  // only (OutRecord reads the record then). DATA_LOSS for a malformed key
+  // or record, or an in-edge without its out-edge.
   template <typename Fn>
   absl::Status ForEach(uint64_t node, bool out, uint8_t type, Fn&& fn) {
     std::optional<Cursor>& slot = out ? out_ : in_;
@@ -74,14 +76,12 @@ class EdgeScanner {
         fn(*k, r, cursor.value());
         continue;
       }
-      CTXKIT_ASSIGN_OR_RETURN(std::optional<EdgeSummary> r,
-                              DecodeInEdgeValue(cursor.value()));
-      if (!r) {
-        CTXKIT_ASSIGN_OR_RETURN(std::string_view record,
-                                OutRecord(k->second, k->type, node));
-        CTXKIT_ASSIGN_OR_RETURN(r, DecodeEdgeSummary(record));
+      CTXKIT_ASSIGN_OR_RETURN(InEdgeValue v, DecodeInEdgeValue(cursor.value()));
+      if (!v.summary) {
+        CTXKIT_ASSIGN_OR_RETURN(v.record, OutRecord(k->second, k->type, node));
+        CTXKIT_ASSIGN_OR_RETURN(v.summary, DecodeEdgeSummary(v.record));
       }
-      fn(*k, *r, std::string_view());
+      fn(*k, *v.summary, v.record);
     }
     return CursorStatus(cursor);
   }

@@ -12,9 +12,9 @@
 //   graph.by_activity  BE64 ordered(last activity) + BE64 seq -> empty
 //   graph.msg          BE64 seq + BE64 message seq -> MessageRecord
 //   graph.out          BE64 source + u8 type + BE64 target -> EdgeRecord
-//   graph.in           BE64 target + u8 type + BE64 source -> EdgeSummary
-//                      of the graph.out record (empty when written by a
-//                      build before the summary: read graph.out instead)
+//   graph.in           BE64 target + u8 type + BE64 source -> a copy of
+//                      the graph.out record (InEdgeValue; older builds
+//                      wrote only its filter fields, or nothing)
 //   graph.hier         BE64 child seq         -> BE64 parent seq
 //   graph.kids         BE64 parent + BE64 child -> empty
 //   graph.hsum         BE64 parent seq        -> DigestRecord (the newest
@@ -101,7 +101,9 @@ inline constexpr std::string_view kGraphFormatKey = "format";
 //      empty, must not write this graph
 //   3  vectors (graph.vec, graph.vecf, graph.vecmeta): a version-2 build
 //      would leave a deleted context's vector behind
-inline constexpr uint32_t kGraphFormatVersion = 3;
+//   4  graph.in values copy the whole graph.out record (InEdgeValue
+//      version 2), which a version-3 build reads as damaged
+inline constexpr uint32_t kGraphFormatVersion = 4;
 
 // The recorded layout version checked in `txn`: FAILED_PRECONDITION naming
 // the store when it is newer than this build's, DATA_LOSS when it is not a
@@ -203,10 +205,7 @@ std::string EncodeEdge(const EdgeRecord& r);
 absl::StatusOr<EdgeRecord> DecodeEdge(std::string_view value);
 
 // The fields of an edge that the related and path queries filter and rank
-// on. graph.in's value holds them too, written with every graph.out write of
-// the edge, so that scanning a context's in-edges needs no graph.out lookup
-// per edge; metadata is left out because only the edges a query returns
-// need it.
+// on.
 struct EdgeSummary {
   double weight = 0;
   int64_t valid_at = 0;
@@ -214,13 +213,28 @@ struct EdgeSummary {
   int64_t expired_at = 0;
   uint64_t serial = 0;
   uint64_t flags = 0;
+  bool operator==(const EdgeSummary&) const = default;
 };
-// The graph.in value of an edge whose graph.out record is `r`.
+// graph.in's value is a covering copy of the edge's graph.out record,
+// written with every graph.out write of the edge: scanning a context's
+// in-edges then needs no graph.out lookup, neither for the filter fields of
+// every edge nor for the metadata and times of the edges a query returns
+// (an incoming Related did two random lookups per edge without it). The
+// copy costs the metadata's size twice. Layouts, by version byte:
+//   2  (graph format 4) version 2, then the graph.out record (EncodeEdge)
+//   1  (graph format 2, 3) the EdgeSummary fields only
+//   -  (graph format 1) empty
+// Versions 1 and empty are still read, the rest through graph.out; the
+// edge's next write replaces them with version 2.
 std::string EncodeInEdgeValue(const EdgeRecord& r);
-// A graph.in value: nullopt when it is empty, as builds before the summary
-// wrote it (the caller reads graph.out then); DATA_LOSS when damaged.
-absl::StatusOr<std::optional<EdgeSummary>> DecodeInEdgeValue(
-    std::string_view value);
+struct InEdgeValue {
+  std::optional<EdgeSummary> summary;  // nullopt: an empty value
+  // The graph.out copy (a view into the value), empty for versions below 2.
+  std::string_view record;
+};
+// Decodes a graph.in value without copying the metadata. DATA_LOSS when
+// damaged, including a version-2 copy that is not a valid edge record.
+absl::StatusOr<InEdgeValue> DecodeInEdgeValue(std::string_view value);
 // The summary of a graph.out record, without copying its metadata.
 // DATA_LOSS as DecodeEdge.
 absl::StatusOr<EdgeSummary> DecodeEdgeSummary(std::string_view value);

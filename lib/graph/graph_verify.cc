@@ -294,12 +294,19 @@ StatusOr<GraphVerifyReport> ContextGraph::Verify() const {
                          k->second);
           continue;
         }
-        // Its copy of the edge's filter fields (empty: written before the
-        // copy existed, read from graph.out) must match.
-        absl::StatusOr<internal::EdgeRecord> edge =
-            internal::DecodeEdge(*forward);
-        if (edge.ok() && !cursor.value().empty() &&
-            cursor.value() != internal::EncodeInEdgeValue(*edge)) {
+        // Its copy of the record, or of an older build's filter fields
+        // (empty: written before either, read from graph.out), must match.
+        absl::StatusOr<internal::InEdgeValue> copy =
+            internal::DecodeInEdgeValue(cursor.value());
+        absl::StatusOr<internal::EdgeSummary> edge =
+            internal::DecodeEdgeSummary(*forward);
+        if (!copy.ok()) {
+          report.Problem("in-edge %d <- %d: %s", k->first, k->second,
+                         copy.status().message());
+        } else if (edge.ok() &&
+                   (copy->record.empty()
+                        ? copy->summary && !(*copy->summary == *edge)
+                        : copy->record != *forward)) {
           report.Problem("in-edge %d <- %d disagrees with its out-edge",
                          k->first, k->second);
         }

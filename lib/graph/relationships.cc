@@ -533,9 +533,10 @@ StatusOr<RelatedResult> ContextGraph::Related(
   if (!txn.ok()) return internal::ToPublic(txn.status());
   const int64_t as_of = options.as_of.value_or(impl_->Now());
 
-  // An edge that passed the filters. For an out-edge `record` is its
-  // graph.out record (valid for the transaction); an in-edge's is read only
-  // if it lands on the returned page.
+  // An edge that passed the filters, with its record (valid for the
+  // transaction) when the scan had it: an in-edge an older build wrote
+  // without its copy is read from graph.out only if it lands on the
+  // returned page.
   struct Found {
     uint64_t serial;
     uint64_t other;
@@ -601,7 +602,7 @@ StatusOr<RelatedResult> ContextGraph::Related(
       }
       const std::string& other_id = result.context_ids[it->second];
       std::string_view record = f.record;
-      if (!f.out) {
+      if (record.empty()) {
         CTXKIT_ASSIGN_OR_RETURN(record,
                                 scanner.OutRecord(f.other, f.type, seq));
       }

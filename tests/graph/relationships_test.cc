@@ -1,17 +1,22 @@
 // ContextGraph's relationships beyond context_graph_test.cc: the batch
 // AddRelationships (order, upserts within a batch, all-or-nothing, errors
-// naming edges[i]), and the graph.in values that carry an edge's filter
-// fields (kept current by every write, and an empty value, as older builds
-// wrote it, still read through graph.out).
+// naming edges[i]), and the graph.in values that copy an edge's record
+// (kept current by every write; the filter fields alone or an empty value,
+// as older builds wrote them, still read, the rest through graph.out).
 
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "ctxkit/context_graph.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/store.h"
+#include "lib/base/key_codec.h"
+#include "lib/base/record_codec.h"
+#include "lib/graph/graph_records.h"
 #include "tests/graph/graph_fixture.h"
 
 namespace ctxkit {
@@ -50,7 +55,54 @@ struct Graph : testing::GraphFixture {
                 })
                 .ok());
   }
+
+  // Rewrites every graph.in value as graph format 3 wrote it: version 1 and
+  // the edge's filter fields only, encoded here independently of the
+  // library's decoder.
+  void InValuesAsFormat3() {
+    Database in = Must(store->OpenDatabase("graph.in"));
+    Database out = Must(store->OpenDatabase("graph.out"));
+    REQUIRE(store
+                ->Update([&](WriteTransaction& txn) -> Status {
+                  std::vector<std::pair<std::string, std::string>> values;
+                  {
+                    Cursor c = Must(txn.NewCursor(in));
+                    for (c.SeekToFirst(); c.Valid(); c.Next()) {
+                      const std::string_view key = c.key();
+                      REQUIRE(key.size() == internal::kEdgeKeySize);
+                      const uint64_t target =
+                          internal::ReadBigEndian64(key.data());
+                      const auto type = static_cast<uint8_t>(key[8]);
+                      const uint64_t source =
+                          internal::ReadBigEndian64(key.data() + 9);
+                      absl::StatusOr<internal::EdgeRecord> edge =
+                          internal::DecodeEdge(Must(txn.Get(
+                              out, internal::EdgeKey(source, type, target))));
+                      REQUIRE(edge.ok());
+                      const internal::EdgeRecord& r = *edge;
+                      std::string v(1, '\1');
+                      internal::AppendBigEndian64(
+                          &v, std::bit_cast<uint64_t>(r.weight));
+                      internal::PutSignedVarint(&v, r.valid_at);
+                      internal::PutSignedVarint(&v, r.invalid_at);
+                      internal::PutSignedVarint(&v, r.expired_at);
+                      internal::PutVarint(&v, r.serial);
+                      internal::PutVarint(&v, r.flags);
+                      values.emplace_back(key, std::move(v));
+                    }
+                  }
+                  for (const auto& [k, v] : values) {
+                    Status s = txn.Put(in, k, v);
+                    if (!s.ok()) return s;
+                  }
+                  return Status();
+                })
+                .ok());
+  }
 };
+
+// How the graph.in values of CheckInEdgeQueries were written.
+enum class InValues { kAsWritten, kFormat3, kEmptied };
 
 using testing::CheckError;
 
@@ -144,10 +196,11 @@ TEST_CASE("a batch with one bad edge names it and writes nothing") {
       StatusCode::kInvalidArgument, "weight is 2");
 }
 
-// The queries that read in-edges, over a graph whose in-values are `mode`:
-// as written, or emptied as a build before the in-edge summary left them.
-void CheckInEdgeQueries(bool emptied) {
-  CAPTURE(emptied);
+// The queries that read in-edges, over a graph whose in-values are as
+// `values` says: as written, as graph format 3 wrote them, or emptied as
+// format 1 left them.
+void CheckInEdgeQueries(InValues values) {
+  CAPTURE(static_cast<int>(values));
   Graph g;
   for (const char* id : {"a", "b", "c", "d"}) g.Add(id);
   const int64_t t0 = g.clock.now->load();
@@ -166,7 +219,9 @@ void CheckInEdgeQueries(bool emptied) {
       {.source = "c", .target = "b", .type = "continues", .weight = 0.5},
   }));
   Must(g.graph->InvalidateRelationship("c", "a", "references"));
-  if (emptied) g.OverwriteInValues("");
+  if (values == InValues::kEmptied) g.OverwriteInValues("");
+  if (values == InValues::kFormat3) g.InValuesAsFormat3();
+  if (values != InValues::kAsWritten) g.CheckVerified();
 
   const RelatedOptions in = {.direction = EdgeDirection::kIncoming};
   // c -> a is invalidated, d -> a not yet valid.
@@ -206,9 +261,48 @@ void CheckInEdgeQueries(bool emptied) {
   g.CheckVerified();
 }
 
-TEST_CASE("in-edge values carry the filter fields; empty ones still work") {
-  CheckInEdgeQueries(/*emptied=*/false);
-  CheckInEdgeQueries(/*emptied=*/true);
+TEST_CASE("in-edge values copy the record; older layouts still work") {
+  CheckInEdgeQueries(InValues::kAsWritten);
+  CheckInEdgeQueries(InValues::kFormat3);
+  CheckInEdgeQueries(InValues::kEmptied);
+}
+
+TEST_CASE("an in-edge copy that disagrees with graph.out fails Verify") {
+  Graph g;
+  g.Add("a");
+  g.Add("b");
+  Must(g.graph->AddRelationships({
+      {.source = "a",
+       .target = "b",
+       .type = "similar",
+       .metadata = R"({"k":1})"},
+      {.source = "b",
+       .target = "a",
+       .type = "similar",
+       .metadata = R"({"k":2})"},
+  }));
+  g.CheckVerified();
+  // Each in-edge given the other's copy: well formed, but not its record.
+  Database in = Must(g.store->OpenDatabase("graph.in"));
+  REQUIRE(g.store
+              ->Update([&](WriteTransaction& txn) -> Status {
+                std::vector<std::pair<std::string, std::string>> entries;
+                {
+                  Cursor c = Must(txn.NewCursor(in));
+                  for (c.SeekToFirst(); c.Valid(); c.Next()) {
+                    entries.emplace_back(c.key(), c.value());
+                  }
+                }
+                REQUIRE(entries.size() == 2);
+                REQUIRE(entries[0].second != entries[1].second);
+                Status s = txn.Put(in, entries[0].first, entries[1].second);
+                if (!s.ok()) return s;
+                return txn.Put(in, entries[1].first, entries[0].second);
+              })
+              .ok());
+  GraphVerifyReport report = Must(g.graph->Verify());
+  CHECK_FALSE(report.ok);
+  CHECK(Contains(report.problems.front(), "disagrees with its out-edge"));
 }
 
 TEST_CASE("a damaged in-edge value is DATA_LOSS, not a guess") {
@@ -219,6 +313,9 @@ TEST_CASE("a damaged in-edge value is DATA_LOSS, not a guess") {
       {{.source = "a", .target = "b", .type = "similar"}}));
   SUBCASE("unknown version") { g.OverwriteInValues(std::string(1, '\x07')); }
   SUBCASE("truncated") { g.OverwriteInValues(std::string(1, '\x01')); }
+  SUBCASE("a copy cut short") {
+    g.OverwriteInValues(std::string("\x02\x01\x3f\xf0", 4));
+  }
   CheckError(
       g.graph->Related("b", {.direction = EdgeDirection::kIncoming}).status(),
       StatusCode::kDataLoss, "in-edge");

@@ -13,9 +13,11 @@
 // first (a few seconds), so that a damaged store cannot pass for a fast one.
 //
 // Every benchmark times each call itself and reports, besides Google
-// Benchmark's mean, the counters p50_us and p99_us over its calls (the
-// targets are p99s) and `found` (the share of calls that returned a
-// non-empty answer, so that a broken search cannot look fast):
+// Benchmark's mean, the counters p50_us, p99_us and max_us of the calls'
+// wall time (the targets are p99s), cpu_p50_us and cpu_p99_us of their
+// thread CPU time (which a busy machine's waits for a core do not inflate)
+// and `found` (the share of calls that returned a non-empty answer, so that
+// a broken search cannot look fast):
 //   Related/out_type, Related/in_type   one type, one direction
 //   Related/both_all                    every type, both directions
 //   Path/unweighted, Path/weighted      random pairs, max_hops 6, "both"
@@ -40,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/graph_bench_shared.h"
 #include "ctxkit/context_graph.h"
 #include "ctxkit/conversations.h"
 #include "ctxkit/store.h"
@@ -164,31 +167,30 @@ class Graph {
 };
 
 // Times each call of `call` (which returns whether it found something) and
-// reports the percentiles.
+// reports the percentiles of its wall time and of the thread's CPU time
+// (the first counts a wait for a core on a loaded machine, the second not).
 template <typename Call>
 void Timed(benchmark::State& state, Call&& call) {
   std::vector<double> micros;
+  std::vector<double> cpu;
   micros.reserve(static_cast<size_t>(state.max_iterations));
+  cpu.reserve(static_cast<size_t>(state.max_iterations));
   int64_t found = 0;
   uint64_t i = 0;
   for (auto _ : state) {
+    const double cpu0 = ctxkit::graph_bench::ThreadCpuMicros();
     const auto start = std::chrono::steady_clock::now();
     const bool hit = call(i++);
     const auto stop = std::chrono::steady_clock::now();
+    cpu.push_back(ctxkit::graph_bench::ThreadCpuMicros() - cpu0);
     micros.push_back(
         std::chrono::duration<double, std::micro>(stop - start).count());
     found += hit ? 1 : 0;
   }
-  std::sort(micros.begin(), micros.end());
-  auto at = [&](double q) {
-    return micros[std::min(micros.size() - 1,
-                           static_cast<size_t>(q * micros.size()))];
-  };
-  state.counters["p50_us"] = at(0.50);
-  state.counters["p99_us"] = at(0.99);
-  state.counters["max_us"] = micros.back();
   state.counters["found"] =
       static_cast<double>(found) / static_cast<double>(micros.size());
+  ctxkit::graph_bench::SetPercentiles(state, std::move(cpu), "cpu_");
+  ctxkit::graph_bench::SetPercentiles(state, std::move(micros));
   state.counters["edges"] = static_cast<double>(Graph::Get().edges());
 }
 

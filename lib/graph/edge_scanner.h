@@ -62,11 +62,16 @@ class EdgeScanner {
       prefix_bytes[i] = static_cast<char>(node >> (56 - 8 * i));
     }
     prefix_bytes[8] = static_cast<char>(type);
-    const std::string_view prefix(prefix_bytes, type != 0 ? 9 : 8);
-    for (cursor.Seek(prefix);
-         cursor.Valid() && cursor.key().starts_with(prefix); cursor.Next()) {
+    // Every key is checked to be an edge key of this node (and type) by
+    // comparing parsed numbers, not bytes: a scan reads one key per edge.
+    for (cursor.Seek(std::string_view(prefix_bytes, type != 0 ? 9 : 8));
+         cursor.Valid(); cursor.Next()) {
       const std::optional<EdgeKeyParts> k = ParseEdgeKey(cursor.key());
+      if (k && (k->first != node || (type != 0 && k->type != type))) break;
       if (!k) {
+        if (cursor.key().substr(0, 8) != std::string_view(prefix_bytes, 8)) {
+          break;  // another node's key (of any shape) ends the scan
+        }
         return absl::DataLossError(
             "context graph record is corrupt: a malformed edge key");
       }

@@ -131,16 +131,6 @@ std::string EdgeKey(uint64_t first, uint8_t type, uint64_t second) {
   return key;
 }
 
-std::optional<EdgeKeyParts> ParseEdgeKey(std::string_view key) {
-  if (key.size() != kEdgeKeySize) return std::nullopt;
-  EdgeKeyParts parts;
-  parts.first = ReadBigEndian64(key.data());
-  parts.type = static_cast<uint8_t>(key[8]);
-  parts.second = ReadBigEndian64(key.data() + 9);
-  if (EdgeTypeName(parts.type).empty()) return std::nullopt;
-  return parts;
-}
-
 std::string EncodeIdBucket(const std::vector<IdBucketEntry>& entries) {
   std::string out;
   for (const IdBucketEntry& e : entries) {

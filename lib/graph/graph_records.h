@@ -46,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "ctxkit/context_graph.h"
 #include "ctxkit/store.h"
+#include "lib/base/key_codec.h"
 #include "lib/graph/lexical.h"
 
 namespace ctxkit::internal {
@@ -83,8 +84,20 @@ struct EdgeKeyParts {
   uint8_t type = 0;
   uint64_t second = 0;
 };
-std::optional<EdgeKeyParts> ParseEdgeKey(std::string_view key);
 inline constexpr size_t kEdgeKeySize = 17;
+// nullopt unless `key` is an edge key with a known type. Inline: the path
+// and related scans parse one per edge.
+inline std::optional<EdgeKeyParts> ParseEdgeKey(std::string_view key) {
+  if (key.size() != kEdgeKeySize) return std::nullopt;
+  EdgeKeyParts parts;
+  parts.first = ReadBigEndian64(key.data());
+  parts.type = static_cast<uint8_t>(key[8]);
+  parts.second = ReadBigEndian64(key.data() + 9);
+  if (parts.type == 0 || parts.type > kEdgeTypeNames.size()) {
+    return std::nullopt;
+  }
+  return parts;
+}
 inline constexpr std::string_view kGraphTotalsKey = "totals";
 inline constexpr std::string_view kGraphFormatKey = "format";
 

@@ -45,6 +45,23 @@ class RecordReader {
       *v = 0;
       return false;
     }
+    // With ten bytes left no varint can run past the end, so the loop skips
+    // the bounds check: edge scans decode a few varints per edge.
+    if (in_.size() - pos_ >= 10) {
+      const char* p = in_.data() + pos_;
+      for (int shift = 0; shift <= 63; shift += 7) {
+        const auto byte = static_cast<unsigned char>(*p++);
+        result |= static_cast<uint64_t>(byte & 0x7F) << shift;
+        if ((byte & 0x80) == 0) {
+          pos_ = static_cast<size_t>(p - in_.data());
+          *v = result;
+          return true;
+        }
+      }
+      ok_ = false;
+      *v = 0;
+      return false;
+    }
     for (int shift = 0; shift <= 63 && pos_ < in_.size(); shift += 7) {
       const auto byte = static_cast<unsigned char>(in_[pos_++]);
       result |= static_cast<uint64_t>(byte & 0x7F) << shift;
@@ -72,6 +89,22 @@ class RecordReader {
       return false;
     }
     *v = static_cast<uint8_t>(in_[pos_++]);
+    return true;
+  }
+
+  // Eight bytes, big-endian (a double's bits, a fixed-width number).
+  bool GetBigEndian64(uint64_t* v) {
+    if (!ok_ || in_.size() - pos_ < 8) {
+      ok_ = false;
+      *v = 0;
+      return false;
+    }
+    uint64_t r = 0;
+    for (size_t i = 0; i < 8; ++i) {
+      r = r << 8 | static_cast<unsigned char>(in_[pos_ + i]);
+    }
+    pos_ += 8;
+    *v = r;
     return true;
   }
 

@@ -47,13 +47,9 @@ void PutDouble(std::string* out, double v) {
 
 bool GetDouble(RecordReader& in, double* v) {
   uint64_t bits = 0;
-  for (int i = 0; i < 8; ++i) {
-    uint8_t byte = 0;
-    if (!in.GetByte(&byte)) return false;
-    bits = bits << 8 | byte;
-  }
+  const bool got = in.GetBigEndian64(&bits);
   *v = std::bit_cast<double>(bits);
-  return true;
+  return got;
 }
 
 }  // namespace

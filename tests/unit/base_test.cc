@@ -1,5 +1,5 @@
-// The small shared helpers of the record stores: ids, key codec, field
-// checks.
+// The small shared helpers of the record stores: ids, key and record
+// codecs, field checks.
 
 #include <doctest/doctest.h>
 
@@ -13,6 +13,7 @@
 #include "lib/base/field_check.h"
 #include "lib/base/ids.h"
 #include "lib/base/key_codec.h"
+#include "lib/base/record_codec.h"
 
 namespace ctxkit::internal {
 namespace {
@@ -104,6 +105,66 @@ TEST_CASE("big-endian keys sort as their numbers") {
     time_keys.push_back(k);
   }
   CHECK(std::is_sorted(time_keys.begin(), time_keys.end()));
+}
+
+TEST_CASE("RecordReader reads varints the same near the end and far from it") {
+  const uint64_t values[] = {
+      0,           1, 127, 128, 300, uint64_t{1} << 41, (uint64_t{1} << 63) - 1,
+      ~uint64_t{0}};
+  for (const uint64_t v : values) {
+    CAPTURE(v);
+    std::string encoded;
+    PutVarint(&encoded, v);
+    // Alone (the bounds-checked loop) and followed by ten bytes (the loop
+    // that needs no bounds check), then the next field.
+    for (const std::string& tail : {std::string(), std::string(10, '\x7f')}) {
+      const std::string record = encoded + tail;  // RecordReader keeps a view
+      RecordReader in(record);
+      uint64_t got = 1;
+      CHECK(in.GetVarint(&got));
+      CHECK(got == v);
+      if (!tail.empty()) {
+        uint8_t next = 0;
+        CHECK(in.GetByte(&next));
+        CHECK(next == 0x7f);
+      } else {
+        CHECK(in.AtEnd());
+      }
+    }
+  }
+  // Eleven continuation bytes: too long in both loops, and the reader stays
+  // failed.
+  for (const size_t extra : {size_t{0}, size_t{10}}) {
+    const std::string record =
+        std::string(11, '\x80') + std::string(extra, '\0');
+    RecordReader in(record);
+    uint64_t got = 1;
+    CHECK_FALSE(in.GetVarint(&got));
+    CHECK(got == 0);
+    CHECK_FALSE(in.ok());
+    CHECK_FALSE(in.GetVarint(&got));
+  }
+  // Cut short before its last byte.
+  const std::string two("\xff\xff", 2);
+  RecordReader cut(two);
+  uint64_t got = 1;
+  CHECK_FALSE(cut.GetVarint(&got));
+  CHECK_FALSE(cut.ok());
+}
+
+TEST_CASE("RecordReader reads eight big-endian bytes, or fails short of them") {
+  std::string eight;
+  AppendBigEndian64(&eight, 0x0102030405060708);
+  const std::string nine = eight + "x";
+  RecordReader in(nine);
+  uint64_t v = 0;
+  CHECK(in.GetBigEndian64(&v));
+  CHECK(v == 0x0102030405060708);
+  CHECK_FALSE(in.GetBigEndian64(&v));
+  CHECK(v == 0);
+  CHECK_FALSE(in.ok());
+  RecordReader seven(std::string_view(eight).substr(0, 7));
+  CHECK_FALSE(seven.GetBigEndian64(&v));
 }
 
 TEST_CASE("CheckText names the field and the problem") {

@@ -48,11 +48,10 @@ absl::StatusOr<EdgeFilter> EdgeFilter::Make(
   return f;
 }
 
-bool EdgeFilter::Keeps(const Transaction& txn, const GraphDbs& dbs,
-                       const EdgeScanner& scanner, uint64_t source,
-                       uint8_t type, uint64_t target, uint64_t other,
-                       std::string_view out_record) {
-  if (empty()) return true;
+bool EdgeFilter::Filter(const Transaction& txn, const GraphDbs& dbs,
+                        const EdgeScanner& scanner, uint64_t source,
+                        uint8_t type, uint64_t target, uint64_t other,
+                        std::string_view out_record) {
   if (!status_.ok()) return false;
   if (metadata_.has_value()) {
     if (out_record.empty()) {

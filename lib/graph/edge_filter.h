@@ -49,14 +49,23 @@ class EdgeFilter {
   // A read error (the store's, DATA_LOSS for a damaged record) keeps no
   // edge from then on and is kept for status(), so that a scan callback
   // needs no error path of its own.
+  // Inline for the common case of no filter: a path search asks per edge.
   bool Keeps(const Transaction& txn, const GraphDbs& dbs,
              const EdgeScanner& scanner, uint64_t source, uint8_t type,
-             uint64_t target, uint64_t other, std::string_view out_record);
+             uint64_t target, uint64_t other, std::string_view out_record) {
+    return empty() ||
+           Filter(txn, dbs, scanner, source, type, target, other, out_record);
+  }
 
   // The first error Keeps met, or OK; the query returns it after its scan.
   const absl::Status& status() const { return status_; }
 
  private:
+  // Keeps for a filter that is not empty().
+  bool Filter(const Transaction& txn, const GraphDbs& dbs,
+              const EdgeScanner& scanner, uint64_t source, uint8_t type,
+              uint64_t target, uint64_t other, std::string_view out_record);
+
   std::optional<JsonContainsFilter> metadata_;
   std::vector<std::string> tags_;
   absl::flat_hash_map<uint64_t, bool> tagged_;  // other end -> has the tags

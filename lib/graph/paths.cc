@@ -138,6 +138,17 @@ absl::StatusOr<PathResult> FewestHops(const PathQuery& query,
   std::vector<std::pair<size_t, uint64_t>> order;
   int forward_depth = 0;
   int backward_depth = 0;
+  // Edges read per node expanded so far, to size the maps before a layer
+  // grows them: the last layer reads thousands of edges, and growing a map
+  // of marks by doubling moves every mark each time.
+  size_t expanded = 0;
+  size_t emitted = 0;
+  auto reserve_for = [&](auto& marks, size_t layer) {
+    if (expanded == 0) return;
+    constexpr size_t kMostReserved = size_t{1} << 20;
+    marks.reserve(std::min(kMostReserved,
+                           marks.size() + layer * (emitted / expanded + 1)));
+  };
 
   // Before each expansion no node is on both sides, so every path is longer
   // than forward_depth + backward_depth; the first expansion that meets the
@@ -150,10 +161,13 @@ absl::StatusOr<PathResult> FewestHops(const PathQuery& query,
       const int depth = forward_depth + 1;
       bool met = false;
       uint64_t best = 0;
+      reserve_for(forward, forward_layer.size());
       for (size_t rank = 0; rank < forward_layer.size() && !met; ++rank) {
         const uint64_t from = forward_layer[rank];
+        ++expanded;
         absl::Status status =
             adjacency(from, /*backward=*/false, [&](const PathEdge& edge) {
+              ++emitted;
               uint64_t to = 0;
               if (!FarEnd(edge, from, &to)) return;
               auto [it, inserted] = forward.try_emplace(to);
@@ -196,10 +210,13 @@ absl::StatusOr<PathResult> FewestHops(const PathQuery& query,
     }
     const int depth = backward_depth + 1;
     bool met = false;
+    reserve_for(backward, backward_layer.size());
     for (size_t i = 0; i < backward_layer.size() && !met; ++i) {
       const uint64_t from = backward_layer[i];
+      ++expanded;
       absl::Status status =
           adjacency(from, /*backward=*/true, [&](const PathEdge& edge) {
+            ++emitted;
             uint64_t to = 0;
             if (!FarEnd(edge, from, &to)) return;
             if (forward.contains(to)) met = true;

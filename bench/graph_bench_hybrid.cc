@@ -21,9 +21,10 @@
 // are 200 fixed texts of 3..8 words from the same distribution.
 //
 // The store is built once into
-// /dev/shm/ctxkit_graph_bench_hybrid_<kCorpusVersion>_<contexts> (or
-// $CTXKIT_BENCH_DIR/...) and reused; change kCorpusVersion when the corpus
-// or the graph's layout changes. $CTXKIT_BENCH_CONTEXTS overrides the 100k
+// /dev/shm/ctxkit_graph_bench_hybrid_<kCorpusVersion>_<layout>_<contexts>
+// (or $CTXKIT_BENCH_DIR/...; graph_bench_shared.h's StoreDir) and reused;
+// change kCorpusVersion when the corpus changes (a layout change names a
+// new store by itself). $CTXKIT_BENCH_CONTEXTS overrides the 100k
 // (its own store).
 
 #include <benchmark/benchmark.h>

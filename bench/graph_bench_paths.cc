@@ -5,9 +5,9 @@
 //   build/rel/bench/graph_bench --benchmark_filter='Related|Path'
 //
 // The graph is built once (seeded: the same graph on every machine) in
-// $CTXKIT_GRAPH_BENCH_DIR, else /dev/shm/ctxkit-graph-bench-L4, and reused by
-// later runs; "L4" names the layout the store is written in (graph format 4;
-// no parent or child edges), so a layout change must change the name.
+// $CTXKIT_GRAPH_BENCH_DIR, else /dev/shm/ctxkit-graph-bench-<layout> (the
+// store and graph formats, graph_bench::LayoutTag()), and reused by later
+// runs of a build with the same layout. It has no parent or child edges.
 // Building it takes about 35 s (325 MB); a store left incomplete by an
 // interrupted build is rebuilt. Every run checks the store with Verify
 // first (a few seconds), so that a damaged store cannot pass for a fast one.
@@ -76,7 +76,7 @@ std::atomic<int64_t> g_now{1700000000000};
 std::string BenchDir() {
   const char* v = getenv("CTXKIT_GRAPH_BENCH_DIR");
   if (v != nullptr && *v != '\0') return v;
-  return "/dev/shm/ctxkit-graph-bench-L4";
+  return "/dev/shm/ctxkit-graph-bench-" + ctxkit::graph_bench::LayoutTag();
 }
 
 class Graph {

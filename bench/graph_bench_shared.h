@@ -1,5 +1,5 @@
-// What graph_bench's lexical, vector and hybrid parts share: the number of
-// contexts and where each part's store lives, and what they report beside
+// What graph_bench's parts share: the number of contexts and where each
+// part's store lives (paths: the layout tag), and what they report beside
 // Google Benchmark's mean: latency percentiles as counters, and the calling
 // thread's CPU time (under a shared machine's load, wall time includes the
 // time the thread waited for a core; CPU time does not).
@@ -17,6 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "ctxkit/store.h"
+#include "lib/graph/graph_records.h"
+
 namespace ctxkit::graph_bench {
 
 // The contexts each part's store holds: 100k, or $CTXKIT_BENCH_CONTEXTS for
@@ -30,13 +33,24 @@ inline uint64_t Contexts() {
   return n;
 }
 
-// $CTXKIT_BENCH_DIR (else /dev/shm) + "/ctxkit_graph_bench_<name>_<n>":
-// the directory a part builds its store in once and reuses; `name` carries
-// the part and its corpus version, so a changed corpus gets a new store.
+// "s<store format>g<graph format>": names the layout a store is written in,
+// so that a build with another layout builds its own store instead of
+// timing one that an older build wrote (and Open upgraded or reads through
+// a compatibility path).
+inline std::string LayoutTag() {
+  return "s" + std::to_string(Store::kFormatVersion) + "g" +
+         std::to_string(internal::kGraphFormatVersion);
+}
+
+// $CTXKIT_BENCH_DIR (else /dev/shm) + "/ctxkit_graph_bench_<name>_<layout>_
+// <n>": the directory a part builds its store in once and reuses; `name`
+// carries the part and its corpus version, so a changed corpus gets a new
+// store, and LayoutTag() a changed layout.
 inline std::string StoreDir(const std::string& name) {
   const char* base = std::getenv("CTXKIT_BENCH_DIR");
   return std::string(base && *base ? base : "/dev/shm") +
-         "/ctxkit_graph_bench_" + name + "_" + std::to_string(Contexts());
+         "/ctxkit_graph_bench_" + name + "_" + LayoutTag() + "_" +
+         std::to_string(Contexts());
 }
 
 // The calling thread's CPU time, in microseconds.

@@ -6,9 +6,9 @@
 // The vectors are random (standard normal components): the hardest case
 // for a quantized scan, since the cosines of the best matches are close
 // together. Queries are 100 further random vectors. The store is built once
-// into /dev/shm/ctxkit_graph_bench_vectors_<kVersion>_<contexts>_<dims>
-// (or $CTXKIT_BENCH_DIR/...) and reused; $CTXKIT_BENCH_CONTEXTS overrides
-// the 100k.
+// into /dev/shm/ctxkit_graph_bench_vectors_<kVersion>_<layout>_<contexts>_
+// <dims> (or $CTXKIT_BENCH_DIR/...; graph_bench_shared.h's StoreDir) and
+// reused; $CTXKIT_BENCH_CONTEXTS overrides the 100k.
 
 #include <benchmark/benchmark.h>
 

@@ -101,7 +101,10 @@ inline constexpr std::string_view kGraphFormatKey = "format";
 //      empty, must not write this graph
 //   3  vectors (graph.vec, graph.vecf, graph.vecmeta): a version-2 build
 //      would leave a deleted context's vector behind
-inline constexpr uint32_t kGraphFormatVersion = 3;
+//   4  lexical term ids (graph.lex.dfs; df and forward values carry the
+//      id), so that a query reads the dfs by id; store format 3 migrates
+//      older indexes
+inline constexpr uint32_t kGraphFormatVersion = 4;
 
 // The recorded layout version checked in `txn`: FAILED_PRECONDITION naming
 // the store when it is newer than this build's, DATA_LOSS when it is not a

@@ -608,15 +608,15 @@ TEST_CASE("a graph written in a newer layout is refused, not misread") {
                 })
                 .ok());
   };
-  const std::string v1("\0\0\0\1", 4), v3("\0\0\0\3", 4), v4("\0\0\0\4", 4);
+  const std::string v1("\0\0\0\1", 4), v4("\0\0\0\4", 4), v5("\0\0\0\5", 4);
   auto recorded = [&] {
     return std::string(Must(Must(g.store->BeginRead()).Get(stats, "format")));
   };
-  CHECK(recorded() == v3);
-  set_format(v4);
+  CHECK(recorded() == v4);
+  set_format(v5);
   CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
              StatusCode::kFailedPrecondition,
-             "has format 4; this build of ctxkit reads format 3");
+             "has format 5; this build of ctxkit reads format 4");
   set_format("x");
   CheckError(ContextGraph::Open(*g.store, *g.convs).status(),
              StatusCode::kDataLoss, "format version");
@@ -627,7 +627,7 @@ TEST_CASE("a graph written in a newer layout is refused, not misread") {
   CHECK(ContextGraph::Open(*g.store, *g.convs).ok());
   CHECK(recorded() == v1);
   g.Add("a", "more");
-  CHECK(recorded() == v3);
+  CHECK(recorded() == v4);
   CHECK(Must(g.graph->Verify()).ok);
 }
 

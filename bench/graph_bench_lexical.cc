@@ -42,7 +42,7 @@ using graph_bench::Contexts;
 using graph_bench::SetPercentiles;
 using graph_bench::ThreadCpuMicros;
 
-constexpr const char* kCorpusVersion = "v1";
+constexpr const char* kCorpusVersion = "v2";  // v2: lexical term ids
 constexpr size_t kVocabulary = 50'000;
 constexpr size_t kMessagesPerContext = 20;
 constexpr size_t kWordsPerMessage = 60;

@@ -310,7 +310,7 @@ class CTXKIT_EXPORT Store {
  public:
   // The on-disk format this build writes. A store with a newer format is
   // refused; an older one is migrated on a read-write open.
-  static constexpr uint32_t kFormatVersion = 2;
+  static constexpr uint32_t kFormatVersion = 3;
 
   // Opens (or, with create_if_missing and not read_only, creates) the store
   // in directory `path`. Stale reader slots left by killed processes are

@@ -115,7 +115,10 @@ inline constexpr std::string_view kGraphFormatKey = "format";
 //   3  vectors (graph.vec, graph.vecf, graph.vecmeta): a version-2 build
 //      would leave a deleted context's vector behind
 //   4  graph.in values copy the whole graph.out record (InEdgeValue
-//      version 2), which a version-3 build reads as damaged
+//      version 2), which a version-3 build reads as damaged; lexical term
+//      ids (graph.lex.dfs; df and forward values carry the id), so that a
+//      query reads the dfs by id, which store format 3 migrates older
+//      indexes to
 inline constexpr uint32_t kGraphFormatVersion = 4;
 
 // The recorded layout version checked in `txn`: FAILED_PRECONDITION naming

@@ -24,12 +24,13 @@
 namespace ctxkit::internal {
 namespace {
 
-// Seqs per postings block and per document-length block (header comment).
+// Seqs per postings block; seqs or ids per slot block (graph.lex.doclen,
+// graph.lex.dfs; header comment).
 constexpr int kLexPostingsShift = 7;
 constexpr uint64_t kLexPostingsLowMask = (uint64_t{1} << kLexPostingsShift) - 1;
-constexpr int kLexDoclenShift = 8;
-constexpr size_t kLexDoclenPerBlock = size_t{1} << kLexDoclenShift;
-constexpr size_t kLexDoclenBlockBytes = kLexDoclenPerBlock * 4;
+constexpr int kLexSlotShift = 8;
+constexpr size_t kLexSlotsPerBlock = size_t{1} << kLexSlotShift;
+constexpr size_t kLexSlotBlockBytes = kLexSlotsPerBlock * 4;
 constexpr std::string_view kLexStatsKey = "all";
 
 std::string Quoted(std::string_view term) {
@@ -53,10 +54,15 @@ std::string ForwardKey(uint64_t seq, std::string_view term) {
   return key;
 }
 
-std::string DoclenKey(uint64_t seq) {
+// The key of the slot block (graph.lex.doclen by seq, graph.lex.dfs by id)
+// holding slot `index`, and the slot's offset in the block's value.
+std::string SlotBlockKey(uint64_t index) {
   std::string key;
-  AppendBigEndian64(&key, seq >> kLexDoclenShift);
+  AppendBigEndian64(&key, index >> kLexSlotShift);
   return key;
+}
+size_t SlotOffset(uint64_t index) {
+  return 4 * static_cast<size_t>(index & (kLexSlotsPerBlock - 1));
 }
 
 uint32_t ReadLe32(const char* p) {
@@ -90,15 +96,30 @@ bool ReadVarint32(const char** p, const char* end, uint32_t* v) {
   return false;
 }
 
-// A whole value that is one varint > 0 (a tf or a df).
+// A whole value that is one varint > 0: a tf or a df before term ids
+// (format 2, read only by the upgrade).
 bool DecodeCount(std::string_view value, uint64_t* v) {
   RecordReader r(value);
   return r.GetVarint(v) && r.AtEnd() && *v > 0;
 }
 
-std::string EncodeCount(uint64_t v) {
+// A graph.lex.df or graph.lex.terms value: a count in [1, 2^32 - 1] (a df,
+// which graph.lex.dfs holds in 32 bits, or a tf) and a term id.
+bool DecodeCountAndId(std::string_view value, uint32_t* count, uint64_t* id) {
+  RecordReader r(value);
+  uint64_t c = 0;
+  if (!r.GetVarint(&c) || !r.GetVarint(id) || !r.AtEnd() || c == 0 ||
+      c > std::numeric_limits<uint32_t>::max()) {
+    return false;
+  }
+  *count = static_cast<uint32_t>(c);
+  return true;
+}
+
+std::string EncodeCountAndId(uint64_t count, uint64_t id) {
   std::string out;
-  PutVarint(&out, v);
+  PutVarint(&out, count);
+  PutVarint(&out, id);
   return out;
 }
 
@@ -135,6 +156,7 @@ void EncodeBlock(const std::vector<BlockEntry>& entries, std::string* out) {
 struct LexStats {
   uint64_t n = 0;
   uint64_t sum = 0;
+  uint64_t next_id = 0;
 };
 
 absl::StatusOr<LexStats> ReadLexStats(const Transaction& txn,
@@ -144,7 +166,8 @@ absl::StatusOr<LexStats> ReadLexStats(const Transaction& txn,
   CTXKIT_RETURN_IF_ERROR(v.status());
   LexStats s;
   RecordReader r(*v);
-  if (!r.GetVarint(&s.n) || !r.GetVarint(&s.sum) || !r.AtEnd()) {
+  if (!r.GetVarint(&s.n) || !r.GetVarint(&s.sum) || !r.GetVarint(&s.next_id) ||
+      !r.AtEnd()) {
     return absl::DataLossError("graph.lex.stats: malformed totals");
   }
   return s;
@@ -154,6 +177,7 @@ std::string EncodeLexStats(const LexStats& s) {
   std::string out;
   PutVarint(&out, s.n);
   PutVarint(&out, s.sum);
+  PutVarint(&out, s.next_id);
   return out;
 }
 
@@ -188,15 +212,43 @@ absl::Status ValidateCounts(const TermCounts& counts) {
   return absl::OkStatus();
 }
 
+// The slot block of `db` holding slot `index`, as a copy to modify: all
+// zeros when absent. DATA_LOSS naming `what` when it is not 256 slots.
+absl::StatusOr<std::string> ReadSlotBlock(const Transaction& txn, Database db,
+                                          std::string_view key,
+                                          std::string_view what) {
+  CTXKIT_ASSIGN_OR_RETURN(std::string_view stored, GetOrEmpty(txn, db, key));
+  if (stored.empty()) return std::string(kLexSlotBlockBytes, '\0');
+  if (stored.size() != kLexSlotBlockBytes) {
+    return absl::DataLossError(absl::StrCat(AV(what), ": malformed block ",
+                                            ReadBigEndian64(key.data())));
+  }
+  return std::string(stored);
+}
+
+// Stores a slot block, deleting it when every slot is 0 (header comment).
+absl::Status WriteSlotBlock(WriteTransaction& txn, Database db,
+                            std::string_view key, const std::string& block) {
+  if (block.find_first_not_of('\0') == std::string::npos) {
+    return TxnDelete(txn, db, key).status();
+  }
+  return TxnPut(txn, db, key, block);
+}
+
 // Adds (`add`) or subtracts `counts` for context `seq`.
 absl::Status ApplyDelta(WriteTransaction& txn, const LexicalDbs& dbs,
                         uint64_t seq, const TermCounts& counts, bool add) {
   CTXKIT_RETURN_IF_ERROR(ValidateCounts(counts));
   if (counts.empty()) return absl::OkStatus();
+  // First: a term new to the index takes its id from the counter.
+  CTXKIT_ASSIGN_OR_RETURN(LexStats stats, ReadLexStats(txn, dbs));
   const auto low = static_cast<uint8_t>(seq & kLexPostingsLowMask);
   std::vector<BlockEntry> entries;
   std::string block;
   uint64_t delta = 0;
+  // The changed dfs as (id, new df), written block by block at the end: a
+  // batch's new terms have neighbouring ids, so they share blocks.
+  std::vector<std::pair<uint64_t, uint32_t>> changed_dfs;
   for (const auto& [term, count] : counts) {
     const std::string key = PostingsKey(term, seq);
     CTXKIT_ASSIGN_OR_RETURN(std::string_view stored,
@@ -243,20 +295,23 @@ absl::Status ApplyDelta(WriteTransaction& txn, const LexicalDbs& dbs,
       CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.postings, key, block));
     }
     const std::string fkey = ForwardKey(seq, term);
-    if (new_tf == 0) {
-      CTXKIT_RETURN_IF_ERROR(TxnDelete(txn, dbs.terms, fkey).status());
-    } else {
-      CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.terms, fkey, EncodeCount(new_tf)));
-    }
+    uint64_t id = 0;
     if ((old_tf == 0) != (new_tf == 0)) {
+      // The df changes: its entry gives the id too.
       CTXKIT_ASSIGN_OR_RETURN(std::string_view dfv,
                               GetOrEmpty(txn, dbs.df, term));
-      uint64_t df = 0;
-      if (!dfv.empty() && !DecodeCount(dfv, &df)) {
+      uint32_t df = 0;
+      if (!dfv.empty() && !DecodeCountAndId(dfv, &df, &id)) {
         return absl::DataLossError(
             absl::StrCat("graph.lex.df: malformed df of term ", Quoted(term)));
       }
       if (new_tf > 0) {
+        if (df == std::numeric_limits<uint32_t>::max()) {
+          return absl::OutOfRangeError(
+              absl::StrCat("counts: term ", Quoted(term),
+                           " would be held by more than 2^32 - 1 contexts"));
+        }
+        if (df == 0) id = stats.next_id++;
         ++df;
       } else if (df == 0) {
         return absl::DataLossError(
@@ -268,24 +323,54 @@ absl::Status ApplyDelta(WriteTransaction& txn, const LexicalDbs& dbs,
       if (df == 0) {
         CTXKIT_RETURN_IF_ERROR(TxnDelete(txn, dbs.df, term).status());
       } else {
-        CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.df, term, EncodeCount(df)));
+        CTXKIT_RETURN_IF_ERROR(
+            TxnPut(txn, dbs.df, term, EncodeCountAndId(df, id)));
       }
+      changed_dfs.emplace_back(id, df);
+    } else {
+      // The term stays in the document: its forward entry, rewritten below
+      // anyway, has the id.
+      CTXKIT_ASSIGN_OR_RETURN(std::string_view fv,
+                              GetOrEmpty(txn, dbs.terms, fkey));
+      uint32_t stored_tf = 0;
+      if (!DecodeCountAndId(fv, &stored_tf, &id) || stored_tf != old_tf) {
+        return absl::DataLossError(absl::StrCat(
+            "graph.lex.terms: term ", Quoted(term), " of context ", seq,
+            " is missing, malformed or counted apart from its posting: the "
+            "lexical index is out of step"));
+      }
+    }
+    if (new_tf == 0) {
+      CTXKIT_RETURN_IF_ERROR(TxnDelete(txn, dbs.terms, fkey).status());
+    } else {
+      CTXKIT_RETURN_IF_ERROR(
+          TxnPut(txn, dbs.terms, fkey, EncodeCountAndId(new_tf, id)));
     }
     delta += count;
   }
 
-  // The document length and the totals.
-  const std::string dkey = DoclenKey(seq);
-  CTXKIT_ASSIGN_OR_RETURN(std::string_view dstored,
-                          GetOrEmpty(txn, dbs.doclen, dkey));
-  if (!dstored.empty() && dstored.size() != kLexDoclenBlockBytes) {
-    return absl::DataLossError(absl::StrCat(
-        "graph.lex.doclen: malformed length block of context ", seq));
+  // The dfs by id, a block at a time.
+  std::sort(changed_dfs.begin(), changed_dfs.end());
+  for (size_t i = 0; i < changed_dfs.size();) {
+    const std::string key = SlotBlockKey(changed_dfs[i].first);
+    CTXKIT_ASSIGN_OR_RETURN(std::string dfs,
+                            ReadSlotBlock(txn, dbs.dfs, key, "graph.lex.dfs"));
+    const uint64_t block_of = changed_dfs[i].first >> kLexSlotShift;
+    for (; i < changed_dfs.size() &&
+           changed_dfs[i].first >> kLexSlotShift == block_of;
+         ++i) {
+      WriteLe32(dfs.data() + SlotOffset(changed_dfs[i].first),
+                changed_dfs[i].second);
+    }
+    CTXKIT_RETURN_IF_ERROR(WriteSlotBlock(txn, dbs.dfs, key, dfs));
   }
-  std::string lengths = dstored.empty()
-                            ? std::string(kLexDoclenBlockBytes, '\0')
-                            : std::string(dstored);
-  char* slot = lengths.data() + 4 * (seq & (kLexDoclenPerBlock - 1));
+
+  // The document length and the totals.
+  const std::string dkey = SlotBlockKey(seq);
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::string lengths,
+      ReadSlotBlock(txn, dbs.doclen, dkey, "graph.lex.doclen"));
+  char* slot = lengths.data() + SlotOffset(seq);
   const uint64_t old_dl = ReadLe32(slot);
   uint64_t new_dl;
   if (add) {
@@ -304,12 +389,7 @@ absl::Status ApplyDelta(WriteTransaction& txn, const LexicalDbs& dbs,
     new_dl = old_dl - delta;
   }
   WriteLe32(slot, static_cast<uint32_t>(new_dl));
-  if (lengths.find_first_not_of('\0') == std::string::npos) {
-    CTXKIT_RETURN_IF_ERROR(TxnDelete(txn, dbs.doclen, dkey).status());
-  } else {
-    CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.doclen, dkey, lengths));
-  }
-  CTXKIT_ASSIGN_OR_RETURN(LexStats stats, ReadLexStats(txn, dbs));
+  CTXKIT_RETURN_IF_ERROR(WriteSlotBlock(txn, dbs.doclen, dkey, lengths));
   if (add) {
     stats.n += old_dl == 0 ? 1 : 0;
     stats.sum += delta;
@@ -322,32 +402,38 @@ absl::Status ApplyDelta(WriteTransaction& txn, const LexicalDbs& dbs,
     stats.n -= new_dl == 0 ? 1 : 0;
     stats.sum -= delta;
   }
-  // An index emptied by removals is stored exactly as a new one: no entries.
+  // An index emptied by removals is stored exactly as a new one: no entries,
+  // so the id counter starts over too.
   if (stats.n == 0 && stats.sum == 0) {
     return TxnDelete(txn, dbs.stats, kLexStatsKey).status();
   }
   return TxnPut(txn, dbs.stats, kLexStatsKey, EncodeLexStats(stats));
 }
 
-// The forward index entries of `seq` as views into the snapshot (valid
-// until the transaction ends or writes).
-absl::Status ReadForward(
-    Cursor& cursor, uint64_t seq,
-    std::vector<std::pair<std::string_view, uint32_t>>* out) {
+// One forward index entry; the term is a view into the snapshot.
+struct ForwardTerm {
+  std::string_view term;
+  uint32_t tf = 0;
+  uint64_t id = 0;
+};
+
+// The forward index entries of `seq`, in term order (valid until the
+// transaction ends or writes).
+absl::Status ReadForward(Cursor& cursor, uint64_t seq,
+                         std::vector<ForwardTerm>* out) {
   out->clear();
   std::string prefix;
   AppendBigEndian64(&prefix, seq);
   for (cursor.Seek(prefix); cursor.Valid() && cursor.key().size() > 8 &&
                             cursor.key().substr(0, 8) == prefix;
        cursor.Next()) {
-    uint64_t tf = 0;
-    if (!DecodeCount(cursor.value(), &tf) ||
-        tf > std::numeric_limits<uint32_t>::max()) {
+    ForwardTerm& t = out->emplace_back();
+    t.term = cursor.key().substr(8);
+    if (!DecodeCountAndId(cursor.value(), &t.tf, &t.id)) {
       return absl::DataLossError(
-          absl::StrCat("graph.lex.terms: malformed count of term ",
-                       Quoted(cursor.key().substr(8)), " of context ", seq));
+          absl::StrCat("graph.lex.terms: malformed entry of term ",
+                       Quoted(t.term), " of context ", seq));
     }
-    out->emplace_back(cursor.key().substr(8), static_cast<uint32_t>(tf));
   }
   return CursorStatus(cursor);
 }
@@ -396,7 +482,7 @@ absl::Status ScoreBm25(const Transaction& txn, const LexicalDbs& dbs,
       }
     }
     if (!any) break;
-    const uint64_t want = range >> (kLexDoclenShift - kLexPostingsShift);
+    const uint64_t want = range >> (kLexSlotShift - kLexPostingsShift);
     if (want != length_block) {
       length_block = want;
       std::string key;
@@ -406,7 +492,7 @@ absl::Status ScoreBm25(const Transaction& txn, const LexicalDbs& dbs,
       length_view = lengths.Valid() && lengths.key() == key
                         ? lengths.value()
                         : std::string_view();
-      if (!length_view.empty() && length_view.size() != kLexDoclenBlockBytes) {
+      if (!length_view.empty() && length_view.size() != kLexSlotBlockBytes) {
         return absl::DataLossError(
             absl::StrCat("graph.lex.doclen: malformed length block ", want));
       }
@@ -429,11 +515,10 @@ absl::Status ScoreBm25(const Transaction& txn, const LexicalDbs& dbs,
               " for seqs from ", range << kLexPostingsShift));
         }
         const uint64_t seq = range << kLexPostingsShift | low;
-        const uint32_t dl =
-            length_view.empty()
-                ? 0
-                : ReadLe32(length_view.data() +
-                           4 * (seq & (kLexDoclenPerBlock - 1)));
+        const uint32_t dl = length_view.empty()
+                                ? 0
+                                : ReadLe32(length_view.data() +
+                                           4 * (seq & (kLexSlotsPerBlock - 1)));
         if (dl == 0) {
           return absl::DataLossError(absl::StrCat(
               "graph.lex: context ", seq, " holds term ", Quoted(t.term),
@@ -464,14 +549,87 @@ absl::Status ScoreBm25(const Transaction& txn, const LexicalDbs& dbs,
 
 struct PoolDoc {
   Candidate c = {};
-  std::vector<std::pair<std::string_view, uint32_t>> terms = {};
+  std::vector<ForwardTerm> terms = {};
   double cosine = 0;
 };
 
+// The distinct ids of the pool's terms, ascending, and each one's position
+// among them. When ids are dense (at most 64 per pool term, the usual case)
+// a bitmap with per-word ranks finds both without sorting 10k ids and
+// binary-searching them, which cost a third of the cosine; a vocabulary
+// churned far past its size (ids are never reused while the index is not
+// empty) falls back to a sort.
+class PoolIds {
+ public:
+  // DATA_LOSS naming the term when an id is not below the counter (ids
+  // are, so the bitmap is never indexed past its end).
+  absl::Status Build(const std::vector<PoolDoc>& pool, uint64_t next_id) {
+    size_t terms = 0;
+    for (const PoolDoc& doc : pool) {
+      terms += doc.terms.size();
+      for (const ForwardTerm& t : doc.terms) {
+        if (t.id >= next_id) {
+          return absl::DataLossError(absl::StrCat(
+              "graph.lex.terms: term ", Quoted(t.term), " of context ",
+              doc.c.seq, " has id ", t.id, ", not below the next id ", next_id,
+              ": the lexical index is out of step"));
+        }
+      }
+    }
+    dense_ = next_id / 64 <= terms;
+    if (!dense_) {
+      for (const PoolDoc& doc : pool) {
+        for (const ForwardTerm& t : doc.terms) sorted_.push_back(t.id);
+      }
+      std::sort(sorted_.begin(), sorted_.end());
+      sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
+      return absl::OkStatus();
+    }
+    bits_.assign(static_cast<size_t>(next_id / 64 + 1), 0);
+    for (const PoolDoc& doc : pool) {
+      for (const ForwardTerm& t : doc.terms) {
+        bits_[t.id >> 6] |= uint64_t{1} << (t.id & 63);
+      }
+    }
+    ranks_.resize(bits_.size());
+    uint32_t rank = 0;
+    for (size_t w = 0; w < bits_.size(); ++w) {
+      ranks_[w] = rank;
+      rank += static_cast<uint32_t>(std::popcount(bits_[w]));
+      for (uint64_t b = bits_[w]; b != 0; b &= b - 1) {
+        sorted_.push_back(uint64_t{w} << 6 |
+                          static_cast<uint64_t>(std::countr_zero(b)));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const std::vector<uint64_t>& sorted() const { return sorted_; }
+
+  // Precondition: `id` is one of the pool's.
+  size_t IndexOf(uint64_t id) const {
+    if (!dense_) {
+      return static_cast<size_t>(
+          std::lower_bound(sorted_.begin(), sorted_.end(), id) -
+          sorted_.begin());
+    }
+    const uint64_t below = (uint64_t{1} << (id & 63)) - 1;
+    return ranks_[id >> 6] +
+           static_cast<size_t>(std::popcount(bits_[id >> 6] & below));
+  }
+
+ private:
+  bool dense_ = false;
+  std::vector<uint64_t> sorted_;
+  std::vector<uint64_t> bits_;
+  std::vector<uint32_t> ranks_;
+};
+
 // Sets each pool document's cosine with the query. The document norms
-// need the df of every term of every pool document: their sorted lists are
-// merged and each distinct term's df is read once, in key order, so the
-// cursor mostly moves within a page.
+// need the df of every term of every pool document: their distinct ids are
+// listed in order and the dfs read from graph.lex.dfs in key order, a block
+// of 256 at a time, so some 8k dfs of a pool of 20 take a few hundred
+// cursor steps rather than a B-tree search each.
 absl::Status ScoreCosine(const Transaction& txn, const LexicalDbs& dbs,
                          const LexStats& stats,
                          const std::vector<QueryTerm>& query,
@@ -482,78 +640,55 @@ absl::Status ScoreCosine(const Transaction& txn, const LexicalDbs& dbs,
     const double w = t.qtf * t.cos_idf;
     qnorm2 += w * w;
   }
-  CTXKIT_ASSIGN_OR_RETURN(Cursor df_cursor, TxnNewCursor(txn, dbs.df));
-  std::vector<double> norm2(pool.size(), 0.0);
-  // A binary min-heap of each document's next term. Comparing the first 8
-  // bytes as one integer settles almost every comparison without memcmp.
-  struct Head {
-    uint64_t prefix;
-    std::string_view term;
-    size_t doc;
-  };
-  auto less = [](const Head& a, const Head& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    return a.term < b.term;
-  };
-  auto make_head = [&](size_t d, size_t i) {
-    const std::string_view term = pool[d].terms[i].first;
-    uint64_t prefix = 0;
-    for (size_t k = 0; k < 8; ++k) {
-      prefix = prefix << 8 |
-               (k < term.size() ? static_cast<unsigned char>(term[k]) : 0u);
+  PoolIds pool_ids;
+  CTXKIT_RETURN_IF_ERROR(pool_ids.Build(pool, stats.next_id));
+  const std::vector<uint64_t>& ids = pool_ids.sorted();
+  // The cosine's idf of ids[i]; computed once per id, with the same
+  // expression for every document, so every norm gets the same bits.
+  std::vector<double> idf(ids.size());
+  CTXKIT_ASSIGN_OR_RETURN(Cursor blocks, TxnNewCursor(txn, dbs.dfs));
+  for (size_t i = 0; i < ids.size();) {
+    const std::string key = SlotBlockKey(ids[i]);
+    // Wanted blocks ascend and are mostly adjacent: a few steps forward are
+    // cheaper than a seek's binary search of the page.
+    for (int steps = 0; blocks.Valid() && blocks.key() < key && steps < 4;
+         ++steps) {
+      blocks.Next();
     }
-    return Head{prefix, term, d};
-  };
-  std::vector<Head> heap;
-  heap.reserve(pool.size());
-  auto sift_down = [&](size_t i) {
-    for (;;) {
-      size_t best = i;
-      const size_t l = 2 * i + 1, r = l + 1;
-      if (l < heap.size() && less(heap[l], heap[best])) best = l;
-      if (r < heap.size() && less(heap[r], heap[best])) best = r;
-      if (best == i) return;
-      std::swap(heap[i], heap[best]);
-      i = best;
+    if (!blocks.Valid() || blocks.key() < key) blocks.Seek(key);
+    CTXKIT_RETURN_IF_ERROR(CursorStatus(blocks));
+    const std::string_view dfs = blocks.Valid() && blocks.key() == key
+                                     ? blocks.value()
+                                     : std::string_view();
+    if (!dfs.empty() && dfs.size() != kLexSlotBlockBytes) {
+      return absl::DataLossError(absl::StrCat("graph.lex.dfs: malformed block ",
+                                              ids[i] >> kLexSlotShift));
     }
-  };
-  std::vector<size_t> pos(pool.size(), 0);
-  for (size_t d = 0; d < pool.size(); ++d) {
-    if (!pool[d].terms.empty()) heap.push_back(make_head(d, 0));
-  }
-  for (size_t i = heap.size(); i-- > 0;) sift_down(i);
-  while (!heap.empty()) {
-    const uint64_t prefix = heap[0].prefix;
-    const std::string_view term = heap[0].term;
-    // Targets ascend and are dense in the vocabulary: a few steps forward
-    // are cheaper than a seek's binary search of the page.
-    int steps = 0;
-    while (df_cursor.Valid() && df_cursor.key() < term && steps < 8) {
-      df_cursor.Next();
-      ++steps;
-    }
-    if (!df_cursor.Valid() || df_cursor.key() < term) df_cursor.Seek(term);
-    CTXKIT_RETURN_IF_ERROR(CursorStatus(df_cursor));
-    uint64_t df = 0;
-    if (!df_cursor.Valid() || df_cursor.key() != term ||
-        !DecodeCount(df_cursor.value(), &df)) {
-      return absl::DataLossError(
-          absl::StrCat("graph.lex.df: term ", Quoted(term), " of context ",
-                       pool[heap[0].doc].c.seq,
-                       " has no valid df: the lexical index is out of step"));
-    }
-    const double idf = std::log(1.0 + n / static_cast<double>(df));
-    while (!heap.empty() && heap[0].prefix == prefix && heap[0].term == term) {
-      const size_t d = heap[0].doc;
-      const double w = pool[d].terms[pos[d]].second * idf;
-      norm2[d] += w * w;
-      if (++pos[d] < pool[d].terms.size()) {
-        heap[0] = make_head(d, pos[d]);
-      } else {
-        heap[0] = heap.back();
-        heap.pop_back();
+    const uint64_t block = ids[i] >> kLexSlotShift;
+    for (; i < ids.size() && ids[i] >> kLexSlotShift == block; ++i) {
+      const uint32_t df =
+          dfs.empty() ? 0 : ReadLe32(dfs.data() + SlotOffset(ids[i]));
+      if (df == 0) {
+        // Name the term: the error path may search.
+        for (const PoolDoc& doc : pool) {
+          for (const ForwardTerm& t : doc.terms) {
+            if (t.id != ids[i]) continue;
+            return absl::DataLossError(
+                absl::StrCat("graph.lex.dfs: term ", Quoted(t.term), " (id ",
+                             t.id, ") of context ", doc.c.seq,
+                             " has no df: the lexical index is out of step"));
+          }
+        }
       }
-      if (!heap.empty()) sift_down(0);
+      idf[i] = std::log(1.0 + n / static_cast<double>(df));
+    }
+  }
+  std::vector<double> norm2(pool.size(), 0.0);
+  for (size_t d = 0; d < pool.size(); ++d) {
+    // In term order, as the norm has always been summed.
+    for (const ForwardTerm& t : pool[d].terms) {
+      const double w = t.tf * idf[pool_ids.IndexOf(t.id)];
+      norm2[d] += w * w;
     }
   }
   for (size_t d = 0; d < pool.size(); ++d) {
@@ -562,9 +697,9 @@ absl::Status ScoreCosine(const Transaction& txn, const LexicalDbs& dbs,
     for (const QueryTerm& t : query) {
       auto it = std::lower_bound(
           terms.begin(), terms.end(), t.term,
-          [](const auto& e, std::string_view s) { return e.first < s; });
-      if (it != terms.end() && it->first == t.term) {
-        dot += (t.qtf * t.cos_idf) * (it->second * t.cos_idf);
+          [](const ForwardTerm& e, std::string_view s) { return e.term < s; });
+      if (it != terms.end() && it->term == t.term) {
+        dot += (t.qtf * t.cos_idf) * (it->tf * t.cos_idf);
       }
     }
     const double denom = std::sqrt(qnorm2) * std::sqrt(norm2[d]);
@@ -575,19 +710,24 @@ absl::Status ScoreCosine(const Transaction& txn, const LexicalDbs& dbs,
 
 }  // namespace
 
-absl::StatusOr<LexicalDbs> OpenLexicalDbs(Store& store) {
+absl::StatusOr<LexicalDbs> OpenLexicalDbsWith(
+    const std::function<absl::StatusOr<Database>(std::string_view name)>&
+        open) {
   LexicalDbs dbs;
-  const std::pair<Database*, const char*> all[] = {
-      {&dbs.postings, "graph.lex.postings"},
-      {&dbs.terms, "graph.lex.terms"},
-      {&dbs.df, "graph.lex.df"},
-      {&dbs.doclen, "graph.lex.doclen"},
-      {&dbs.stats, "graph.lex.stats"},
+  const std::pair<Database*, std::string_view> all[] = {
+      {&dbs.postings, "graph.lex.postings"}, {&dbs.terms, "graph.lex.terms"},
+      {&dbs.df, kLexicalDfDatabase},         {&dbs.dfs, "graph.lex.dfs"},
+      {&dbs.doclen, "graph.lex.doclen"},     {&dbs.stats, "graph.lex.stats"},
   };
   for (const auto& [db, name] : all) {
-    CTXKIT_ASSIGN_OR_RETURN(*db, StoreOpenDatabase(store, name));
+    CTXKIT_ASSIGN_OR_RETURN(*db, open(name));
   }
   return dbs;
+}
+
+absl::StatusOr<LexicalDbs> OpenLexicalDbs(Store& store) {
+  return OpenLexicalDbsWith(
+      [&](std::string_view name) { return StoreOpenDatabase(store, name); });
 }
 
 TermCounts CountTerms(std::string_view text, uint32_t weight) {
@@ -649,11 +789,12 @@ absl::Status DropContextTerms(WriteTransaction& txn, const LexicalDbs& dbs,
 absl::StatusOr<TermCounts> ContextTerms(const Transaction& txn,
                                         const LexicalDbs& dbs, uint64_t seq) {
   CTXKIT_ASSIGN_OR_RETURN(Cursor cursor, TxnNewCursor(txn, dbs.terms));
-  std::vector<std::pair<std::string_view, uint32_t>> views;
+  std::vector<ForwardTerm> views;
   CTXKIT_RETURN_IF_ERROR(ReadForward(cursor, seq, &views));
   TermCounts out;
   out.reserve(views.size());
-  for (const auto& [term, tf] : views) out.emplace_back(std::string(term), tf);
+  for (const ForwardTerm& t : views)
+    out.emplace_back(std::string(t.term), t.tf);
   return out;
 }
 
@@ -675,10 +816,13 @@ absl::StatusOr<std::vector<LexicalHit>> SearchContexts(
     t.qtf = counts[i].second;
     CTXKIT_ASSIGN_OR_RETURN(std::string_view dfv,
                             GetOrEmpty(txn, dbs.df, t.term));
-    if (!dfv.empty() && !DecodeCount(dfv, &t.df)) {
+    uint32_t df = 0;
+    uint64_t id = 0;
+    if (!dfv.empty() && !DecodeCountAndId(dfv, &df, &id)) {
       return absl::DataLossError(
           absl::StrCat("graph.lex.df: malformed df of term ", Quoted(t.term)));
     }
+    t.df = df;
     t.bm25_idf = Bm25Idf(stats.n, t.df);
     t.cos_idf =
         std::log(1.0 + static_cast<double>(stats.n) /
@@ -779,8 +923,10 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
     }
   };
 
-  // The forward index.
+  // The forward index, and its ids for the check against graph.lex.df.
   std::map<uint64_t, TermCounts> forward;
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>>
+      forward_ids;  // term -> (seq, id)
   {
     CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.terms));
     for (c.SeekToFirst(); c.Valid(); c.Next()) {
@@ -791,14 +937,15 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
       }
       const uint64_t seq = ReadBigEndian64(c.key().data());
       const std::string_view term = c.key().substr(8);
-      uint64_t tf = 0;
-      if (!DecodeCount(c.value(), &tf) ||
-          tf > std::numeric_limits<uint32_t>::max()) {
-        report(absl::StrCat("graph.lex.terms: malformed count of term ",
+      uint32_t tf = 0;
+      uint64_t id = 0;
+      if (!DecodeCountAndId(c.value(), &tf, &id)) {
+        report(absl::StrCat("graph.lex.terms: malformed entry of term ",
                             Quoted(term), " of context ", seq));
         continue;
       }
-      forward[seq].emplace_back(std::string(term), static_cast<uint32_t>(tf));
+      forward[seq].emplace_back(std::string(term), tf);
+      forward_ids[std::string(term)].emplace_back(seq, id);
     }
     CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
   }
@@ -884,7 +1031,9 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
             "the expected document");
   }
 
-  // df against the recount.
+  // df against the recount; the ids: unique, the forward index's, mirrored
+  // with their dfs in graph.lex.dfs.
+  std::map<uint64_t, std::pair<std::string, uint32_t>> by_id;  // -> term, df
   {
     CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.df));
     auto it = df_recount.begin();
@@ -897,21 +1046,87 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
         ++it;
         continue;
       }
-      uint64_t df = 0;
-      if (!DecodeCount(c.value(), &df)) {
-        report(absl::StrCat("graph.lex.df: malformed df of term ",
-                            Quoted(c.key())));
-      } else if (it == df_recount.end() || c.key() < it->first) {
-        report(absl::StrCat("graph.lex.df: term ", Quoted(c.key()), " has df ",
-                            df, " but no postings"));
-      } else if (df != it->second) {
-        report(absl::StrCat("graph.lex.df: term ", Quoted(c.key()), " has df ",
-                            df, " but is held by ", it->second, " contexts"));
+      const std::string_view term = c.key();
+      uint32_t df = 0;
+      uint64_t id = 0;
+      if (!DecodeCountAndId(c.value(), &df, &id)) {
+        report(
+            absl::StrCat("graph.lex.df: malformed df of term ", Quoted(term)));
+      } else {
+        if (it == df_recount.end() || term < it->first) {
+          report(absl::StrCat("graph.lex.df: term ", Quoted(term), " has df ",
+                              df, " but no postings"));
+        } else if (df != it->second) {
+          report(absl::StrCat("graph.lex.df: term ", Quoted(term), " has df ",
+                              df, " but is held by ", it->second, " contexts"));
+        }
+        auto [owner, inserted] = by_id.try_emplace(id, std::string(term), df);
+        if (!inserted) {
+          report(absl::StrCat("graph.lex.df: terms ",
+                              Quoted(owner->second.first), " and ",
+                              Quoted(term), " share id ", id));
+        }
+        if (auto f = forward_ids.find(std::string(term));
+            f != forward_ids.end()) {
+          for (const auto& [seq, fid] : f->second) {
+            if (fid != id) {
+              report(absl::StrCat("graph.lex.terms: term ", Quoted(term),
+                                  " of context ", seq, " has id ", fid,
+                                  " but graph.lex.df gives it id ", id));
+            }
+          }
+        }
       }
-      if (it != df_recount.end() && c.key() == it->first) ++it;
+      if (it != df_recount.end() && term == it->first) ++it;
       c.Next();
     }
     CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
+  }
+  {
+    std::map<uint64_t, uint32_t> stored;  // id -> df in graph.lex.dfs
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.dfs));
+    for (c.SeekToFirst(); c.Valid(); c.Next()) {
+      if (c.key().size() != 8 || c.value().size() != kLexSlotBlockBytes) {
+        report(
+            absl::StrCat("graph.lex.dfs: malformed entry ", Quoted(c.key())));
+        continue;
+      }
+      const uint64_t block = ReadBigEndian64(c.key().data());
+      bool any = false;
+      for (size_t i = 0; i < kLexSlotsPerBlock; ++i) {
+        const uint32_t df = ReadLe32(c.value().data() + 4 * i);
+        if (df == 0) continue;
+        any = true;
+        stored[block << kLexSlotShift | i] = df;
+      }
+      if (!any) {
+        report(absl::StrCat("graph.lex.dfs: block ", block,
+                            " holds no df but is stored"));
+      }
+    }
+    CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
+    auto s = stored.begin();
+    auto d = by_id.begin();
+    while (s != stored.end() || d != by_id.end()) {
+      if (d == by_id.end() || (s != stored.end() && s->first < d->first)) {
+        report(absl::StrCat("graph.lex.dfs: id ", s->first, " has df ",
+                            s->second, " but no term in graph.lex.df"));
+        ++s;
+      } else if (s == stored.end() || d->first < s->first) {
+        report(absl::StrCat("graph.lex.dfs: id ", d->first, " (term ",
+                            Quoted(d->second.first), ") has no df but ",
+                            d->second.second, " in graph.lex.df"));
+        ++d;
+      } else {
+        if (s->second != d->second.second) {
+          report(absl::StrCat("graph.lex.dfs: id ", d->first, " (term ",
+                              Quoted(d->second.first), ") has df ", s->second,
+                              " but ", d->second.second, " in graph.lex.df"));
+        }
+        ++s;
+        ++d;
+      }
+    }
   }
 
   // Document lengths and totals against the forward index.
@@ -919,18 +1134,18 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
   {
     CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.doclen));
     for (c.SeekToFirst(); c.Valid(); c.Next()) {
-      if (c.key().size() != 8 || c.value().size() != kLexDoclenBlockBytes) {
+      if (c.key().size() != 8 || c.value().size() != kLexSlotBlockBytes) {
         report(absl::StrCat("graph.lex.doclen: malformed entry ",
                             Quoted(c.key())));
         continue;
       }
       const uint64_t block = ReadBigEndian64(c.key().data());
       bool any = false;
-      for (size_t i = 0; i < kLexDoclenPerBlock; ++i) {
+      for (size_t i = 0; i < kLexSlotsPerBlock; ++i) {
         const uint32_t dl = ReadLe32(c.value().data() + 4 * i);
         if (dl == 0) continue;
         any = true;
-        lengths[block << kLexDoclenShift | i] = dl;
+        lengths[block << kLexSlotShift | i] = dl;
       }
       if (!any) {
         report(absl::StrCat("graph.lex.doclen: block ", block,
@@ -973,8 +1188,108 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
           "graph.lex.stats: totals say ", stats->n, " contexts of ", stats->sum,
           " terms; a recount finds ", recount.n, " of ", recount.sum));
     }
+    if (!by_id.empty() && stats->next_id <= by_id.rbegin()->first) {
+      report(absl::StrCat("graph.lex.stats: the next id, ", stats->next_id,
+                          ", is not above id ", by_id.rbegin()->first,
+                          " of term ", Quoted(by_id.rbegin()->second.first)));
+    }
   }
   return problems;
+}
+
+absl::Status AssignLexicalTermIds(WriteTransaction& txn,
+                                  const LexicalDbs& dbs) {
+  // The terms with their dfs, in key order, which is also the ids' order:
+  // term i gets id i.
+  std::vector<std::pair<std::string, uint32_t>> terms;
+  {
+    CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.df));
+    for (c.SeekToFirst(); c.Valid(); c.Next()) {
+      uint64_t df = 0;
+      if (!DecodeCount(c.value(), &df) ||
+          df > std::numeric_limits<uint32_t>::max()) {
+        return absl::DataLossError(absl::StrCat(
+            "graph.lex.df: malformed format-2 df of term ", Quoted(c.key())));
+      }
+      terms.emplace_back(std::string(c.key()), static_cast<uint32_t>(df));
+    }
+    CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
+  }
+  std::string dfs;
+  for (size_t id = 0; id < terms.size(); ++id) {
+    CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.df, terms[id].first,
+                                  EncodeCountAndId(terms[id].second, id)));
+    if (dfs.empty()) dfs.assign(kLexSlotBlockBytes, '\0');
+    WriteLe32(dfs.data() + SlotOffset(id), terms[id].second);
+    if (id + 1 == terms.size() || ((id + 1) & (kLexSlotsPerBlock - 1)) == 0) {
+      CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.dfs, SlotBlockKey(id), dfs));
+      dfs.clear();
+    }
+  }
+
+  // The forward index, a chunk at a time: its keys are read with a cursor
+  // that is closed before the chunk is rewritten (writes would move its
+  // pages under it), and a store's whole forward index may not fit in
+  // memory.
+  constexpr size_t kChunk = 4096;
+  std::vector<std::pair<std::string, std::string>> chunk;
+  std::string after;
+  for (bool first = true;; first = false) {
+    chunk.clear();
+    {
+      CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.terms));
+      if (first) {
+        c.SeekToFirst();
+      } else {
+        c.Seek(after);
+        if (c.Valid() && c.key() == after) c.Next();
+      }
+      for (; c.Valid() && chunk.size() < kChunk; c.Next()) {
+        const std::string_view key = c.key();
+        const uint64_t seq = key.size() > 8 ? ReadBigEndian64(key.data()) : 0;
+        const std::string_view term = key.size() > 8 ? key.substr(8) : "";
+        uint64_t tf = 0;
+        if (key.size() <= 8 || !DecodeCount(c.value(), &tf) ||
+            tf > std::numeric_limits<uint32_t>::max()) {
+          return absl::DataLossError(absl::StrCat(
+              "graph.lex.terms: malformed format-2 entry ", Quoted(key)));
+        }
+        auto it = std::lower_bound(
+            terms.begin(), terms.end(), term,
+            [](const auto& e, std::string_view t) { return e.first < t; });
+        if (it == terms.end() || it->first != term) {
+          return absl::DataLossError(absl::StrCat("graph.lex.terms: term ",
+                                                  Quoted(term), " of context ",
+                                                  seq, " has no df"));
+        }
+        chunk.emplace_back(
+            std::string(key),
+            EncodeCountAndId(tf, static_cast<uint64_t>(it - terms.begin())));
+      }
+      CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
+    }
+    for (const auto& [key, value] : chunk) {
+      CTXKIT_RETURN_IF_ERROR(TxnPut(txn, dbs.terms, key, value));
+    }
+    if (chunk.size() < kChunk) break;
+    after = chunk.back().first;
+  }
+
+  // The totals gain the counter.
+  CTXKIT_ASSIGN_OR_RETURN(std::string_view totals,
+                          GetOrEmpty(txn, dbs.stats, kLexStatsKey));
+  if (totals.empty()) {
+    if (terms.empty()) return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat("graph.lex.stats: no totals, yet ",
+                                            terms.size(), " terms have a df"));
+  }
+  LexStats stats;
+  RecordReader r(totals);
+  if (!r.GetVarint(&stats.n) || !r.GetVarint(&stats.sum) || !r.AtEnd()) {
+    return absl::DataLossError("graph.lex.stats: malformed format-2 totals");
+  }
+  stats.next_id = terms.size();
+  return TxnPut(txn, dbs.stats, kLexStatsKey, EncodeLexStats(stats));
 }
 
 }  // namespace ctxkit::internal

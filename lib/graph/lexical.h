@@ -8,6 +8,16 @@
 // message touches only its own terms' entries, one document length and the
 // totals.
 //
+// Every term present in the index has a numeric id, so that the cosine's
+// document norms, which need the df of every term of every pooled document
+// (some 8k distinct terms for a pool of 20), read the dfs from a few
+// fixed-size blocks by id instead of one B-tree search of a string key per
+// term. An id is assigned from a counter when the term's df goes 0 -> 1 and
+// is never reused while the index holds any document (a stale id in a
+// reader's mind can only miss, never hit another term); the counter starts
+// over only when the index becomes empty, so an index emptied by removals
+// is stored exactly as a new one.
+//
 // Sub-databases (keys compare as unsigned bytes):
 //   graph.lex.postings  term + 0x00 + BE64 (seq >> 7) -> postings block: the
 //                       term's postings of the 128 seqs [block * 128,
@@ -17,21 +27,30 @@
 //                       postings, and a query term held by 100k contexts
 //                       one cursor step per 128 of them. An empty block is
 //                       deleted. Terms never contain 0x00 (analyzer.h).
-//   graph.lex.terms     BE64 seq + term -> varint tf: the forward index, the
-//                       same counts by context (for dropping a context and
-//                       for the cosine's document norm).
+//                       Keyed by term, not id: a query reads them by its
+//                       terms, and ids would add a lookup per query term.
+//   graph.lex.terms     BE64 seq + term -> varint tf + varint id: the
+//                       forward index, the same counts by context (for
+//                       dropping a context and for the cosine's document
+//                       norm, which takes the ids from here).
 //   graph.lex.df        term -> varint number of contexts holding it (> 0;
-//                       absent when none).
+//                       absent when none) + varint id: one Get gives an
+//                       update both.
+//   graph.lex.dfs       BE64 (id >> 8) -> 256 little-endian u32: the df of
+//                       the 256 ids [block * 256, block * 256 + 255] (0:
+//                       no such term), the same dfs as graph.lex.df by id.
+//                       A block of zeros is deleted.
 //   graph.lex.doclen    BE64 (seq >> 8) -> 256 little-endian u32: dl of the
 //                       256 seqs [block * 256, block * 256 + 255], so a query
 //                       reads the lengths of 100k candidates in about 400
 //                       lookups. dl = the sum of the context's counts. A
 //                       block of zeros is deleted.
 //   graph.lex.stats     "all" -> varint N (contexts with dl > 0) + varint
-//                       sum of dl.
+//                       sum of dl + varint next id (above every id held);
+//                       absent when the index is empty.
 //
 // The counts are the caller's (the graph derives them from the messages,
-// the summary and the tags); this file only keeps the five databases in
+// the summary and the tags); this file only keeps the six databases in
 // step. Every function taking a WriteTransaction touches nothing outside the
 // transaction, so Store::Update may run it twice. Thread safety: none
 // beyond what LMDB transactions give; the pure functions are thread-safe.
@@ -55,8 +74,17 @@
 namespace ctxkit::internal {
 
 struct LexicalDbs {
-  Database postings, terms, df, doclen, stats;
+  Database postings, terms, df, dfs, doclen, stats;
 };
+
+// The name of graph.lex.df, whose existence tells whether a store ever
+// held the lexical index (graph_migration.cc).
+inline constexpr std::string_view kLexicalDfDatabase = "graph.lex.df";
+
+// Opens the graph.lex.* sub-databases through `open` (a name -> Database
+// function: a Store's, or a migration's). Errors: `open`'s.
+absl::StatusOr<LexicalDbs> OpenLexicalDbsWith(
+    const std::function<absl::StatusOr<Database>(std::string_view name)>& open);
 
 // Opens (creating on a writable store) the graph.lex.* sub-databases.
 // Errors: Store::OpenDatabase's.
@@ -80,10 +108,10 @@ void AddCounts(TermCounts* into, const TermCounts& more);
 // document length and the totals. INVALID_ARGUMENT naming `counts[i]` when
 // `counts` is not TermCounts (unsorted, repeated, empty term, a term with
 // 0x00 or longer than kMaxTermBytes, a zero count); OUT_OF_RANGE when a
-// term's count or the document length would pass UINT32_MAX; DATA_LOSS when
-// a stored entry is malformed. After an error the transaction may hold part
-// of the update, so the caller must abort it (return the error from its
-// Store::Update function).
+// term's count, its df or the document length would pass UINT32_MAX;
+// DATA_LOSS when a stored entry is malformed or out of step. After an error the
+// transaction may hold part of the update, so the caller must abort it (return
+// the error from its Store::Update function).
 absl::Status AddContextTerms(WriteTransaction& txn, const LexicalDbs& dbs,
                              uint64_t seq, const TermCounts& counts);
 
@@ -129,7 +157,7 @@ struct LexicalHit {
 // A query without terms, or an empty index, gives no hits. Errors:
 // INVALID_ARGUMENT naming `limit` when it is 0; DATA_LOSS when the index is
 // malformed or out of step (a posting without a document length, a
-// document term without a df); the store's read errors. `accept`'s
+// document term whose id has no df); the store's read errors. `accept`'s
 // exceptions are not caught. Reads only; `txn` may be a write transaction.
 absl::StatusOr<std::vector<LexicalHit>> SearchContexts(
     const Transaction& txn, const LexicalDbs& dbs, std::string_view query,
@@ -141,7 +169,9 @@ absl::StatusOr<std::vector<LexicalHit>> SearchContexts(
 // each a sentence naming the entry, at most kMaxLexicalProblems (the last
 // saying that more were cut); empty when consistent. Checked: every entry
 // decodes; the postings and the forward index hold the same counts; each df
-// equals the number of documents holding its term; each document length
+// equals the number of documents holding its term; no two terms share an
+// id; every forward entry has its term's id; graph.lex.dfs holds exactly
+// each id's df; the id counter is above every id; each document length
 // equals the sum of its counts; the totals equal a recount; the counts
 // equal `expected`. Errors: only the store's read errors. Reads the whole
 // index into memory.
@@ -149,6 +179,16 @@ inline constexpr size_t kMaxLexicalProblems = 100;
 absl::StatusOr<std::vector<std::string>> CheckLexical(
     const Transaction& txn, const LexicalDbs& dbs,
     const std::map<uint64_t, TermCounts>& expected);
+
+// Upgrades an index written before term ids (store format 2: df and
+// forward values a lone varint count, totals without the counter) in place:
+// the terms get ids 0, 1, ... in term order, graph.lex.dfs is written, every
+// forward value gains its term's id and the totals the counter. Postings
+// and document lengths are unchanged. DATA_LOSS naming the entry when one
+// is not in format 2 (or a forward term has no df); the caller then aborts
+// the upgrade. Keeps at most a few thousand forward entries in memory
+// besides the vocabulary.
+absl::Status AssignLexicalTermIds(WriteTransaction& txn, const LexicalDbs& dbs);
 
 }  // namespace ctxkit::internal
 

@@ -57,7 +57,8 @@ struct FormatSpec {
 };
 
 // ctxkit's real format: version Store::kFormatVersion and its migrations
-// (1 -> 2: cache records hold small content, cache_migration.h).
+// (1 -> 2: cache records hold small content, cache_migration.h; 2 -> 3:
+// the graph's lexical index gets term ids, graph_migration.h).
 const FormatSpec& DefaultFormat();
 
 }  // namespace ctxkit::internal

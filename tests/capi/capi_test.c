@@ -206,7 +206,7 @@ static void test_store(void) {
   if (json) {
     CHECK(strlen(json) == json_len);
     CHECK(contains(json, "\"schema_version\":1"));
-    CHECK(contains(json, "\"format_version\":2"));
+    CHECK(contains(json, "\"format_version\":3"));
     CHECK(contains(json, "\"read_only\":false"));
     CHECK(contains(json, "\"name\":\"__meta\""));
     CHECK(contains(json, path));
@@ -340,7 +340,7 @@ static void test_newer_format(void) {
     CHECK(rc == CTXKIT_FAILED_PRECONDITION);
     CHECK(store == NULL);
     CHECK(contains(error, "format version 99"));
-    CHECK(contains(error, "format version 2 "));
+    CHECK(contains(error, "format version 3 "));
     ctxkit_free(error);
   }
 }

@@ -2,7 +2,9 @@
 // incremental updates and their inverse, the search against a reference
 // computation written here from the formulas, the lazy filter, ties, odd
 // terms, a seeded random workload checked against a model, and
-// CheckLexical against damage done behind the index's back.
+// CheckLexical against damage done behind the index's back, and the term
+// ids (kept while a term is held, never reused while the index is not
+// empty).
 
 #include "lib/graph/lexical.h"
 
@@ -125,13 +127,13 @@ struct Index {
     CHECK(problems.empty());
   }
 
-  // Every entry of the five databases, for exact before/after comparison.
+  // Every entry of the six databases, for exact before/after comparison.
   std::map<std::string, std::string> Dump() {
     std::map<std::string, std::string> all;
     ReadTransaction txn = MustGet(StoreBeginRead(*store));
     const std::pair<Database, const char*> dbs_named[] = {
-        {dbs.postings, "p"}, {dbs.terms, "t"}, {dbs.df, "d"},
-        {dbs.doclen, "l"},   {dbs.stats, "s"},
+        {dbs.postings, "p"}, {dbs.terms, "t"},  {dbs.df, "d"},
+        {dbs.dfs, "f"},      {dbs.doclen, "l"}, {dbs.stats, "s"},
     };
     for (const auto& [db, name] : dbs_named) {
       Cursor c = MustGet(TxnNewCursor(txn, db));
@@ -143,6 +145,65 @@ struct Index {
     return all;
   }
 };
+
+// The varints of a value (LEB128, decoded here from the format's
+// description); empty when malformed.
+std::vector<uint64_t> Varints(std::string_view v) {
+  std::vector<uint64_t> out;
+  uint64_t x = 0;
+  int shift = 0;
+  for (const char ch : v) {
+    const auto byte = static_cast<unsigned char>(ch);
+    x |= uint64_t{byte & 0x7Fu} << shift;
+    shift += 7;
+    if ((byte & 0x80) == 0) {
+      out.push_back(x);
+      x = 0;
+      shift = 0;
+    }
+  }
+  if (shift != 0) out.clear();
+  return out;
+}
+
+std::string BigEndian64(uint64_t v) {
+  std::string k;
+  AppendBigEndian64(&k, v);
+  return k;
+}
+
+// (df, id) of `term` in graph.lex.df; empty when absent.
+std::vector<uint64_t> DfEntry(Index& index, const std::string& term) {
+  const std::map<std::string, std::string> all = index.Dump();
+  auto it = all.find("d:" + term);
+  return it == all.end() ? std::vector<uint64_t>{} : Varints(it->second);
+}
+
+// (tf, id) of `term` in the forward index of `seq`; empty when absent.
+std::vector<uint64_t> ForwardEntry(Index& index, uint64_t seq,
+                                   const std::string& term) {
+  const std::map<std::string, std::string> all = index.Dump();
+  auto it = all.find("t:" + BigEndian64(seq) + term);
+  return it == all.end() ? std::vector<uint64_t>{} : Varints(it->second);
+}
+
+// The df slot of `id` in graph.lex.dfs (0 when its block is absent).
+uint32_t DfsSlot(Index& index, uint64_t id) {
+  const std::map<std::string, std::string> all = index.Dump();
+  auto it = all.find("f:" + BigEndian64(id >> 8));
+  if (it == all.end()) return 0;
+  REQUIRE(it->second.size() == 1024);
+  const auto* p = reinterpret_cast<const unsigned char*>(it->second.data() +
+                                                         4 * (id % 256));
+  return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+// (N, sum of dl, next id) in graph.lex.stats; empty when absent.
+std::vector<uint64_t> Totals(Index& index) {
+  const std::map<std::string, std::string> all = index.Dump();
+  auto it = all.find("s:all");
+  return it == all.end() ? std::vector<uint64_t>{} : Varints(it->second);
+}
 
 // BM25 and cosine of every document of `docs` for `query` (lower-case
 // words separated by spaces), straight from the formulas of lexical.h.
@@ -296,12 +357,15 @@ TEST_CASE("an empty query, a query without terms, an empty index") {
   CHECK(Has(zero.status().message(), "limit"));
 }
 
-TEST_CASE("adding then removing the same counts restores every byte") {
+TEST_CASE("adding then removing the same counts restores all but the ids") {
   Index index;
   index.Add(1, "alpha beta gamma");
   index.Add(200, "beta delta");
-  const std::map<std::string, std::string> before = index.Dump();
+  std::map<std::string, std::string> before = index.Dump();
   const std::map<uint64_t, TermCounts> model_before = index.model;
+  const std::vector<uint64_t> totals_before = Totals(index);
+  REQUIRE(totals_before.size() == 3);
+  CHECK(totals_before[2] == 4);  // alpha, beta, gamma, delta
 
   const TermCounts delta = Words("alpha epsilon beta beta zeta", 3);
   index.Add(1, delta);
@@ -310,12 +374,83 @@ TEST_CASE("adding then removing the same counts restores every byte") {
   index.CheckClean();
   index.Remove(129, delta);
   index.Remove(1, delta);
-  CHECK(index.Dump() == before);
+  // Every byte but the id counter, which epsilon and zeta moved on: their
+  // ids are not reused while the index holds anything.
+  std::map<std::string, std::string> after = index.Dump();
+  const std::vector<uint64_t> totals_after = Totals(index);
+  REQUIRE(totals_after.size() == 3);
+  CHECK(totals_after[0] == totals_before[0]);
+  CHECK(totals_after[1] == totals_before[1]);
+  CHECK(totals_after[2] == 6);
+  before.erase("s:all");
+  after.erase("s:all");
+  CHECK(after == before);
   CHECK(index.model == model_before);
   index.CheckClean();
   ReadTransaction txn = MustGet(StoreBeginRead(*index.store));
   CHECK(MustGet(ContextTerms(txn, index.dbs, 1)) == Words("alpha beta gamma"));
   CHECK(MustGet(ContextTerms(txn, index.dbs, 129)).empty());
+}
+
+TEST_CASE("term ids: kept while held, never reused, reset when emptied") {
+  Index index;
+  index.Add(1, "alpha beta");  // ids in term order within a call
+  CHECK(DfEntry(index, "alpha") == std::vector<uint64_t>{1, 0});
+  CHECK(DfEntry(index, "beta") == std::vector<uint64_t>{1, 1});
+  CHECK(ForwardEntry(index, 1, "beta") == std::vector<uint64_t>{1, 1});
+  index.Add(2, "beta gamma gamma");
+  CHECK(DfEntry(index, "beta") == std::vector<uint64_t>{2, 1});
+  CHECK(DfEntry(index, "gamma") == std::vector<uint64_t>{1, 2});
+  CHECK(ForwardEntry(index, 2, "gamma") == std::vector<uint64_t>{2, 2});
+  CHECK(DfsSlot(index, 1) == 2);
+  index.Add(2, "beta");  // a term already held keeps its id
+  CHECK(ForwardEntry(index, 2, "beta") == std::vector<uint64_t>{2, 1});
+  index.CheckClean();
+
+  // alpha leaves the index, then comes back with a new id.
+  index.Remove(1, Words("alpha"));
+  CHECK(DfEntry(index, "alpha").empty());
+  CHECK(DfsSlot(index, 0) == 0);
+  index.Add(3, "alpha");
+  CHECK(DfEntry(index, "alpha") == std::vector<uint64_t>{1, 3});
+  CHECK(ForwardEntry(index, 3, "alpha") == std::vector<uint64_t>{1, 3});
+  CHECK(DfsSlot(index, 3) == 1);
+  CHECK(Totals(index) == std::vector<uint64_t>{3, 6, 4});
+  index.CheckClean();
+
+  // A drop keeps the ids of the terms still held.
+  index.Drop(2);
+  CHECK(DfEntry(index, "gamma").empty());
+  CHECK(DfEntry(index, "beta") == std::vector<uint64_t>{1, 1});
+  CHECK(DfsSlot(index, 2) == 0);
+  CHECK(DfsSlot(index, 1) == 1);
+  index.CheckClean();
+  CheckAgainstReference(index, "alpha beta gamma");
+
+  // Ids past the first dfs block: 300 new terms.
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += "t" + std::to_string(1000 + i) + " ";
+  index.Add(4, many);
+  CHECK(DfEntry(index, "t1299") == std::vector<uint64_t>{1, 303});
+  CHECK(DfsSlot(index, 303) == 1);
+  index.CheckClean();
+  CheckAgainstReference(index, "t1299 t1000 beta");
+
+  // Few pool terms under a counter far above them: the search lists the
+  // ids by sorting instead of a bitmap, with the same scores.
+  index.Drop(4);
+  CHECK(Totals(index) == std::vector<uint64_t>{2, 2, 304});
+  CheckAgainstReference(index, "alpha beta");
+  index.CheckClean();
+
+  // Emptied, the index is stored exactly as a new one, and ids start over.
+  index.Drop(1);
+  index.Drop(3);
+  CHECK(index.Dump().empty());
+  index.Add(9, "zeta");
+  CHECK(DfEntry(index, "zeta") == std::vector<uint64_t>{1, 0});
+  CHECK(Totals(index) == std::vector<uint64_t>{1, 1, 1});
+  index.CheckClean();
 }
 
 TEST_CASE("removing more than a context holds is DATA_LOSS naming both") {
@@ -527,13 +662,14 @@ TEST_CASE("CheckLexical reports planted damage") {
       return absl::OkStatus();
     }));
     const std::vector<std::string> problems = index.Problems();
-    INFO("want: " << needle);
-    REQUIRE(!problems.empty());
+    std::string listed;
     bool found = false;
     for (const std::string& p : problems) {
-      INFO(p);
+      listed += p + "\n";
       found = found || Has(p, needle);
     }
+    INFO("want: " << needle << "\nfound:\n" << listed);
+    REQUIRE(!problems.empty());
     CHECK(found);
   };
   auto seq_key = [](uint64_t v) {
@@ -557,13 +693,14 @@ TEST_CASE("CheckLexical reports planted damage") {
   // A forward count changed.
   damaged(
       [&](Index& ix, WriteTransaction& txn) {
-        MustOk(TxnPut(txn, ix.dbs.terms, seq_key(1) + "beta", "\x05"));
+        // tf 5, beta's id 1
+        MustOk(TxnPut(txn, ix.dbs.terms, seq_key(1) + "beta", "\x05\x01"));
       },
       "\"beta\" counts 5 in graph.lex.terms but 2 in graph.lex.postings");
   // A df changed and one deleted.
   damaged(
       [&](Index& ix, WriteTransaction& txn) {
-        MustOk(TxnPut(txn, ix.dbs.df, "beta", "\x01"));
+        MustOk(TxnPut(txn, ix.dbs.df, "beta", "\x01\x01"));
       },
       "\"beta\" has df 1 but is held by 2 contexts");
   damaged(
@@ -580,7 +717,7 @@ TEST_CASE("CheckLexical reports planted damage") {
   // The totals.
   damaged(
       [&](Index& ix, WriteTransaction& txn) {
-        MustOk(TxnPut(txn, ix.dbs.stats, "all", std::string("\x02\x06", 2)));
+        MustOk(TxnPut(txn, ix.dbs.stats, "all", "\x02\x06\x03"));
       },
       "totals say 2 contexts of 6 terms; a recount finds 2 of 5");
   damaged(
@@ -588,6 +725,43 @@ TEST_CASE("CheckLexical reports planted damage") {
         MustOk(TxnPut(txn, ix.dbs.stats, "all", "\xff"));
       },
       "malformed totals");
+  // The ids (alpha 0, beta 1, gamma 2): a wrong dfs slot, a dfs block
+  // deleted, a malformed one, a forward entry with another term's id, two
+  // terms sharing an id, a counter not above every id.
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        std::string dfs =
+            std::string(MustGet(TxnGet(txn, ix.dbs.dfs, seq_key(0))));
+        dfs[4] = 5;  // beta's slot
+        MustOk(TxnPut(txn, ix.dbs.dfs, seq_key(0), dfs));
+      },
+      "graph.lex.dfs: id 1 (term \"beta\") has df 5 but 2 in graph.lex.df");
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        CHECK(MustGet(TxnDelete(txn, ix.dbs.dfs, seq_key(0))));
+      },
+      "graph.lex.dfs: id 2 (term \"gamma\") has no df but 1 in graph.lex.df");
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        MustOk(TxnPut(txn, ix.dbs.dfs, seq_key(0), "abc"));
+      },
+      "graph.lex.dfs: malformed entry");
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        MustOk(TxnPut(txn, ix.dbs.terms, seq_key(300) + "beta",
+                      std::string("\x01\x00", 2)));
+      },
+      "term \"beta\" of context 300 has id 0 but graph.lex.df gives it id 1");
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        MustOk(TxnPut(txn, ix.dbs.df, "gamma", std::string("\x01\x00", 2)));
+      },
+      "terms \"alpha\" and \"gamma\" share id 0");
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        MustOk(TxnPut(txn, ix.dbs.stats, "all", "\x02\x05\x02"));
+      },
+      "the next id, 2, is not above id 2 of term \"gamma\"");
   // A malformed block.
   damaged(
       [&](Index& ix, WriteTransaction& txn) {
@@ -632,6 +806,35 @@ TEST_CASE("a damaged index makes the search fail with DATA_LOSS") {
       SearchContexts(txn, index.dbs, "alpha", 5, nullptr);
   CHECK(absl::IsDataLoss(hits.status()));
   CHECK(Has(hits.status().message(), "no document length"));
+}
+
+TEST_CASE("a pooled term whose id has no df makes the search fail") {
+  Index index;
+  index.Add(1, "alpha beta");
+  index.Add(2, "alpha");
+  MustOk(StoreUpdate(*index.store, [&](WriteTransaction& txn) {
+    return TxnDelete(txn, index.dbs.dfs, BigEndian64(0)).status();
+  }));
+  ReadTransaction txn = MustGet(StoreBeginRead(*index.store));
+  absl::StatusOr<std::vector<LexicalHit>> hits =
+      SearchContexts(txn, index.dbs, "alpha", 5, nullptr);
+  CHECK(absl::IsDataLoss(hits.status()));
+  CHECK(Has(hits.status().message(), "term \"alpha\" (id 0) of context"));
+  CHECK(Has(hits.status().message(), "has no df"));
+}
+
+TEST_CASE("a pooled term whose id is not below the counter fails the search") {
+  Index index;
+  index.Add(1, "alpha beta");  // ids 0 and 1, next id 2
+  MustOk(StoreUpdate(*index.store, [&](WriteTransaction& txn) {
+    return TxnPut(txn, index.dbs.stats, "all", "\x01\x02\x01");
+  }));
+  ReadTransaction txn = MustGet(StoreBeginRead(*index.store));
+  absl::StatusOr<std::vector<LexicalHit>> hits =
+      SearchContexts(txn, index.dbs, "alpha", 5, nullptr);
+  CHECK(absl::IsDataLoss(hits.status()));
+  CHECK(Has(hits.status().message(),
+            "term \"beta\" of context 1 has id 1, not below the next id 1"));
 }
 
 }  // namespace

@@ -587,11 +587,13 @@ TEST_CASE("open errors are clear") {
   }
 }
 
-// A test format: version 3, reached from 1 through two migrations that each
-// leave a mark, so the test can see they ran, in order, exactly once.
-internal::FormatSpec FormatV3(bool fail_second = false) {
+// A test format: version 4 (newer than the real one), reached from 1
+// through three migrations that each leave a mark, so the test can see they
+// ran, in order, exactly once.
+static_assert(Store::kFormatVersion < 4, "the test format must be newer");
+internal::FormatSpec FormatV4(bool fail_second = false) {
   internal::FormatSpec spec;
-  spec.current = 3;
+  spec.current = 4;
   auto step = [fail_second](uint32_t from) {
     return internal::Migration{
         from,
@@ -607,11 +609,11 @@ internal::FormatSpec FormatV3(bool fail_second = false) {
           return s.ok() ? absl::OkStatus() : absl::InternalError(s.message());
         }};
   };
-  spec.migrations = {step(1), step(2)};
+  spec.migrations = {step(1), step(2), step(3)};
   return spec;
 }
 
-// The test format's version 1: what the chain of FormatV3 starts from.
+// The test format's version 1: what the chain of FormatV4 starts from.
 internal::FormatSpec FormatV1() {
   internal::FormatSpec spec;
   spec.current = 1;
@@ -628,7 +630,7 @@ TEST_CASE("format version: newer refused, older migrated through the hook") {
   }
   SUBCASE("a failing migration leaves the store at its old version") {
     auto failed =
-        internal::StoreImpl::Open(path, {}, FormatV3(/*fail_second=*/true));
+        internal::StoreImpl::Open(path, {}, FormatV4(/*fail_second=*/true));
     CHECK(failed.status().code() == absl::StatusCode::kInternal);
     CHECK(
         Contains(std::string(failed.status().message()), "from format 2 to 3"));
@@ -638,26 +640,26 @@ TEST_CASE("format version: newer refused, older migrated through the hook") {
   }
   SUBCASE("upgrade, then the old version refuses the newer store") {
     {
-      auto upgraded = internal::StoreImpl::Open(path, {}, FormatV3());
+      auto upgraded = internal::StoreImpl::Open(path, {}, FormatV4());
       REQUIRE_MESSAGE(upgraded.ok(), upgraded.status().ToString());
-      CHECK((*upgraded)->format_version() == 3);
+      CHECK((*upgraded)->format_version() == 4);
       auto info = (*upgraded)->Info();
       REQUIRE(info.ok());
-      CHECK(info->format_version == 3);
+      CHECK(info->format_version == 4);
     }
     {
       // Reopening at the same version runs nothing again.
-      auto again = internal::StoreImpl::Open(path, {}, FormatV3());
+      auto again = internal::StoreImpl::Open(path, {}, FormatV4());
       REQUIRE(again.ok());
       auto db = (*again)->OpenDatabase("migrations");
       REQUIRE(db.ok());
       auto txn = (*again)->BeginRead();
       REQUIRE(txn.ok());
-      CHECK(*txn->Get(*db, "log") == "12");
+      CHECK(*txn->Get(*db, "log") == "123");
     }
     auto old = Store::Open(path);
     CHECK(old.status().code() == StatusCode::kFailedPrecondition);
-    CHECK(Contains(old.status().message(), "format version 3"));
+    CHECK(Contains(old.status().message(), "format version 4"));
     CHECK(Contains(old.status().message(),
                    "format version " + std::to_string(Store::kFormatVersion)));
     StoreOptions ro;
@@ -668,12 +670,13 @@ TEST_CASE("format version: newer refused, older migrated through the hook") {
   SUBCASE("read-only cannot migrate; a missing step is refused") {
     StoreOptions ro;
     ro.read_only = true;
-    auto r = internal::StoreImpl::Open(path, ro, FormatV3());
+    auto r = internal::StoreImpl::Open(path, ro, FormatV4());
     CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
     CHECK(Contains(std::string(r.status().message()), "read-write once"));
     internal::FormatSpec gap;
-    gap.current = 3;
-    gap.migrations = {FormatV3().migrations[1]};  // only 2 -> 3
+    gap.current = 4;
+    gap.migrations = {FormatV4().migrations[1],
+                      FormatV4().migrations[2]};  // only 2 -> 3 -> 4
     auto g = internal::StoreImpl::Open(path, {}, gap);
     CHECK(g.status().code() == absl::StatusCode::kFailedPrecondition);
     CHECK(Contains(std::string(g.status().message()), "no migration from 1"));

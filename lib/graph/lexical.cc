@@ -910,6 +910,41 @@ absl::StatusOr<std::vector<LexicalHit>> SearchContexts(
   return hits;
 }
 
+namespace {
+
+// Every non-zero slot of a slot-block database (graph.lex.dfs by id,
+// graph.lex.doclen by seq), for CheckLexical; a malformed entry or a block
+// of zeros goes to `report`, naming `name` and `what` a slot holds.
+template <typename Report>
+absl::StatusOr<std::map<uint64_t, uint32_t>> ReadSlotBlocks(
+    const Transaction& txn, Database db, std::string_view name,
+    std::string_view what, Report& report) {
+  std::map<uint64_t, uint32_t> slots;
+  CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, db));
+  for (c.SeekToFirst(); c.Valid(); c.Next()) {
+    if (c.key().size() != 8 || c.value().size() != kLexSlotBlockBytes) {
+      report(absl::StrCat(AV(name), ": malformed entry ", Quoted(c.key())));
+      continue;
+    }
+    const uint64_t block = ReadBigEndian64(c.key().data());
+    bool any = false;
+    for (size_t i = 0; i < kLexSlotsPerBlock; ++i) {
+      const uint32_t v = ReadLe32(c.value().data() + 4 * i);
+      if (v == 0) continue;
+      any = true;
+      slots[block << kLexSlotShift | i] = v;
+    }
+    if (!any) {
+      report(absl::StrCat(AV(name), ": block ", block, " holds no ", AV(what),
+                          " but is stored"));
+    }
+  }
+  CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
+  return slots;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> CheckLexical(
     const Transaction& txn, const LexicalDbs& dbs,
     const std::map<uint64_t, TermCounts>& expected) {
@@ -1083,28 +1118,9 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
     CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
   }
   {
-    std::map<uint64_t, uint32_t> stored;  // id -> df in graph.lex.dfs
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.dfs));
-    for (c.SeekToFirst(); c.Valid(); c.Next()) {
-      if (c.key().size() != 8 || c.value().size() != kLexSlotBlockBytes) {
-        report(
-            absl::StrCat("graph.lex.dfs: malformed entry ", Quoted(c.key())));
-        continue;
-      }
-      const uint64_t block = ReadBigEndian64(c.key().data());
-      bool any = false;
-      for (size_t i = 0; i < kLexSlotsPerBlock; ++i) {
-        const uint32_t df = ReadLe32(c.value().data() + 4 * i);
-        if (df == 0) continue;
-        any = true;
-        stored[block << kLexSlotShift | i] = df;
-      }
-      if (!any) {
-        report(absl::StrCat("graph.lex.dfs: block ", block,
-                            " holds no df but is stored"));
-      }
-    }
-    CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
+    CTXKIT_ASSIGN_OR_RETURN(
+        const auto stored,  // id -> df in graph.lex.dfs
+        ReadSlotBlocks(txn, dbs.dfs, "graph.lex.dfs", "df", report));
     auto s = stored.begin();
     auto d = by_id.begin();
     while (s != stored.end() || d != by_id.end()) {
@@ -1130,30 +1146,9 @@ absl::StatusOr<std::vector<std::string>> CheckLexical(
   }
 
   // Document lengths and totals against the forward index.
-  std::map<uint64_t, uint64_t> lengths;
-  {
-    CTXKIT_ASSIGN_OR_RETURN(Cursor c, TxnNewCursor(txn, dbs.doclen));
-    for (c.SeekToFirst(); c.Valid(); c.Next()) {
-      if (c.key().size() != 8 || c.value().size() != kLexSlotBlockBytes) {
-        report(absl::StrCat("graph.lex.doclen: malformed entry ",
-                            Quoted(c.key())));
-        continue;
-      }
-      const uint64_t block = ReadBigEndian64(c.key().data());
-      bool any = false;
-      for (size_t i = 0; i < kLexSlotsPerBlock; ++i) {
-        const uint32_t dl = ReadLe32(c.value().data() + 4 * i);
-        if (dl == 0) continue;
-        any = true;
-        lengths[block << kLexSlotShift | i] = dl;
-      }
-      if (!any) {
-        report(absl::StrCat("graph.lex.doclen: block ", block,
-                            " holds no length but is stored"));
-      }
-    }
-    CTXKIT_RETURN_IF_ERROR(CursorStatus(c));
-  }
+  CTXKIT_ASSIGN_OR_RETURN(
+      const auto lengths,
+      ReadSlotBlocks(txn, dbs.doclen, "graph.lex.doclen", "length", report));
   LexStats recount;
   {
     std::vector<uint64_t> all;

@@ -746,6 +746,17 @@ TEST_CASE("CheckLexical reports planted damage") {
         MustOk(TxnPut(txn, ix.dbs.dfs, seq_key(0), "abc"));
       },
       "graph.lex.dfs: malformed entry");
+  // A stored block of zeros, which writes delete, in either slot database.
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        MustOk(TxnPut(txn, ix.dbs.dfs, seq_key(7), std::string(1024, '\0')));
+      },
+      "graph.lex.dfs: block 7 holds no df but is stored");
+  damaged(
+      [&](Index& ix, WriteTransaction& txn) {
+        MustOk(TxnPut(txn, ix.dbs.doclen, seq_key(9), std::string(1024, '\0')));
+      },
+      "graph.lex.doclen: block 9 holds no length but is stored");
   damaged(
       [&](Index& ix, WriteTransaction& txn) {
         MustOk(TxnPut(txn, ix.dbs.terms, seq_key(300) + "beta",

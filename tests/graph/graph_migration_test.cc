@@ -11,6 +11,7 @@
 #include <lmdb.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -34,6 +35,21 @@ using testing::TempDir;
 
 void Check(int rc) { REQUIRE_MESSAGE(rc == 0, mdb_strerror(rc)); }
 
+// Runs `edit` in one write transaction on the closed store at `path`,
+// through LMDB itself (behind the Store's back), and commits it.
+void EditRaw(const std::string& path,
+             const std::function<void(MDB_txn*)>& edit) {
+  MDB_env* env = nullptr;
+  Check(mdb_env_create(&env));
+  Check(mdb_env_set_maxdbs(env, 128));
+  Check(mdb_env_open(env, path.c_str(), 0, 0600));
+  MDB_txn* txn = nullptr;
+  Check(mdb_txn_begin(env, nullptr, 0, &txn));
+  edit(txn);
+  Check(mdb_txn_commit(txn));
+  mdb_env_close(env);
+}
+
 // The first varint of `v` (LEB128), and where it ended.
 uint64_t FirstVarint(std::string_view v, size_t* end) {
   uint64_t x = 0;
@@ -52,57 +68,51 @@ uint64_t FirstVarint(std::string_view v, size_t* end) {
 // index. With `damage`, one df value is left in the new layout, which
 // format 2 never wrote.
 void MakeFormatTwo(const std::string& path, bool damage = false) {
-  MDB_env* env = nullptr;
-  Check(mdb_env_create(&env));
-  Check(mdb_env_set_maxdbs(env, 128));
-  Check(mdb_env_open(env, path.c_str(), 0, 0600));
-  MDB_txn* txn = nullptr;
-  Check(mdb_txn_begin(env, nullptr, 0, &txn));
-  auto open = [&](const char* name) {
-    MDB_dbi dbi;
-    Check(mdb_dbi_open(txn, name, 0, &dbi));
-    return dbi;
-  };
-  auto put = [&](MDB_dbi db, std::string_view key, std::string_view value) {
-    MDB_val kk{key.size(), const_cast<char*>(key.data())};
-    MDB_val vv{value.size(), const_cast<char*>(value.data())};
-    Check(mdb_put(txn, db, &kk, &vv, 0));
-  };
-  // The value's leading varints, kept: (df | tf) of df and terms, N and the
-  // sum of the totals.
-  auto keep_varints = [&](MDB_dbi db, int keep) {
-    std::map<std::string, std::string> rewritten;
-    MDB_cursor* cursor = nullptr;
-    Check(mdb_cursor_open(txn, db, &cursor));
-    MDB_val k, v;
-    for (int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0;
-         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
-      const std::string_view value(static_cast<char*>(v.mv_data), v.mv_size);
-      size_t at = 0;
-      for (int i = 0; i < keep; ++i) {
-        size_t end = 0;
-        FirstVarint(value.substr(at), &end);
-        at += end;
+  EditRaw(path, [&](MDB_txn* txn) {
+    auto open = [&](const char* name) {
+      MDB_dbi dbi;
+      Check(mdb_dbi_open(txn, name, 0, &dbi));
+      return dbi;
+    };
+    auto put = [&](MDB_dbi db, std::string_view key, std::string_view value) {
+      MDB_val kk{key.size(), const_cast<char*>(key.data())};
+      MDB_val vv{value.size(), const_cast<char*>(value.data())};
+      Check(mdb_put(txn, db, &kk, &vv, 0));
+    };
+    // The value's leading varints, kept: (df | tf) of df and terms, N and the
+    // sum of the totals.
+    auto keep_varints = [&](MDB_dbi db, int keep) {
+      std::map<std::string, std::string> rewritten;
+      MDB_cursor* cursor = nullptr;
+      Check(mdb_cursor_open(txn, db, &cursor));
+      MDB_val k, v;
+      for (int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == 0;
+           rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
+        const std::string_view value(static_cast<char*>(v.mv_data), v.mv_size);
+        size_t at = 0;
+        for (int i = 0; i < keep; ++i) {
+          size_t end = 0;
+          FirstVarint(value.substr(at), &end);
+          at += end;
+        }
+        REQUIRE(at < value.size());  // an id or counter follows
+        rewritten[std::string(static_cast<char*>(k.mv_data), k.mv_size)] =
+            std::string(value.substr(0, at));
       }
-      REQUIRE(at < value.size());  // an id or counter follows
-      rewritten[std::string(static_cast<char*>(k.mv_data), k.mv_size)] =
-          std::string(value.substr(0, at));
-    }
-    mdb_cursor_close(cursor);
-    REQUIRE(!rewritten.empty());
-    for (const auto& [key, value] : rewritten) put(db, key, value);
-    return rewritten;
-  };
-  const MDB_dbi df = open("graph.lex.df");
-  std::map<std::string, std::string> dfs = keep_varints(df, 1);
-  keep_varints(open("graph.lex.terms"), 1);
-  keep_varints(open("graph.lex.stats"), 2);
-  if (damage) put(df, dfs.begin()->first, dfs.begin()->second + '\x07');
-  Check(mdb_drop(txn, open("graph.lex.dfs"), 1));
-  put(open("graph.stats"), "format", std::string("\0\0\0\3", 4));
-  put(open("__meta"), "format_version", std::string("\2\0\0\0", 4));
-  Check(mdb_txn_commit(txn));
-  mdb_env_close(env);
+      mdb_cursor_close(cursor);
+      REQUIRE(!rewritten.empty());
+      for (const auto& [key, value] : rewritten) put(db, key, value);
+      return rewritten;
+    };
+    const MDB_dbi df = open("graph.lex.df");
+    std::map<std::string, std::string> dfs = keep_varints(df, 1);
+    keep_varints(open("graph.lex.terms"), 1);
+    keep_varints(open("graph.lex.stats"), 2);
+    if (damage) put(df, dfs.begin()->first, dfs.begin()->second + '\x07');
+    Check(mdb_drop(txn, open("graph.lex.dfs"), 1));
+    put(open("graph.stats"), "format", std::string("\0\0\0\3", 4));
+    put(open("__meta"), "format_version", std::string("\2\0\0\0", 4));
+  });
 }
 
 struct Opened {
@@ -224,21 +234,13 @@ TEST_CASE("a store that never used the graph is left untouched") {
     auto store = Must(Store::Open(path));
     Must(store->OpenDatabase("mine"));
   }
-  {
-    MDB_env* env = nullptr;
-    Check(mdb_env_create(&env));
-    Check(mdb_env_set_maxdbs(env, 16));
-    Check(mdb_env_open(env, path.c_str(), 0, 0600));
-    MDB_txn* txn = nullptr;
-    Check(mdb_txn_begin(env, nullptr, 0, &txn));
+  EditRaw(path, [](MDB_txn* txn) {
     MDB_dbi meta;
     Check(mdb_dbi_open(txn, "__meta", 0, &meta));
     std::string key = "format_version", value("\2\0\0\0", 4);
     MDB_val kk{key.size(), key.data()}, vv{value.size(), value.data()};
     Check(mdb_put(txn, meta, &kk, &vv, 0));
-    Check(mdb_txn_commit(txn));
-    mdb_env_close(env);
-  }
+  });
   auto store = Must(Store::Open(path));
   StoreInfo info = Must(store->Info());
   CHECK(info.format_version == Store::kFormatVersion);
